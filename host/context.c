@@ -1,0 +1,160 @@
+/* Context lifetime: create our own, or adopt a caller's cl_context/device/queue. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* 1-D work-group size: explicit, never NULL (PoCL may pick 1 for awkward sizes). */
+static size_t default_local_size(const clpool_device_info *info)
+{
+    size_t want = 64;
+    if (info->max_work_group_size > 0 && info->max_work_group_size < want) want = info->max_work_group_size;
+    return want ? want : 1;
+}
+
+static clpool_status context_init(clpool_context **out, cl_context context, cl_device_id device)
+{
+    clpool_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a context");
+    clpool_status status = clpool__device_probe(NULL, device, &ctx->info);
+    if (status != CLPOOL_SUCCESS) {
+        free(ctx);
+        return status;
+    }
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        free(ctx);
+        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "pthread_mutex_init failed");
+    }
+    ctx->context = context;
+    ctx->device = device;
+    ctx->local_size = default_local_size(&ctx->info);
+    *out = ctx;
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_context_create(const char *device_spec, clpool_context **out)
+{
+    CLPOOL_REQUIRE_NOT_NULL(out, "clpool_context_create");
+    *out = NULL;
+    cl_platform_id platform;
+    cl_device_id device;
+    clpool_status status = clpool__select_device(device_spec, &platform, &device);
+    if (status != CLPOOL_SUCCESS) return status;
+
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_context context = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    if (!context) return clpool__cl_fail(err, "clCreateContext");
+    cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
+    if (!queue) {
+        clReleaseContext(context);
+        return clpool__cl_fail(err, "clCreateCommandQueue");
+    }
+    clpool_context *ctx = NULL;
+    status = context_init(&ctx, context, device);
+    if (status != CLPOOL_SUCCESS) {
+        clReleaseCommandQueue(queue);
+        clReleaseContext(context);
+        return status;
+    }
+    ctx->queue = queue;
+    *out = ctx;
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_context_create_from_cl(cl_context context, cl_device_id device, cl_command_queue queue,
+                                            clpool_context **out)
+{
+    static const char *fn = "clpool_context_create_from_cl";
+    CLPOOL_REQUIRE_NOT_NULL(out, fn);
+    *out = NULL;
+    CLPOOL_REQUIRE_NOT_NULL(context, fn);
+    CLPOOL_REQUIRE_NOT_NULL(device, fn);
+
+    /* The device must be one of the context's. */
+    cl_device_id devs[64];
+    size_t bytes = 0;
+    cl_int err = clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes);
+    if (err != CL_SUCCESS) return clpool__cl_fail(err, "clpool_context_create_from_cl: clGetContextInfo(CL_CONTEXT_DEVICES)");
+    int found = 0;
+    for (size_t i = 0; i < bytes / sizeof devs[0]; ++i) found |= devs[i] == device;
+    if (!found)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: device is not a device of context", fn);
+    if (queue) {
+        cl_context qctx = NULL;
+        cl_device_id qdev = NULL;
+        err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+        if (err != CL_SUCCESS) return clpool__cl_fail(err, "clpool_context_create_from_cl: clGetCommandQueueInfo");
+        err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+        if (err != CL_SUCCESS) return clpool__cl_fail(err, "clpool_context_create_from_cl: clGetCommandQueueInfo");
+        if (qctx != context || qdev != device)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: queue belongs to another context or device", fn);
+    }
+    clpool_context *ctx = NULL;
+    clpool_status status = context_init(&ctx, context, device);
+    if (status != CLPOOL_SUCCESS) return status;
+    clRetainContext(context);
+    if (queue) {
+        clRetainCommandQueue(queue);
+        ctx->queue = queue;
+    }
+    *out = ctx;
+    return CLPOOL_SUCCESS;
+}
+
+void clpool_context_release(clpool_context *ctx)
+{
+    if (!ctx) return;
+    clpool__programs_release(ctx);
+    if (ctx->queue) clReleaseCommandQueue(ctx->queue);
+    clReleaseContext(ctx->context);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+clpool_status clpool_context_device_info(const clpool_context *ctx, clpool_device_info *info)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, "clpool_context_device_info");
+    CLPOOL_REQUIRE_NOT_NULL(info, "clpool_context_device_info");
+    *info = ctx->info;
+    return CLPOOL_SUCCESS;
+}
+
+cl_context clpool_context_cl_context(const clpool_context *ctx) { return ctx ? ctx->context : NULL; }
+cl_device_id clpool_context_cl_device(const clpool_context *ctx) { return ctx ? ctx->device : NULL; }
+
+cl_command_queue clpool_context_cl_queue(clpool_context *ctx)
+{
+    cl_command_queue q = NULL;
+    if (ctx && clpool__resolve_queue(ctx, NULL, "clpool_context_cl_queue", &q) != CLPOOL_SUCCESS) return NULL;
+    return q;
+}
+
+clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue, const char *fn,
+                                    cl_command_queue *out)
+{
+    if (queue) {
+        cl_context qctx = NULL;
+        cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+        if (err != CL_SUCCESS)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: queue is not a valid command queue (%s)", fn,
+                                clpool__cl_error_name(err));
+        if (qctx != ctx->context)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: queue belongs to another cl_context", fn);
+        *out = queue;
+        return CLPOOL_SUCCESS;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->queue) {
+        /* Adopted without a queue: create our own in-order queue on first need. */
+        cl_int err;
+        ctx->queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err);
+        if (!ctx->queue) {
+            pthread_mutex_unlock(&ctx->lock);
+            return clpool__cl_fail(err, "clCreateCommandQueue");
+        }
+    }
+    *out = ctx->queue;
+    pthread_mutex_unlock(&ctx->lock);
+    return CLPOOL_SUCCESS;
+}

@@ -1,0 +1,137 @@
+/*
+ * The convenience layer for simple users: tensors that own a cl_mem, blocking
+ * upload/download, and blocking "run on host arrays" calls built on the
+ * enqueue API (so they share all its validation).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct clpool_tensor {
+    clpool_context *ctx;
+    cl_mem mem;
+    clpool_dtype dtype;
+    clpool_shape shape;
+    size_t bytes;
+};
+
+clpool_status clpool_tensor_create(clpool_context *ctx, clpool_dtype dtype, const clpool_shape *shape,
+                                   clpool_tensor **out)
+{
+    static const char *fn = "clpool_tensor_create";
+    CLPOOL_REQUIRE_NOT_NULL(out, fn);
+    *out = NULL;
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    const clpool__dtype_info *d = clpool__dtype_lookup(dtype);
+    if (!d) return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE, "%s: dtype %d is not a clpool_dtype", fn, (int)dtype);
+    int64_t n = 0;
+    clpool_status status = clpool__check_shape(shape, fn, "shape", &n);
+    if (status != CLPOOL_SUCCESS) return status;
+    clpool_tensor *t = calloc(1, sizeof *t);
+    if (!t) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    t->ctx = ctx;
+    t->dtype = dtype;
+    t->shape = *shape;
+    t->bytes = (size_t)n * d->size;
+    cl_int err;
+    /* OpenCL has no empty buffers; an empty tensor still gets one element. */
+    t->mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, t->bytes ? t->bytes : d->size, NULL, &err);
+    if (!t->mem) {
+        free(t);
+        return clpool__cl_fail(err, "clpool_tensor_create: clCreateBuffer");
+    }
+    *out = t;
+    return CLPOOL_SUCCESS;
+}
+
+void clpool_tensor_release(clpool_tensor *t)
+{
+    if (!t) return;
+    clReleaseMemObject(t->mem);
+    free(t);
+}
+
+cl_mem clpool_tensor_mem(const clpool_tensor *t) { return t ? t->mem : NULL; }
+clpool_dtype clpool_tensor_dtype(const clpool_tensor *t) { return t ? t->dtype : (clpool_dtype)0; }
+const clpool_shape *clpool_tensor_shape(const clpool_tensor *t) { return t ? &t->shape : NULL; }
+size_t clpool_tensor_bytes(const clpool_tensor *t) { return t ? t->bytes : 0; }
+
+/* Blocking transfer of the whole tensor in either direction. */
+static clpool_status transfer(const clpool_tensor *t, void *host, size_t bytes, int upload, const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(t, fn);
+    if (bytes != t->bytes)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: bytes = %zu but the tensor holds %zu", fn, bytes, t->bytes);
+    if (bytes == 0) return CLPOOL_SUCCESS;
+    CLPOOL_REQUIRE_NOT_NULL(host, fn);
+    cl_command_queue q;
+    clpool_status status = clpool__resolve_queue(t->ctx, NULL, fn, &q);
+    if (status != CLPOOL_SUCCESS) return status;
+    cl_int err = upload ? clEnqueueWriteBuffer(q, t->mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL)
+                        : clEnqueueReadBuffer(q, t->mem, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return clpool__cl_fail(err, upload ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer");
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_tensor_upload(clpool_tensor *t, const void *host, size_t bytes)
+{
+    return transfer(t, (void *)host, bytes, 1, "clpool_tensor_upload");
+}
+
+clpool_status clpool_tensor_download(const clpool_tensor *t, void *host, size_t bytes)
+{
+    return transfer(t, host, bytes, 0, "clpool_tensor_download");
+}
+
+/* Create a tensor and, if `host` is given, fill it. */
+static clpool_status tensor_from_host(clpool_context *ctx, clpool_dtype dtype, const clpool_shape *shape,
+                                      const void *host, clpool_tensor **out)
+{
+    clpool_status status = clpool_tensor_create(ctx, dtype, shape, out);
+    if (status == CLPOOL_SUCCESS && host) {
+        status = clpool_tensor_upload(*out, host, (*out)->bytes);
+        if (status != CLPOOL_SUCCESS) {
+            clpool_tensor_release(*out);
+            *out = NULL;
+        }
+    }
+    return status;
+}
+
+/* Block until an op's event completes, then drop it. */
+static clpool_status wait_and_release(cl_event *ev)
+{
+    cl_int err = *ev ? clWaitForEvents(1, ev) : CL_SUCCESS;
+    if (*ev) clReleaseEvent(*ev);
+    *ev = NULL;
+    return err == CL_SUCCESS ? CLPOOL_SUCCESS : clpool__cl_fail(err, "clWaitForEvents");
+}
+
+clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_params *params, clpool_dtype dtype,
+                                  const clpool_shape *input_shape, const void *input, void *output, int64_t *indices)
+{
+    static const char *fn = "clpool_maxpool_host";
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    CLPOOL_REQUIRE_NOT_NULL(input, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool_shape out_shape;
+    clpool_tensor *tin = NULL, *tout = NULL, *tidx = NULL;
+    cl_event done = NULL;
+    clpool_status status = clpool_maxpool_output_shape(input_shape, params, &out_shape);
+    if (status != CLPOOL_SUCCESS) return status;
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, input_shape, input, &tin));
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
+    if (indices) CLPOOL_TRY(tensor_from_host(ctx, CLPOOL_INT64, &out_shape, NULL, &tidx));
+    CLPOOL_TRY(clpool_enqueue_maxpool(ctx, NULL, params, dtype, input_shape, tin->mem, 0, tout->mem, 0,
+                                      tidx ? tidx->mem : NULL, 0, 0, NULL, &done));
+    CLPOOL_TRY(wait_and_release(&done)); /* an adopted queue may be out-of-order */
+    CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
+    if (tidx) CLPOOL_TRY(clpool_tensor_download(tidx, indices, tidx->bytes));
+cleanup:
+    if (done) clReleaseEvent(done);
+    clpool_tensor_release(tin);
+    clpool_tensor_release(tout);
+    clpool_tensor_release(tidx);
+    return status;
+}

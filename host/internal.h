@@ -1,0 +1,132 @@
+/* Internal declarations shared by the host files; never installed. */
+#ifndef CLPOOL_INTERNAL_H
+#define CLPOOL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "clpool/clpool.h"
+
+/* ------------------------------------------------------------- errors */
+
+/* Record a formatted message for clpool_last_error() and return `status`. */
+clpool_status clpool__fail(clpool_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Record "what failed: CL_NAME (code)" and return CLPOOL_ERROR_OPENCL. */
+clpool_status clpool__cl_fail(cl_int err, const char *what);
+/* Append text to the current thread's message (e.g. a build log). */
+void clpool__append_error(const char *text);
+const char *clpool__cl_error_name(cl_int err);
+
+/* One-cleanup-label style: run `expr`, on failure keep its status and jump. */
+#define CLPOOL_TRY(expr)                         \
+    do {                                         \
+        status = (expr);                         \
+        if (status != CLPOOL_SUCCESS) goto cleanup; \
+    } while (0)
+
+#define CLPOOL_REQUIRE_NOT_NULL(ptr, fn)                                              \
+    do {                                                                              \
+        if ((ptr) == NULL)                                                            \
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", fn, #ptr); \
+    } while (0)
+
+/* ------------------------------------------------------------- dtypes */
+
+typedef struct clpool__dtype_info {
+    clpool_dtype dtype;
+    const char *name;   /* "float32" */
+    const char *macro;  /* kernel -D macro selecting the type, "DT_FLOAT32" */
+    size_t size;
+} clpool__dtype_info;
+
+/* NULL if `dtype` is not a clpool_dtype value. */
+const clpool__dtype_info *clpool__dtype_lookup(clpool_dtype dtype);
+
+/* ------------------------------------------------------------- shapes */
+
+/* Validate rank range and dims >= 0 and the element count fits; `what` names the argument. */
+clpool_status clpool__check_shape(const clpool_shape *shape, const char *fn, const char *what,
+                                  int64_t *elements);
+/* a*b with overflow detection (both >= 0). Returns 0 on overflow. */
+int clpool__mul_ok(int64_t a, int64_t b, int64_t *out);
+/* Format dims as "[2,3,4]" into buf. */
+const char *clpool__shape_str(const clpool_shape *shape, char *buf, size_t len);
+
+/* ---------------------------------------------------- programs + kernels */
+
+typedef struct clpool__program clpool__program;
+
+struct clpool_context {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;     /* one reference we own; NULL until first needed when adopted without one */
+    clpool_device_info info;
+    size_t local_size;          /* default 1-D work-group size for this device */
+    pthread_mutex_t lock;       /* guards queue creation, the program list and kernel pools */
+    clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
+};
+
+/*
+ * A kernel checked out of the context's pool: exclusive to the caller until
+ * clpool__kernel_put(), so concurrent clSetKernelArg calls never share one.
+ */
+typedef struct clpool__kernel {
+    cl_kernel kernel;
+    clpool__program *program;
+    const char *name;           /* kernel function name; a string literal of the caller */
+    size_t max_work_group_size;
+} clpool__kernel;
+
+/* Build (once per context) `source_name` with `options`, then check out `kernel_name`. */
+clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const char *options,
+                                 const char *kernel_name, clpool__kernel *out);
+void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k);
+void clpool__programs_release(clpool_context *ctx);
+
+/* Embedded kernel sources (generated at build time from kernels/). */
+typedef struct clpool__source {
+    const char *name;  /* file name under kernels/: "maxpool.cl"; "common.h" is prepended to every program */
+    const unsigned char *text;
+    size_t size;
+} clpool__source;
+extern const clpool__source clpool__sources[];
+extern const size_t clpool__source_count;
+
+/* ------------------------------------------------------------- launch */
+
+/* The queue to use: `queue` if given (must belong to ctx), else the context's. */
+clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue, const char *fn,
+                                    cl_command_queue *out);
+
+/* Check buffer is not NULL, offset aligned to `elem_size`, and offset + bytes <= CL_MEM_SIZE. */
+clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
+                                   const char *fn, const char *what);
+
+/* Enqueue `k` over `items` work-items (1-D, explicit local size, rounded-up global). */
+clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k,
+                                uint64_t items, cl_uint num_wait, const cl_event *wait, cl_event *event);
+
+/* A call with no work: honour the wait list and hand back an event. */
+clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+                                      cl_event *event);
+
+/* Validate the (num_wait, wait) pair like OpenCL does. */
+clpool_status clpool__check_wait_list(cl_uint num_wait, const cl_event *wait, const char *fn);
+
+/* Set kernel argument `index` or fail with a message naming it. */
+clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, const void *value);
+
+/* Require fp64 on the device for float64. */
+clpool_status clpool__check_dtype_device(const clpool_context *ctx, clpool_dtype dtype, const char *fn);
+
+/* Common -D options for a dtype: "-DDT_FLOAT32" (+ fp64 pragma switch), written into buf. */
+void clpool__dtype_options(clpool_dtype dtype, char *buf, size_t len);
+
+/* Pick the device for clpool_context_create() (spec, else CLPOOL_DEVICE, else first GPU, else first). */
+clpool_status clpool__select_device(const char *spec, cl_platform_id *platform, cl_device_id *device);
+
+/* Probe one device's facts. */
+clpool_status clpool__device_probe(cl_platform_id platform, cl_device_id device, clpool_device_info *info);
+
+#endif

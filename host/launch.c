@@ -1,0 +1,69 @@
+/* Launch mechanics every op shares: queue/buffer/wait-list checks, 1-D enqueue, empty work. */
+#include <stdio.h>
+
+#include "internal.h"
+
+clpool_status clpool__check_wait_list(cl_uint num_wait, const cl_event *wait, const char *fn)
+{
+    if ((num_wait == 0) != (wait == NULL))
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                            "%s: event_wait_list must be NULL exactly when num_events_in_wait_list is 0", fn);
+    for (cl_uint i = 0; i < num_wait; ++i)
+        if (!wait[i]) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: event_wait_list[%u] is NULL", fn, i);
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
+                                   const char *fn, const char *what)
+{
+    if (!mem) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: %s buffer is NULL", fn, what);
+    if (offset % elem_size != 0)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                            "%s: %s offset %zu is not a multiple of the element size %zu", fn, what, offset, elem_size);
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: %s is not a valid cl_mem (%s)", fn, what,
+                            clpool__cl_error_name(err));
+    /* elements*elem_size fits: shapes were checked against size_t/8 already. */
+    size_t need = (size_t)elements * elem_size;
+    if (offset > size || need > size - offset)
+        return clpool__fail(CLPOOL_ERROR_BUFFER_TOO_SMALL,
+                            "%s: %s buffer holds %zu bytes but offset %zu + %zu bytes are needed", fn, what, size,
+                            offset, need);
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, const void *value)
+{
+    cl_int err = clSetKernelArg(k->kernel, index, size, value);
+    if (err != CL_SUCCESS)
+        return clpool__fail(CLPOOL_ERROR_OPENCL, "clSetKernelArg(%s, arg %u) failed: %s (%d)", k->name, index,
+                            clpool__cl_error_name(err), (int)err);
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k,
+                                uint64_t items, cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    size_t local = ctx->local_size;
+    if (local > k->max_work_group_size) local = k->max_work_group_size;
+    /* Kernels bounds-check their index, so the global size may round up. */
+    size_t global = (size_t)((items + local - 1) / local) * local;
+    cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, 1, NULL, &global, &local, num_wait, wait, event);
+    if (err != CL_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s, global %zu, local %zu)", k->name, global, local);
+        return clpool__cl_fail(err, what);
+    }
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
+                                      cl_event *event)
+{
+    if (num_wait == 0 && !event) return CLPOOL_SUCCESS;
+    cl_int err = clEnqueueMarkerWithWaitList(queue, num_wait, wait, event);
+    if (err != CL_SUCCESS) return clpool__cl_fail(err, "clEnqueueMarkerWithWaitList");
+    return CLPOOL_SUCCESS;
+}

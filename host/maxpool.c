@@ -1,0 +1,258 @@
+/* MaxPool: attribute validation, shape inference and launch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Mirrors `maxpool_geom` in kernels/maxpool.cl. */
+typedef struct clpool__maxpool_geom {
+    cl_long in_dims[CLPOOL_MAX_SPATIAL];
+    cl_long out_dims[CLPOOL_MAX_SPATIAL];
+    cl_long ksize[CLPOOL_MAX_SPATIAL];
+    cl_long stride[CLPOOL_MAX_SPATIAL];
+    cl_long pad_begin[CLPOOL_MAX_SPATIAL];
+    cl_long dilation[CLPOOL_MAX_SPATIAL];
+    cl_long in_plane;
+    cl_long total_out;
+    cl_long in_offset;
+    cl_long out_offset;
+    cl_long idx_offset;
+    cl_long unused;
+} clpool__maxpool_geom;
+
+_Static_assert(sizeof(clpool__maxpool_geom) == (6 * CLPOOL_MAX_SPATIAL + 6) * 8, "geometry must have no padding");
+
+/* Per-dim results of validation: effective padding and output size. */
+typedef struct maxpool_plan {
+    int32_t ns;
+    int64_t pad_begin[CLPOOL_MAX_SPATIAL];
+    int64_t out[CLPOOL_MAX_SPATIAL];
+} maxpool_plan;
+
+clpool_status clpool_maxpool_params_init(clpool_maxpool_params *p, int32_t spatial_rank, const int64_t *kernel_shape)
+{
+    CLPOOL_REQUIRE_NOT_NULL(p, "clpool_maxpool_params_init");
+    CLPOOL_REQUIRE_NOT_NULL(kernel_shape, "clpool_maxpool_params_init");
+    if (spatial_rank < 1 || spatial_rank > CLPOOL_MAX_SPATIAL)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "clpool_maxpool_params_init: spatial_rank %d is outside 1..%d",
+                            (int)spatial_rank, CLPOOL_MAX_SPATIAL);
+    memset(p, 0, sizeof *p);
+    p->struct_size = sizeof *p;
+    p->spatial_rank = spatial_rank;
+    for (int32_t i = 0; i < spatial_rank; ++i) {
+        p->kernel_shape[i] = kernel_shape[i];
+        p->strides[i] = 1;
+        p->dilations[i] = 1;
+    }
+    return CLPOOL_SUCCESS;
+}
+
+/* Attribute ranges that do not depend on the input. */
+static clpool_status check_attributes(const clpool_maxpool_params *p, const char *fn)
+{
+    if (p->struct_size != sizeof *p)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                            "%s: params.struct_size is %zu, expected %zu (initialise with clpool_maxpool_params_init)", fn,
+                            p->struct_size, sizeof *p);
+    const int32_t ns = p->spatial_rank;
+    if (ns < 1 || ns > CLPOOL_MAX_SPATIAL)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: spatial_rank %d is outside 1..%d", fn, (int)ns,
+                            CLPOOL_MAX_SPATIAL);
+    for (int32_t i = 0; i < ns; ++i) {
+        if (p->kernel_shape[i] < 1)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: kernel_shape[%d] = %lld must be >= 1", fn, (int)i,
+                                (long long)p->kernel_shape[i]);
+        if (p->strides[i] < 1)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: strides[%d] = %lld must be >= 1", fn, (int)i,
+                                (long long)p->strides[i]);
+        if (p->dilations[i] < 1)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: dilations[%d] = %lld must be >= 1", fn, (int)i,
+                                (long long)p->dilations[i]);
+    }
+    for (int32_t i = 0; i < 2 * ns; ++i) {
+        if (p->pads[i] < 0)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: pads[%d] = %lld must be >= 0", fn, (int)i,
+                                (long long)p->pads[i]);
+        if (p->pads[i] != 0 && p->auto_pad != CLPOOL_AUTO_PAD_NOTSET)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: pads must be 0 when auto_pad is not NOTSET (pads[%d] = %lld)",
+                                fn, (int)i, (long long)p->pads[i]);
+    }
+    if (p->ceil_mode != 0 && p->ceil_mode != 1)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: ceil_mode = %d must be 0 or 1", fn, (int)p->ceil_mode);
+    if (p->storage_order != 0 && p->storage_order != 1)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: storage_order = %d must be 0 or 1", fn,
+                            (int)p->storage_order);
+    if (p->auto_pad < CLPOOL_AUTO_PAD_NOTSET || p->auto_pad > CLPOOL_AUTO_PAD_VALID)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: auto_pad = %d is not a clpool_auto_pad value", fn,
+                            (int)p->auto_pad);
+    return CLPOOL_SUCCESS;
+}
+
+/* Does window `o` of a dim hold at least one tap inside [0, in)? */
+static int window_has_tap(int64_t o, int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb)
+{
+    const int64_t start = o * s - pb;
+    const int64_t lo = start < 0 ? (-start + d - 1) / d : 0;
+    return lo < k && start + lo * d < in;
+}
+
+/* Validate everything and compute padding + output size per spatial dim. */
+static clpool_status plan_maxpool(const clpool_shape *input, const clpool_maxpool_params *p, const char *fn,
+                                  maxpool_plan *plan)
+{
+    clpool_status status = clpool__check_shape(input, fn, "input shape", NULL);
+    if (status != CLPOOL_SUCCESS) return status;
+    CLPOOL_REQUIRE_NOT_NULL(p, fn);
+    if ((status = check_attributes(p, fn)) != CLPOOL_SUCCESS) return status;
+    if (input->rank < 3)
+        return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE, "%s: input rank %d must be >= 3 (N x C x D1 ...)", fn,
+                            (int)input->rank);
+    const int32_t ns = input->rank - 2;
+    if (p->spatial_rank != ns)
+        return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
+                            "%s: kernel_shape has %d dims but the input has %d spatial dims", fn, (int)p->spatial_rank,
+                            (int)ns);
+    plan->ns = ns;
+    for (int32_t i = 0; i < ns; ++i) {
+        const int64_t in = input->dims[2 + i], k = p->kernel_shape[i], s = p->strides[i], d = p->dilations[i];
+        int64_t e, pb = p->pads[i], pe = p->pads[ns + i], out, span;
+        /* e = (k-1)*d + 1; every later sum must also stay in range. */
+        if (__builtin_mul_overflow(k - 1, d, &e) || __builtin_add_overflow(e, 1, &e) ||
+            __builtin_add_overflow(in, pb, &span) || __builtin_add_overflow(span, pe, &span) ||
+            __builtin_add_overflow(span, s, &out))
+            return clpool__fail(CLPOOL_ERROR_OVERFLOW, "%s: kernel/dilation/pads along spatial axis %d overflow int64", fn,
+                                (int)i);
+        if (p->auto_pad == CLPOOL_AUTO_PAD_SAME_UPPER || p->auto_pad == CLPOOL_AUTO_PAD_SAME_LOWER) {
+            out = in / s + (in % s != 0);
+            int64_t total = out > 0 ? (out - 1) * s + e - in : 0;
+            if (total < 0) total = 0;
+            const int64_t small = total / 2;
+            pb = p->auto_pad == CLPOOL_AUTO_PAD_SAME_UPPER ? small : total - small;
+            pe = total - pb;
+            span = in + pb + pe;
+        } else {
+            /* NOTSET and VALID (pads are 0) share the floor/ceil formula. */
+            if (span < e)
+                return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
+                                    "%s: along spatial axis %d the padded input (%lld) is smaller than the dilated kernel (%lld)",
+                                    fn, (int)i, (long long)span, (long long)e);
+            out = (span - e) / s + 1;
+            if (p->ceil_mode) {
+                out += (span - e) % s != 0;
+                /* A window may not start in the right padding (onnx PR 5741). */
+                if ((out - 1) * s >= in + pb) --out;
+            }
+        }
+        if (in == 0 || out <= 0)
+            return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE, "%s: spatial axis %d has size %lld, giving output size %lld", fn,
+                                (int)i, (long long)in, (long long)out);
+        /* A window starting inside [0, in) holds its first tap; only windows
+         * starting in the padding need a look (few: about pads/stride). */
+        const int64_t first_inside = (pb + s - 1) / s;     /* first o with start >= 0 */
+        const int64_t first_after = (in + pb + s - 1) / s; /* first o with start >= in */
+        for (int64_t o = 0; o < out; ++o) {
+            if (o >= first_inside && o < first_after) {
+                o = first_after - 1;
+                continue;
+            }
+            if (!window_has_tap(o, in, k, s, d, pb))
+                return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                    "%s: output position %lld along spatial axis %d has a window with no input element "
+                                    "(pads/dilations too large for kernel_shape)",
+                                    fn, (long long)o, (int)i);
+        }
+        plan->pad_begin[i] = pb;
+        plan->out[i] = out;
+    }
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_maxpool_output_shape(const clpool_shape *input, const clpool_maxpool_params *params,
+                                          clpool_shape *output)
+{
+    static const char *fn = "clpool_maxpool_output_shape";
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    maxpool_plan plan;
+    clpool_status status = plan_maxpool(input, params, fn, &plan);
+    if (status != CLPOOL_SUCCESS) return status;
+    memset(output, 0, sizeof *output);
+    output->rank = input->rank;
+    output->dims[0] = input->dims[0];
+    output->dims[1] = input->dims[1];
+    for (int32_t i = 0; i < plan.ns; ++i) output->dims[2 + i] = plan.out[i];
+    return CLPOOL_SUCCESS;
+}
+
+static int maxpool_dtype_ok(clpool_dtype dtype)
+{
+    switch (dtype) {
+    case CLPOOL_FLOAT32: case CLPOOL_FLOAT64: case CLPOOL_FLOAT16:
+    case CLPOOL_BFLOAT16: case CLPOOL_INT8: case CLPOOL_UINT8:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue, const clpool_maxpool_params *params,
+                                     clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
+                                     size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
+                                     size_t indices_offset, cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    static const char *fn = "clpool_enqueue_maxpool";
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    if (!maxpool_dtype_ok(dtype))
+        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
+                            "%s: dtype %s (%d) is not supported by MaxPool (float32, float64, float16, bfloat16, int8, uint8)",
+                            fn, clpool_dtype_name(dtype), (int)dtype);
+    clpool_shape out_shape;
+    maxpool_plan plan;
+    clpool_status status = plan_maxpool(input_shape, params, fn, &plan);
+    if (status != CLPOOL_SUCCESS) return status;
+    clpool_maxpool_output_shape(input_shape, params, &out_shape);
+    const size_t esize = clpool_dtype_size(dtype);
+    const int64_t n_in = clpool_shape_elements(input_shape), n_out = clpool_shape_elements(&out_shape);
+    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    cl_command_queue q;
+    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input")) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_buffer(output, output_offset, n_out, esize, fn, "output")) != CLPOOL_SUCCESS) return status;
+    if (indices &&
+        (status = clpool__check_buffer(indices, indices_offset, n_out, sizeof(cl_long), fn, "indices")) != CLPOOL_SUCCESS)
+        return status;
+    if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+
+    clpool__maxpool_geom g;
+    memset(&g, 0, sizeof g);
+    g.in_plane = 1;
+    for (int32_t i = 0; i < plan.ns; ++i) {
+        g.in_dims[i] = input_shape->dims[2 + i];
+        g.out_dims[i] = plan.out[i];
+        g.ksize[i] = params->kernel_shape[i];
+        g.stride[i] = params->strides[i];
+        g.pad_begin[i] = plan.pad_begin[i];
+        g.dilation[i] = params->dilations[i];
+        g.in_plane *= g.in_dims[i];
+    }
+    g.total_out = n_out;
+    g.in_offset = (cl_long)(input_offset / esize);
+    g.out_offset = (cl_long)(output_offset / esize);
+    g.idx_offset = (cl_long)(indices_offset / sizeof(cl_long));
+
+    char options[160], dt[32];
+    clpool__dtype_options(dtype, dt, sizeof dt);
+    snprintf(options, sizeof options, "%s -DNS=%d -DWITH_INDICES=%d -DSTORAGE_ORDER=%d", dt, (int)plan.ns,
+             indices != NULL, indices ? (int)params->storage_order : 0);
+    clpool__kernel k = {0};
+    CLPOOL_TRY(clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool", &k));
+    cl_uint arg = 0;
+    CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof input, &input));
+    CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof output, &output));
+    if (indices) CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof indices, &indices));
+    CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof g, &g));
+    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k, (uint64_t)n_out, num_wait, wait, event));
+cleanup:
+    clpool__kernel_put(ctx, &k);
+    return status;
+}

@@ -1,0 +1,210 @@
+/*
+ * Programs: built lazily per context from the embedded kernel sources (or
+ * from $CLPOOL_KERNEL_DIR for kernel work), specialised by -D options, and
+ * cached for the context's lifetime. Each program keeps a pool of cl_kernel
+ * objects so concurrent callers never share one across clSetKernelArg.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define POOL_MAX 64
+
+struct clpool__program {
+    clpool__program *next;
+    char *key;                 /* "source\noptions" */
+    cl_program program;
+    size_t pool_count;
+    clpool__kernel pool[POOL_MAX]; /* idle kernels of this program, matched by name on checkout */
+};
+
+static const clpool__source *embedded_source(const char *name)
+{
+    for (size_t i = 0; i < clpool__source_count; ++i)
+        if (strcmp(clpool__sources[i].name, name) == 0) return &clpool__sources[i];
+    return NULL;
+}
+
+/* Read `<dir>/<name>` into a malloc'd string, or NULL. */
+static char *read_kernel_file(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL) {
+            if (fread(text, 1, (size_t)n, f) != (size_t)n) {
+                free(text);
+                text = NULL;
+            } else {
+                text[n] = '\0';
+            }
+        }
+    }
+    fclose(f);
+    return text;
+}
+
+/* Source text of `name`: $CLPOOL_KERNEL_DIR overrides the embedded copy. */
+static clpool_status load_source(const char *name, char **owned, const char **text, size_t *len)
+{
+    const char *dir = getenv("CLPOOL_KERNEL_DIR");
+    *owned = NULL;
+    if (dir && *dir) {
+        *owned = read_kernel_file(dir, name);
+        if (!*owned)
+            return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "CLPOOL_KERNEL_DIR is set but %s/%s cannot be read", dir, name);
+        *text = *owned;
+        *len = strlen(*owned);
+        return CLPOOL_SUCCESS;
+    }
+    const clpool__source *src = embedded_source(name);
+    if (!src) return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: no embedded kernel source '%s'", name);
+    *text = (const char *)src->text;
+    *len = src->size;
+    return CLPOOL_SUCCESS;
+}
+
+static clpool_status build_program(clpool_context *ctx, const char *source_name, const char *options,
+                                   cl_program *out)
+{
+    char *owned[2] = {NULL, NULL};
+    const char *texts[2];
+    size_t lens[2];
+    cl_program program = NULL;
+    clpool_status status = CLPOOL_SUCCESS;
+    CLPOOL_TRY(load_source("common.h", &owned[0], &texts[0], &lens[0]));
+    CLPOOL_TRY(load_source(source_name, &owned[1], &texts[1], &lens[1]));
+
+    cl_int err;
+    program = clCreateProgramWithSource(ctx->context, 2, texts, lens, &err);
+    if (!program) {
+        status = clpool__cl_fail(err, "clCreateProgramWithSource");
+        goto cleanup;
+    }
+    err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        status = clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "building kernels/%s with '%s' failed (%s) on '%s'; build log:\n",
+                              source_name, options, clpool__cl_error_name(err), ctx->info.device_name);
+        size_t log_len = 0;
+        if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len) == CL_SUCCESS &&
+            log_len > 0) {
+            char *log = malloc(log_len + 1);
+            if (log && clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, log_len, log, NULL) == CL_SUCCESS) {
+                log[log_len] = '\0';
+                clpool__append_error(log);
+            }
+            free(log);
+        }
+        goto cleanup;
+    }
+    *out = program;
+    program = NULL;
+cleanup:
+    if (program) clReleaseProgram(program);
+    free(owned[0]);
+    free(owned[1]);
+    return status;
+}
+
+/* Find or build the program for (source, options); caller holds ctx->lock. */
+static clpool_status find_program(clpool_context *ctx, const char *source_name, const char *options,
+                                  clpool__program **out)
+{
+    size_t key_len = strlen(source_name) + 1 + strlen(options) + 1;
+    char *key = malloc(key_len);
+    if (!key) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    snprintf(key, key_len, "%s\n%s", source_name, options);
+    for (clpool__program *p = ctx->programs; p; p = p->next) {
+        if (strcmp(p->key, key) == 0) {
+            free(key);
+            *out = p;
+            return CLPOOL_SUCCESS;
+        }
+    }
+    clpool__program *p = calloc(1, sizeof *p);
+    if (!p) {
+        free(key);
+        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    clpool_status status = build_program(ctx, source_name, options, &p->program);
+    if (status != CLPOOL_SUCCESS) {
+        free(key);
+        free(p);
+        return status; /* not cached: a later call retries (e.g. after fixing CLPOOL_KERNEL_DIR) */
+    }
+    p->key = key;
+    p->next = ctx->programs;
+    ctx->programs = p;
+    *out = p;
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const char *options,
+                                 const char *kernel_name, clpool__kernel *out)
+{
+    clpool__program *p = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    clpool_status status = find_program(ctx, source_name, options, &p);
+    int found = 0;
+    if (status == CLPOOL_SUCCESS) {
+        for (size_t i = p->pool_count; i-- > 0;) {
+            if (strcmp(p->pool[i].name, kernel_name) == 0) {
+                *out = p->pool[i];
+                p->pool[i] = p->pool[--p->pool_count];
+                found = 1;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (status != CLPOOL_SUCCESS || found) return status;
+
+    /* Pool empty for this name: make a new kernel (clCreateKernel is thread-safe). */
+    cl_int err;
+    cl_kernel kernel = clCreateKernel(p->program, kernel_name, &err);
+    if (!kernel) return clpool__cl_fail(err, kernel_name);
+    size_t wg = 0;
+    err = clGetKernelWorkGroupInfo(kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    if (err != CL_SUCCESS) {
+        clReleaseKernel(kernel);
+        return clpool__cl_fail(err, "clGetKernelWorkGroupInfo");
+    }
+    out->kernel = kernel;
+    out->program = p;
+    out->name = kernel_name;
+    out->max_work_group_size = wg ? wg : 1;
+    return CLPOOL_SUCCESS;
+}
+
+void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k)
+{
+    if (!k->kernel) return;
+    pthread_mutex_lock(&ctx->lock);
+    if (k->program->pool_count < POOL_MAX) {
+        k->program->pool[k->program->pool_count++] = *k;
+        k->kernel = NULL;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (k->kernel) clReleaseKernel(k->kernel);
+    k->kernel = NULL;
+}
+
+void clpool__programs_release(clpool_context *ctx)
+{
+    clpool__program *p = ctx->programs;
+    while (p) {
+        clpool__program *next = p->next;
+        for (size_t i = 0; i < p->pool_count; ++i) clReleaseKernel(p->pool[i].kernel);
+        clReleaseProgram(p->program);
+        free(p->key);
+        free(p);
+        p = next;
+    }
+    ctx->programs = NULL;
+}

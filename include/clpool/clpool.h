@@ -1,0 +1,262 @@
+/*
+ * clpool — OpenCL kernels for the ONNX pooling family.
+ *
+ * The whole public API lives in this header. Conventions:
+ *   - Every function that can fail returns a clpool_status. On failure a
+ *     detailed one-line message ("which argument, which rule") is available
+ *     from clpool_last_error() on the calling thread.
+ *   - Shapes are int64 dims in ONNX order (N, C, D1, ..., Dn), row-major.
+ *   - Enqueue functions never block: they take the caller's queue (NULL =
+ *     the context's queue), cl_mem buffers with BYTE offsets, an event wait
+ *     list, and return an optional event that completes when the op is done.
+ *   - Objects are opaque; what clpool creates it releases, what it adopts it
+ *     retains and releases exactly once.
+ *   - No function prints anything.
+ */
+#ifndef CLPOOL_CLPOOL_H
+#define CLPOOL_CLPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CLPOOL_STATIC_DEFINE)
+#define CLPOOL_API
+#elif defined(_WIN32)
+#ifdef CLPOOL_BUILDING
+#define CLPOOL_API __declspec(dllexport)
+#else
+#define CLPOOL_API __declspec(dllimport)
+#endif
+#else
+#define CLPOOL_API __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+#define CLPOOL_VERSION_MAJOR 0
+#define CLPOOL_VERSION_MINOR 1
+#define CLPOOL_VERSION_PATCH 0
+#define CLPOOL_VERSION_NUMBER \
+    (CLPOOL_VERSION_MAJOR * 10000 + CLPOOL_VERSION_MINOR * 100 + CLPOOL_VERSION_PATCH)
+
+/** Runtime version as "MAJOR.MINOR.PATCH" (static storage). */
+CLPOOL_API const char *clpool_version_string(void);
+/** Runtime version as CLPOOL_VERSION_NUMBER of the library actually loaded. */
+CLPOOL_API unsigned clpool_version_number(void);
+
+/* ----------------------------------------------------------------- status */
+
+typedef enum clpool_status {
+    CLPOOL_SUCCESS = 0,
+    CLPOOL_ERROR_INVALID_ARGUMENT = 1,  /**< NULL pointer, bad enum, bad attribute value */
+    CLPOOL_ERROR_INVALID_SHAPE = 2,     /**< wrong rank, negative dim, shapes that do not fit */
+    CLPOOL_ERROR_UNSUPPORTED_DTYPE = 3, /**< dtype not allowed for this op */
+    CLPOOL_ERROR_UNSUPPORTED_DEVICE = 4,/**< device lacks a needed feature (e.g. cl_khr_fp64) */
+    CLPOOL_ERROR_OUT_OF_HOST_MEMORY = 5,
+    CLPOOL_ERROR_BUILD_FAILED = 6,      /**< kernel compile failed; the log is in clpool_last_error() */
+    CLPOOL_ERROR_OPENCL = 7,            /**< an OpenCL call failed; the message names it and its code */
+    CLPOOL_ERROR_NO_DEVICE = 8,         /**< no OpenCL platform/device, or CLPOOL_DEVICE matched none */
+    CLPOOL_ERROR_BUFFER_TOO_SMALL = 9,  /**< cl_mem smaller than offset + shape needs */
+    CLPOOL_ERROR_OVERFLOW = 10          /**< a size product overflows 64-bit / size_t */
+} clpool_status;
+
+/** Short constant name of a status ("CLPOOL_ERROR_INVALID_SHAPE"); never NULL. */
+CLPOOL_API const char *clpool_status_string(clpool_status status);
+
+/**
+ * Detailed message of the last failing clpool call on the calling thread
+ * (thread-local storage; "" if none failed yet). Valid until the next clpool
+ * call on the same thread. Successful calls do not clear it.
+ */
+CLPOOL_API const char *clpool_last_error(void);
+
+/* ------------------------------------------------------------------ dtypes */
+
+/** Element types; the values equal ONNX TensorProto.DataType. */
+typedef enum clpool_dtype {
+    CLPOOL_FLOAT32 = 1,
+    CLPOOL_UINT8 = 2,
+    CLPOOL_INT8 = 3,
+    CLPOOL_UINT16 = 4,
+    CLPOOL_INT16 = 5,
+    CLPOOL_INT32 = 6,
+    CLPOOL_INT64 = 7,
+    CLPOOL_FLOAT16 = 10,
+    CLPOOL_FLOAT64 = 11,
+    CLPOOL_UINT32 = 12,
+    CLPOOL_UINT64 = 13,
+    CLPOOL_BFLOAT16 = 16 /**< stored as the upper 16 bits of a float32 */
+} clpool_dtype;
+
+/** Bytes per element; 0 for a value that is not a clpool_dtype. */
+CLPOOL_API size_t clpool_dtype_size(clpool_dtype dtype);
+/** Lower-case name ("float32", "bfloat16"); "unknown" otherwise. */
+CLPOOL_API const char *clpool_dtype_name(clpool_dtype dtype);
+
+/* ------------------------------------------------------------------ shapes */
+
+/** Largest tensor rank clpool handles (N, C and up to 10 spatial dims). */
+#define CLPOOL_MAX_RANK 12
+#define CLPOOL_MAX_SPATIAL (CLPOOL_MAX_RANK - 2)
+
+typedef struct clpool_shape {
+    int32_t rank;                    /**< 0..CLPOOL_MAX_RANK */
+    int64_t dims[CLPOOL_MAX_RANK];   /**< dims[0..rank-1]; the rest is ignored */
+} clpool_shape;
+
+/** Number of elements of a shape, or -1 if rank/dims are invalid or the product overflows. */
+CLPOOL_API int64_t clpool_shape_elements(const clpool_shape *shape);
+
+/* ----------------------------------------------------------------- devices */
+
+typedef struct clpool_device_info {
+    char platform_name[128];
+    char device_name[128];
+    char device_version[128];      /**< CL_DEVICE_VERSION */
+    char opencl_c_version[128];    /**< CL_DEVICE_OPENCL_C_VERSION */
+    char driver_version[128];
+    cl_device_type type;
+    uint32_t compute_units;
+    uint64_t global_mem_bytes;
+    uint64_t max_alloc_bytes;
+    uint64_t max_work_group_size;
+    uint32_t mem_base_addr_align_bits; /**< CL_DEVICE_MEM_BASE_ADDR_ALIGN */
+    int has_fp16;                   /**< cl_khr_fp16 (float16 works either way, see README) */
+    int has_fp64;                   /**< cl_khr_fp64: needed for CLPOOL_FLOAT64 */
+    cl_platform_id platform;
+    cl_device_id device;
+} clpool_device_info;
+
+/**
+ * Devices are numbered 0..count-1 over all platforms, in platform order, then
+ * device order (the numbering `clpool devices` prints).
+ */
+CLPOOL_API clpool_status clpool_device_count(uint32_t *count);
+CLPOOL_API clpool_status clpool_device_get_info(uint32_t index, clpool_device_info *info);
+
+/* ---------------------------------------------------------------- contexts */
+
+/** Holds the cl_context, device, a default queue and the per-device program cache. */
+typedef struct clpool_context clpool_context;
+
+/**
+ * Create a context that owns its cl_context and an in-order queue.
+ * Device choice: `device_spec` if not NULL, else env CLPOOL_DEVICE, else the
+ * first GPU, else the first device. A spec is a device number ("1"), a
+ * "PLATFORM:DEVICE" pair ("0:0"), or a case-insensitive substring of
+ * "platform device" names ("pthread", "llvmpipe").
+ */
+CLPOOL_API clpool_status clpool_context_create(const char *device_spec, clpool_context **ctx);
+
+/**
+ * Adopt a caller's OpenCL objects. `context` and `device` are required and
+ * retained; `queue` may be NULL (clpool then creates its own in-order queue
+ * on demand) or a queue of `context`/`device`, which is retained. Released
+ * exactly once by clpool_context_release(); nothing else of the caller's is
+ * touched.
+ */
+CLPOOL_API clpool_status clpool_context_create_from_cl(cl_context context, cl_device_id device,
+                                                       cl_command_queue queue, clpool_context **ctx);
+
+/** Release a context (NULL is a no-op). Waits for nothing: finish your queues first. */
+CLPOOL_API void clpool_context_release(clpool_context *ctx);
+
+/** Device facts of the context's device. */
+CLPOOL_API clpool_status clpool_context_device_info(const clpool_context *ctx, clpool_device_info *info);
+/** The context's cl_context / device / default queue (borrowed, not retained). */
+CLPOOL_API cl_context clpool_context_cl_context(const clpool_context *ctx);
+CLPOOL_API cl_device_id clpool_context_cl_device(const clpool_context *ctx);
+CLPOOL_API cl_command_queue clpool_context_cl_queue(clpool_context *ctx);
+
+/* ----------------------------------------------------------------- MaxPool */
+
+typedef enum clpool_auto_pad {
+    CLPOOL_AUTO_PAD_NOTSET = 0,
+    CLPOOL_AUTO_PAD_SAME_UPPER = 1,
+    CLPOOL_AUTO_PAD_SAME_LOWER = 2,
+    CLPOOL_AUTO_PAD_VALID = 3
+} clpool_auto_pad;
+
+/**
+ * MaxPool attributes (ONNX opsets 1, 8, 10, 11, 12, 22). Initialise with
+ * clpool_maxpool_params_init(), then change what you need. Arrays have
+ * `spatial_rank` meaningful entries; pads are [begin_0..begin_n-1, end_0..end_n-1].
+ */
+typedef struct clpool_maxpool_params {
+    size_t struct_size;                       /**< sizeof(clpool_maxpool_params); set by init */
+    int32_t spatial_rank;                     /**< number of kernel dims = input rank - 2 */
+    int64_t kernel_shape[CLPOOL_MAX_SPATIAL]; /**< >= 1 */
+    int64_t strides[CLPOOL_MAX_SPATIAL];      /**< >= 1, default 1 */
+    int64_t dilations[CLPOOL_MAX_SPATIAL];    /**< >= 1, default 1 */
+    int64_t pads[2 * CLPOOL_MAX_SPATIAL];     /**< >= 0, default 0; must be 0 unless auto_pad is NOTSET */
+    int32_t ceil_mode;                        /**< 0 floor, 1 ceil */
+    clpool_auto_pad auto_pad;
+    int32_t storage_order;                    /**< Indices layout: 0 row-major, 1 column-major */
+} clpool_maxpool_params;
+
+/** Defaults: strides/dilations 1, pads 0, floor mode, NOTSET, storage_order 0. */
+CLPOOL_API clpool_status clpool_maxpool_params_init(clpool_maxpool_params *params, int32_t spatial_rank,
+                                                    const int64_t *kernel_shape);
+
+/**
+ * Pure host shape inference: output (and Indices) shape of MaxPool, after
+ * validating every attribute against the input shape. Also rejects attribute
+ * sets that leave some window without a single in-bounds tap.
+ */
+CLPOOL_API clpool_status clpool_maxpool_output_shape(const clpool_shape *input,
+                                                     const clpool_maxpool_params *params,
+                                                     clpool_shape *output);
+
+/**
+ * Enqueue MaxPool. dtypes: float32, float64, float16, bfloat16, int8, uint8.
+ * `indices` (int64, same shape as output) may be NULL. Byte offsets must be
+ * multiples of the element size (8 for indices). The wait list is honoured
+ * and `event` (if not NULL) receives an event completing with the op, even
+ * when the output is empty.
+ */
+CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue,
+                                                const clpool_maxpool_params *params, clpool_dtype dtype,
+                                                const clpool_shape *input_shape,
+                                                cl_mem input, size_t input_offset,
+                                                cl_mem output, size_t output_offset,
+                                                cl_mem indices, size_t indices_offset,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------ convenience layer */
+
+/** A device tensor owning its cl_mem (for simple users; enqueue APIs take any cl_mem). */
+typedef struct clpool_tensor clpool_tensor;
+
+CLPOOL_API clpool_status clpool_tensor_create(clpool_context *ctx, clpool_dtype dtype,
+                                              const clpool_shape *shape, clpool_tensor **tensor);
+CLPOOL_API void clpool_tensor_release(clpool_tensor *tensor);
+CLPOOL_API cl_mem clpool_tensor_mem(const clpool_tensor *tensor);
+CLPOOL_API clpool_dtype clpool_tensor_dtype(const clpool_tensor *tensor);
+CLPOOL_API const clpool_shape *clpool_tensor_shape(const clpool_tensor *tensor);
+CLPOOL_API size_t clpool_tensor_bytes(const clpool_tensor *tensor);
+/** Blocking copies of the whole tensor on the context's queue; `bytes` must equal clpool_tensor_bytes(). */
+CLPOOL_API clpool_status clpool_tensor_upload(clpool_tensor *tensor, const void *host, size_t bytes);
+CLPOOL_API clpool_status clpool_tensor_download(const clpool_tensor *tensor, void *host, size_t bytes);
+
+/**
+ * Blocking MaxPool on host arrays: uploads `input`, runs, downloads `output`
+ * (sized by clpool_maxpool_output_shape) and, if not NULL, `indices`.
+ */
+CLPOOL_API clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_params *params,
+                                             clpool_dtype dtype, const clpool_shape *input_shape,
+                                             const void *input, void *output, int64_t *indices);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLPOOL_CLPOOL_H */

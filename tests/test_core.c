@@ -1,0 +1,328 @@
+/* Core API: status/version/dtype tables, devices, contexts (own and adopted),
+ * thread-local errors, program build failures, the tensor layer. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <clpool/clpool.h>
+
+static clpool_context *make_context(void)
+{
+    clpool_context *ctx = NULL;
+    clpool_status st = clpool_context_create(NULL, &ctx);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "context: %s", clpool_last_error());
+    return ctx;
+}
+
+START_TEST(status_strings_cover_every_status)
+{
+    for (int s = CLPOOL_SUCCESS; s <= CLPOOL_ERROR_OVERFLOW; ++s) {
+        const char *name = clpool_status_string((clpool_status)s);
+        ck_assert_msg(strncmp(name, "CLPOOL_", 7) == 0 && strstr(name, "UNKNOWN") == NULL, "status %d: %s", s, name);
+    }
+    ck_assert_str_eq(clpool_status_string(CLPOOL_ERROR_INVALID_SHAPE), "CLPOOL_ERROR_INVALID_SHAPE");
+    ck_assert_str_eq(clpool_status_string((clpool_status)999), "CLPOOL_UNKNOWN_STATUS");
+}
+END_TEST
+
+START_TEST(version_matches_macros)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", CLPOOL_VERSION_MAJOR, CLPOOL_VERSION_MINOR, CLPOOL_VERSION_PATCH);
+    ck_assert_str_eq(clpool_version_string(), want);
+    ck_assert_uint_eq(clpool_version_number(), CLPOOL_VERSION_NUMBER);
+}
+END_TEST
+
+START_TEST(dtype_table)
+{
+    ck_assert_uint_eq(clpool_dtype_size(CLPOOL_FLOAT32), 4);
+    ck_assert_uint_eq(clpool_dtype_size(CLPOOL_BFLOAT16), 2);
+    ck_assert_uint_eq(clpool_dtype_size(CLPOOL_UINT64), 8);
+    ck_assert_uint_eq(clpool_dtype_size((clpool_dtype)8), 0); /* ONNX string: not ours */
+    ck_assert_str_eq(clpool_dtype_name(CLPOOL_FLOAT16), "float16");
+    ck_assert_str_eq(clpool_dtype_name((clpool_dtype)99), "unknown");
+}
+END_TEST
+
+START_TEST(shape_elements_detects_overflow)
+{
+    clpool_shape s = {3, {2, 3, 4}};
+    ck_assert_int_eq(clpool_shape_elements(&s), 24);
+    clpool_shape big = {2, {INT64_MAX / 2, 3}};
+    ck_assert_int_eq(clpool_shape_elements(&big), -1);
+    clpool_shape neg = {1, {-1}};
+    ck_assert_int_eq(clpool_shape_elements(&neg), -1);
+    clpool_shape scalar = {0, {0}};
+    ck_assert_int_eq(clpool_shape_elements(&scalar), 1);
+    ck_assert_int_eq(clpool_shape_elements(NULL), -1);
+}
+END_TEST
+
+START_TEST(devices_are_listed)
+{
+    uint32_t n = 0;
+    ck_assert_int_eq(clpool_device_count(&n), CLPOOL_SUCCESS);
+    ck_assert_uint_ge(n, 1);
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_device_get_info(0, &info), CLPOOL_SUCCESS);
+    ck_assert(strlen(info.device_name) > 0);
+    ck_assert_uint_ge(info.compute_units, 1);
+    ck_assert_uint_ge(info.max_work_group_size, 1);
+    ck_assert_int_eq(clpool_device_get_info(n, &info), CLPOOL_ERROR_NO_DEVICE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "does not exist"));
+    ck_assert_int_eq(clpool_device_count(NULL), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "count is NULL"));
+}
+END_TEST
+
+START_TEST(device_specs)
+{
+    clpool_context *ctx = NULL;
+    ck_assert_int_eq(clpool_context_create("0", &ctx), CLPOOL_SUCCESS);
+    clpool_context_release(ctx);
+    ck_assert_int_eq(clpool_context_create("0:0", &ctx), CLPOOL_SUCCESS);
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    clpool_context_release(ctx);
+    /* A name substring selects too, case-insensitively. */
+    char sub[4] = {info.device_name[0], info.device_name[1], info.device_name[2], 0};
+    ck_assert_int_eq(clpool_context_create(sub, &ctx), CLPOOL_SUCCESS);
+    clpool_context_release(ctx);
+
+    ck_assert_int_eq(clpool_context_create("no-such-device-xyz", &ctx), CLPOOL_ERROR_NO_DEVICE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "no OpenCL device matches 'no-such-device-xyz'"));
+    ck_assert_ptr_null(ctx);
+    ck_assert_int_eq(clpool_context_create("77", &ctx), CLPOOL_ERROR_NO_DEVICE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "device '77' does not exist"));
+    ck_assert_int_eq(clpool_context_create("9:0", &ctx), CLPOOL_ERROR_NO_DEVICE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "(platform:device) does not exist"));
+    setenv("CLPOOL_DEVICE", "no-such-device-env", 1);
+    ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_ERROR_NO_DEVICE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "no-such-device-env"));
+    unsetenv("CLPOOL_DEVICE");
+    ck_assert_int_eq(clpool_context_create(NULL, NULL), CLPOOL_ERROR_INVALID_ARGUMENT);
+}
+END_TEST
+
+static cl_uint refcount_context(cl_context c)
+{
+    cl_uint n = 0;
+    ck_assert_int_eq(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+static cl_uint refcount_queue(cl_command_queue q)
+{
+    cl_uint n = 0;
+    ck_assert_int_eq(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+START_TEST(adopted_objects_are_retained_and_released_once)
+{
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_device_get_info(0, &info), CLPOOL_SUCCESS);
+    cl_int err;
+    cl_context c = clCreateContext(NULL, 1, &info.device, NULL, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_command_queue q = clCreateCommandQueue(c, info.device, 0, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    const cl_uint c0 = refcount_context(c), q0 = refcount_queue(q);
+
+    clpool_context *ctx = NULL;
+    ck_assert_int_eq(clpool_context_create_from_cl(c, info.device, q, &ctx), CLPOOL_SUCCESS);
+    ck_assert_ptr_eq(clpool_context_cl_context(ctx), c);
+    ck_assert_ptr_eq(clpool_context_cl_device(ctx), info.device);
+    ck_assert_ptr_eq(clpool_context_cl_queue(ctx), q);
+    ck_assert_uint_gt(refcount_context(c), c0);
+    clpool_context_release(ctx);
+    ck_assert_uint_eq(refcount_context(c), c0);
+    ck_assert_uint_eq(refcount_queue(q), q0);
+
+    /* Without a queue clpool makes (and later releases) its own. */
+    ck_assert_int_eq(clpool_context_create_from_cl(c, info.device, NULL, &ctx), CLPOOL_SUCCESS);
+    cl_command_queue own = clpool_context_cl_queue(ctx);
+    ck_assert_ptr_nonnull(own);
+    ck_assert_ptr_ne(own, q);
+    clpool_context_release(ctx);
+    ck_assert_uint_eq(refcount_context(c), c0);
+
+    /* A queue of another context is refused, and nothing is retained. */
+    cl_context other = clCreateContext(NULL, 1, &info.device, NULL, NULL, &err);
+    cl_command_queue oq = clCreateCommandQueue(other, info.device, 0, &err);
+    ck_assert_int_eq(clpool_context_create_from_cl(c, info.device, oq, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "queue belongs to another context"));
+    ck_assert_uint_eq(refcount_context(c), c0);
+    ck_assert_int_eq(clpool_context_create_from_cl(NULL, info.device, NULL, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "context is NULL"));
+    ck_assert_int_eq(clpool_context_create_from_cl(c, NULL, NULL, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "device is NULL"));
+    clReleaseCommandQueue(oq);
+    clReleaseContext(other);
+    clReleaseCommandQueue(q);
+    clReleaseContext(c);
+}
+END_TEST
+
+static void *fail_in_thread(void *arg)
+{
+    (void)arg;
+    clpool_context_create("thread-local-error-check", NULL);
+    clpool_context *ctx = NULL;
+    clpool_context_create("thread-local-error-check", &ctx);
+    return strstr(clpool_last_error(), "thread-local-error-check") ? (void *)1 : NULL;
+}
+
+START_TEST(last_error_is_per_thread)
+{
+    clpool_shape s = {0, {0}};
+    ck_assert_int_eq(clpool_tensor_create(NULL, CLPOOL_FLOAT32, &s, NULL), CLPOOL_ERROR_INVALID_ARGUMENT);
+    char mine[256];
+    snprintf(mine, sizeof mine, "%s", clpool_last_error());
+    pthread_t t;
+    void *ok = NULL;
+    ck_assert_int_eq(pthread_create(&t, NULL, fail_in_thread, NULL), 0);
+    pthread_join(t, &ok);
+    ck_assert_ptr_nonnull(ok);
+    ck_assert_str_eq(clpool_last_error(), mine);
+}
+END_TEST
+
+/* Write a kernel directory holding the real common.h and a given maxpool.cl. */
+static void write_kernel_dir(const char *dir, const char *maxpool_source)
+{
+    char path[1100], cmd[2300];
+    mkdir(dir, 0755);
+    snprintf(cmd, sizeof cmd, "cp '%s/kernels/common.h' '%s/'", CLPOOL_SOURCE_DIR, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/maxpool.cl", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(maxpool_source, f);
+    fclose(f);
+}
+
+static clpool_status small_maxpool(clpool_context *ctx, float *out)
+{
+    const int64_t k[1] = {2};
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 1, k);
+    clpool_shape in = {3, {1, 1, 4}};
+    const float x[4] = {1, 5, 2, 3};
+    return clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, out, NULL);
+}
+
+START_TEST(broken_kernel_reports_build_log_and_context_stays_usable)
+{
+    const char *tmp = getenv("CLPOOL_TEST_TMP") ? getenv("CLPOOL_TEST_TMP") : ".";
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/broken-kernels", tmp);
+    write_kernel_dir(dir, "__kernel void maxpool(__global float *x) { this is not OpenCL C; }\n");
+    clpool_context *ctx = make_context();
+    float out[3];
+    setenv("CLPOOL_KERNEL_DIR", dir, 1);
+    ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_ERROR_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "building kernels/maxpool.cl"));
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "build log"));
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "error"));
+
+    snprintf(dir, sizeof dir, "%s/no-such-kernel-dir", tmp);
+    setenv("CLPOOL_KERNEL_DIR", dir, 1);
+    ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_ERROR_BUILD_FAILED);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "cannot be read"));
+
+    /* The failed build was not cached: the embedded kernels now work. */
+    unsetenv("CLPOOL_KERNEL_DIR");
+    ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
+    ck_assert(out[0] == 5 && out[1] == 5 && out[2] == 3);
+    clpool_context_release(ctx);
+}
+END_TEST
+
+START_TEST(kernel_dir_override_loads_sources_from_disk)
+{
+    setenv("CLPOOL_KERNEL_DIR", CLPOOL_SOURCE_DIR "/kernels", 1);
+    clpool_context *ctx = make_context();
+    float out[3];
+    ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
+    ck_assert(out[0] == 5 && out[1] == 5 && out[2] == 3);
+    clpool_context_release(ctx);
+    unsetenv("CLPOOL_KERNEL_DIR");
+}
+END_TEST
+
+START_TEST(tensor_round_trip_and_errors)
+{
+    clpool_context *ctx = make_context();
+    clpool_shape s = {2, {3, 5}};
+    clpool_tensor *t = NULL;
+    ck_assert_int_eq(clpool_tensor_create(ctx, CLPOOL_INT16, &s, &t), CLPOOL_SUCCESS);
+    ck_assert_uint_eq(clpool_tensor_bytes(t), 30);
+    ck_assert_int_eq(clpool_tensor_dtype(t), CLPOOL_INT16);
+    ck_assert_int_eq(clpool_tensor_shape(t)->dims[1], 5);
+    ck_assert_ptr_nonnull(clpool_tensor_mem(t));
+    int16_t in[15], out[15];
+    for (int i = 0; i < 15; ++i) in[i] = (int16_t)(i * 1000 - 7000);
+    ck_assert_int_eq(clpool_tensor_upload(t, in, sizeof in), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_tensor_download(t, out, sizeof out), CLPOOL_SUCCESS);
+    ck_assert_mem_eq(in, out, sizeof in);
+    ck_assert_int_eq(clpool_tensor_download(t, out, 10), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "bytes = 10 but the tensor holds 30"));
+    ck_assert_int_eq(clpool_tensor_upload(t, NULL, 30), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "host is NULL"));
+    clpool_tensor_release(t);
+
+    clpool_shape empty = {3, {2, 0, 4}};
+    ck_assert_int_eq(clpool_tensor_create(ctx, CLPOOL_FLOAT32, &empty, &t), CLPOOL_SUCCESS);
+    ck_assert_uint_eq(clpool_tensor_bytes(t), 0);
+    ck_assert_int_eq(clpool_tensor_upload(t, NULL, 0), CLPOOL_SUCCESS);
+    clpool_tensor_release(t);
+
+    ck_assert_int_eq(clpool_tensor_create(ctx, (clpool_dtype)8, &s, &t), CLPOOL_ERROR_UNSUPPORTED_DTYPE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "dtype 8 is not a clpool_dtype"));
+    clpool_shape neg = {2, {3, -1}};
+    ck_assert_int_eq(clpool_tensor_create(ctx, CLPOOL_FLOAT32, &neg, &t), CLPOOL_ERROR_INVALID_SHAPE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "shape dim 1 is negative"));
+    clpool_shape huge = {2, {INT64_MAX / 4, 4}};
+    ck_assert_int_eq(clpool_tensor_create(ctx, CLPOOL_FLOAT32, &huge, &t), CLPOOL_ERROR_OVERFLOW);
+    clpool_shape deep = {CLPOOL_MAX_RANK + 1, {1}};
+    ck_assert_int_eq(clpool_tensor_create(ctx, CLPOOL_FLOAT32, &deep, &t), CLPOOL_ERROR_INVALID_SHAPE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "rank 13 is outside 0..12"));
+    clpool_tensor_release(NULL);
+    clpool_context_release(ctx);
+    clpool_context_release(NULL);
+}
+END_TEST
+
+static Suite *core_suite(void)
+{
+    Suite *s = suite_create("core");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, status_strings_cover_every_status);
+    tcase_add_test(tc, version_matches_macros);
+    tcase_add_test(tc, dtype_table);
+    tcase_add_test(tc, shape_elements_detects_overflow);
+    tcase_add_test(tc, devices_are_listed);
+    tcase_add_test(tc, device_specs);
+    tcase_add_test(tc, adopted_objects_are_retained_and_released_once);
+    tcase_add_test(tc, last_error_is_per_thread);
+    tcase_add_test(tc, broken_kernel_reports_build_log_and_context_stays_usable);
+    tcase_add_test(tc, kernel_dir_override_loads_sources_from_disk);
+    tcase_add_test(tc, tensor_round_trip_and_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(core_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

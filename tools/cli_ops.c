@@ -1,0 +1,251 @@
+/* ONNX op name + attributes -> clpool calls. One table row per op. */
+#include "cli_ops.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct attr_spec {
+    const char *name;
+    int32_t type; /* ONNX_ATTR_INT, _INTS, _STRING, _FLOAT; FLOAT also accepts an int */
+} attr_spec;
+
+typedef int (*op_runner)(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
+
+typedef struct op_entry {
+    const char *name;
+    const attr_spec *attrs;
+    int min_inputs, max_inputs; /* max -1: unbounded */
+    int max_outputs;
+    op_runner run;
+} op_entry;
+
+static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
+
+static const attr_spec maxpool_attrs[] = {
+    {"kernel_shape", ONNX_ATTR_INTS}, {"strides", ONNX_ATTR_INTS}, {"pads", ONNX_ATTR_INTS},
+    {"dilations", ONNX_ATTR_INTS},    {"ceil_mode", ONNX_ATTR_INT}, {"auto_pad", ONNX_ATTR_STRING},
+    {"storage_order", ONNX_ATTR_INT}, {NULL, 0}};
+
+static const op_entry ops[] = {
+    {"MaxPool", maxpool_attrs, 1, 1, 2, run_maxpool},
+};
+
+static const op_entry *find_op(const char *name)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; ++i)
+        if (strcmp(ops[i].name, name) == 0) return &ops[i];
+    return NULL;
+}
+
+int cli_op_known(const char *op) { return find_op(op) != NULL; }
+
+static int errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const attr_spec *find_attr_spec(const op_entry *op, const char *name)
+{
+    for (const attr_spec *a = op->attrs; a && a->name; ++a)
+        if (strcmp(a->name, name) == 0) return a;
+    return NULL;
+}
+
+/* Strict integer: optional sign, digits, nothing else, no overflow. */
+static int parse_int64(const char *s, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_attr(const char *opname, const char *name, const char *value, onnx_attr *attr, char *err, size_t errlen)
+{
+    const op_entry *op = find_op(opname);
+    if (!op) return errf(err, errlen, "unknown op '%s'", opname);
+    const attr_spec *spec = find_attr_spec(op, name);
+    if (!spec) return errf(err, errlen, "%s has no attribute '%s'", opname, name);
+    memset(attr, 0, sizeof *attr);
+    snprintf(attr->name, sizeof attr->name, "%s", name);
+    attr->type = spec->type;
+    switch (spec->type) {
+    case ONNX_ATTR_INT:
+        if (parse_int64(value, &attr->i) != 0) return errf(err, errlen, "--%s: '%s' is not an integer", name, value);
+        return 0;
+    case ONNX_ATTR_STRING:
+        if (strlen(value) >= sizeof attr->s) return errf(err, errlen, "--%s: value too long", name);
+        snprintf(attr->s, sizeof attr->s, "%s", value);
+        return 0;
+    case ONNX_ATTR_FLOAT: {
+        /* An integer stays an INT (ONNX GlobalLpPool-2's p), otherwise a FLOAT (opset 1). */
+        if (parse_int64(value, &attr->i) == 0) {
+            attr->type = ONNX_ATTR_INT;
+            return 0;
+        }
+        char *end = NULL;
+        errno = 0;
+        attr->f = strtof(value, &end);
+        if (end == value || *end || errno == ERANGE) return errf(err, errlen, "--%s: '%s' is not a number", name, value);
+        return 0;
+    }
+    case ONNX_ATTR_INTS: {
+        const char *p = value;
+        while (*p) {
+            if (attr->n_ints >= (int)(sizeof attr->ints / sizeof attr->ints[0]))
+                return errf(err, errlen, "--%s: too many values", name);
+            char item[32];
+            size_t n = strcspn(p, ",");
+            if (n == 0 || n >= sizeof item) return errf(err, errlen, "--%s: '%s' is not a list of integers", name, value);
+            memcpy(item, p, n);
+            item[n] = '\0';
+            if (parse_int64(item, &attr->ints[attr->n_ints]) != 0)
+                return errf(err, errlen, "--%s: '%s' is not an integer", name, item);
+            attr->n_ints++;
+            p += n;
+            if (*p == ',' && *++p == '\0') return errf(err, errlen, "--%s: trailing comma in '%s'", name, value);
+        }
+        if (attr->n_ints == 0) return errf(err, errlen, "--%s: empty list", name);
+        return 0;
+    }
+    }
+    return errf(err, errlen, "--%s: unsupported attribute type", name);
+}
+
+static const onnx_attr *get_attr(const cli_op_call *call, const char *name)
+{
+    for (int i = 0; i < call->n_attrs; ++i)
+        if (strcmp(call->attrs[i].name, name) == 0) return &call->attrs[i];
+    return NULL;
+}
+
+/* Map an array's element type to a clpool dtype, honouring --bfloat16. */
+static clpool_dtype array_dtype(const cli_op_call *call, const npy_array *a)
+{
+    if (call->bfloat16 && a->dtype == PB_DT_UINT16) return CLPOOL_BFLOAT16;
+    return (clpool_dtype)a->dtype;
+}
+
+static int array_shape(const npy_array *a, clpool_shape *shape, char *err, size_t errlen)
+{
+    if (a->rank > CLPOOL_MAX_RANK) return errf(err, errlen, "rank %d exceeds clpool's limit of %d", a->rank, CLPOOL_MAX_RANK);
+    memset(shape, 0, sizeof *shape);
+    shape->rank = a->rank;
+    for (int i = 0; i < a->rank; ++i) shape->dims[i] = a->dims[i];
+    return 0;
+}
+
+/* Allocate an output array of `shape` and element type `dtype_code`. */
+static int alloc_output(npy_array *out, int32_t dtype_code, const clpool_shape *shape, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->dtype = dtype_code;
+    out->rank = shape->rank;
+    size_t count = 0, bytes = 0;
+    for (int i = 0; i < shape->rank; ++i) out->dims[i] = shape->dims[i];
+    if (tool_shape_bytes(out->dims, out->rank, pb_dtype_size(dtype_code), &count, &bytes) != 0)
+        return errf(err, errlen, "output size overflows");
+    out->nbytes = bytes;
+    out->data = malloc(bytes ? bytes : 1);
+    if (!out->data) return errf(err, errlen, "out of memory for a %zu-byte output", bytes);
+    return 0;
+}
+
+static int api_error(const char *op, clpool_status status, char *err, size_t errlen)
+{
+    return errf(err, errlen, "%s failed: %s: %s", op, clpool_status_string(status), clpool_last_error());
+}
+
+/* Copy an INTS attribute into dst, checking its length. */
+static int take_ints(const onnx_attr *a, int64_t *dst, int want, char *err, size_t errlen)
+{
+    if (a->type != ONNX_ATTR_INTS) return errf(err, errlen, "attribute %s must be a list of integers", a->name);
+    if (a->n_ints != want)
+        return errf(err, errlen, "attribute %s has %d values, expected %d", a->name, a->n_ints, want);
+    memcpy(dst, a->ints, (size_t)want * sizeof *dst);
+    return 0;
+}
+
+static int take_int(const onnx_attr *a, int32_t *dst, char *err, size_t errlen)
+{
+    if (a->type != ONNX_ATTR_INT) return errf(err, errlen, "attribute %s must be an integer", a->name);
+    if (a->i < INT32_MIN || a->i > INT32_MAX) return errf(err, errlen, "attribute %s = %lld is out of range", a->name, (long long)a->i);
+    *dst = (int32_t)a->i;
+    return 0;
+}
+
+static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
+{
+    const npy_array *x = &call->inputs[0];
+    clpool_shape in_shape, out_shape;
+    if (array_shape(x, &in_shape, err, errlen) != 0) return -1;
+    const onnx_attr *ks = get_attr(call, "kernel_shape");
+    if (!ks) return errf(err, errlen, "MaxPool needs kernel_shape");
+    if (ks->type != ONNX_ATTR_INTS || ks->n_ints < 1 || ks->n_ints > CLPOOL_MAX_SPATIAL)
+        return errf(err, errlen, "kernel_shape must be a list of 1..%d integers", CLPOOL_MAX_SPATIAL);
+    if (x->rank != ks->n_ints + 2)
+        return errf(err, errlen, "MaxPool input has rank %d but kernel_shape has %d dims (rank must be %d)", x->rank,
+                    ks->n_ints, ks->n_ints + 2);
+    const int ns = ks->n_ints;
+    clpool_maxpool_params p;
+    clpool_status st = clpool_maxpool_params_init(&p, ns, ks->ints);
+    if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
+    const onnx_attr *a;
+    if ((a = get_attr(call, "strides")) && take_ints(a, p.strides, ns, err, errlen) != 0) return -1;
+    if ((a = get_attr(call, "dilations")) && take_ints(a, p.dilations, ns, err, errlen) != 0) return -1;
+    if ((a = get_attr(call, "pads")) && take_ints(a, p.pads, 2 * ns, err, errlen) != 0) return -1;
+    const int has_pads = a != NULL;
+    if ((a = get_attr(call, "ceil_mode")) && take_int(a, &p.ceil_mode, err, errlen) != 0) return -1;
+    if ((a = get_attr(call, "storage_order")) && take_int(a, &p.storage_order, err, errlen) != 0) return -1;
+    if ((a = get_attr(call, "auto_pad"))) {
+        static const char *names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+        int found = -1;
+        for (int i = 0; i < 4; ++i)
+            if (a->type == ONNX_ATTR_STRING && strcmp(a->s, names[i]) == 0) found = i;
+        if (found < 0) return errf(err, errlen, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", a->s);
+        p.auto_pad = (clpool_auto_pad)found;
+        if (found != CLPOOL_AUTO_PAD_NOTSET && has_pads)
+            return errf(err, errlen, "pads cannot be given together with auto_pad %s", a->s);
+    }
+    st = clpool_maxpool_output_shape(&in_shape, &p, &out_shape);
+    if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
+    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    if (call->n_outputs > 1 && alloc_output(&call->outputs[1], PB_DT_INT64, &out_shape, err, errlen) != 0) return -1;
+    st = clpool_maxpool_host(ctx, &p, array_dtype(call, x), &in_shape, x->data, call->outputs[0].data,
+                             call->n_outputs > 1 ? call->outputs[1].data : NULL);
+    if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
+    return 0;
+}
+
+int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
+{
+    const op_entry *op = find_op(call->op);
+    if (!op) return errf(err, errlen, "unknown op '%s' (known: MaxPool)", call->op);
+    for (int i = 0; i < call->n_attrs; ++i)
+        if (!find_attr_spec(op, call->attrs[i].name))
+            return errf(err, errlen, "%s has no attribute '%s'", op->name, call->attrs[i].name);
+    if (call->n_inputs < op->min_inputs || (op->max_inputs >= 0 && call->n_inputs > op->max_inputs))
+        return errf(err, errlen, "%s takes %d..%d inputs, got %d", op->name, op->min_inputs, op->max_inputs, call->n_inputs);
+    if (call->n_outputs < 1 || call->n_outputs > op->max_outputs)
+        return errf(err, errlen, "%s produces 1..%d outputs, %d requested", op->name, op->max_outputs, call->n_outputs);
+    if (op->run(ctx, call, err, errlen) != 0) {
+        cli_op_call_free(call);
+        return -1;
+    }
+    return 0;
+}
+
+void cli_op_call_free(cli_op_call *call)
+{
+    for (int i = 0; i < CLI_MAX_OUTPUTS; ++i) npy_free(&call->outputs[i]);
+}

@@ -1,0 +1,33 @@
+# Shared by tools/test.sh and tools/demo.sh: install what is missing, then configure + build.
+# Usage: source tools/common.sh; clpool_setup; clpool_build BUILD_DIR [cmake args...]
+
+CLPOOL_APT_PACKAGES="cmake make gcc pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check"
+
+clpool_missing_packages() {
+  local missing=()
+  for p in $CLPOOL_APT_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  echo "${missing[@]}"
+}
+
+clpool_setup() {
+  local missing
+  missing=$(clpool_missing_packages)
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" = 0 ]; then
+    echo "Installing: $missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  else
+    echo "Missing packages: $missing" >&2
+    echo "Install them with: sudo apt-get install -y $missing" >&2
+    return 1
+  fi
+}
+
+clpool_build() {
+  local dir=$1; shift
+  cmake -S "$CLPOOL_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j"$(nproc)"
+}
