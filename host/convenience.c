@@ -135,3 +135,104 @@ cleanup:
     clpool_tensor_release(tidx);
     return status;
 }
+
+/* The three global pools share one blocking path; `which` picks the enqueue. */
+typedef enum { HOST_GLOBAL_MAX, HOST_GLOBAL_AVG, HOST_GLOBAL_LP } host_global_op;
+
+static clpool_status global_pool_host(clpool_context *ctx, host_global_op which, double p, clpool_dtype dtype,
+                                      const clpool_shape *input_shape, const void *input, void *output,
+                                      const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    CLPOOL_REQUIRE_NOT_NULL(input, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool_shape out_shape;
+    clpool_tensor *tin = NULL, *tout = NULL;
+    cl_event done = NULL;
+    clpool_status status = clpool_global_pool_output_shape(input_shape, &out_shape);
+    if (status != CLPOOL_SUCCESS) return status;
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, input_shape, input, &tin));
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
+    switch (which) {
+    case HOST_GLOBAL_MAX:
+        status = clpool_enqueue_global_max_pool(ctx, NULL, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL, &done);
+        break;
+    case HOST_GLOBAL_AVG:
+        status = clpool_enqueue_global_average_pool(ctx, NULL, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL,
+                                                    &done);
+        break;
+    case HOST_GLOBAL_LP:
+        status = clpool_enqueue_global_lp_pool(ctx, NULL, p, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL,
+                                               &done);
+        break;
+    }
+    CLPOOL_TRY(status);
+    CLPOOL_TRY(wait_and_release(&done));
+    CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
+cleanup:
+    if (done) clReleaseEvent(done);
+    clpool_tensor_release(tin);
+    clpool_tensor_release(tout);
+    return status;
+}
+
+clpool_status clpool_global_max_pool_host(clpool_context *ctx, clpool_dtype dtype, const clpool_shape *input_shape,
+                                          const void *input, void *output)
+{
+    return global_pool_host(ctx, HOST_GLOBAL_MAX, 0.0, dtype, input_shape, input, output, "clpool_global_max_pool_host");
+}
+
+clpool_status clpool_global_average_pool_host(clpool_context *ctx, clpool_dtype dtype, const clpool_shape *input_shape,
+                                              const void *input, void *output)
+{
+    return global_pool_host(ctx, HOST_GLOBAL_AVG, 0.0, dtype, input_shape, input, output,
+                            "clpool_global_average_pool_host");
+}
+
+clpool_status clpool_global_lp_pool_host(clpool_context *ctx, double p, clpool_dtype dtype,
+                                         const clpool_shape *input_shape, const void *input, void *output)
+{
+    return global_pool_host(ctx, HOST_GLOBAL_LP, p, dtype, input_shape, input, output, "clpool_global_lp_pool_host");
+}
+
+clpool_status clpool_max_host(clpool_context *ctx, clpool_dtype dtype, size_t num_inputs,
+                              const clpool_shape *input_shapes, const void *const *inputs, void *output)
+{
+    static const char *fn = "clpool_max_host";
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    CLPOOL_REQUIRE_NOT_NULL(inputs, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool_shape out_shape;
+    clpool_status status = clpool_max_output_shape(num_inputs, input_shapes, &out_shape);
+    if (status != CLPOOL_SUCCESS) return status;
+    clpool_tensor **tin = calloc(num_inputs, sizeof *tin);
+    cl_mem *mems = calloc(num_inputs, sizeof *mems);
+    size_t *offsets = calloc(num_inputs, sizeof *offsets);
+    clpool_tensor *tout = NULL;
+    cl_event done = NULL;
+    if (!tin || !mems || !offsets) {
+        status = clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < num_inputs; ++i) {
+        if (!inputs[i] && clpool_shape_elements(&input_shapes[i]) > 0) {
+            status = clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: inputs[%zu] is NULL", fn, i);
+            goto cleanup;
+        }
+        CLPOOL_TRY(tensor_from_host(ctx, dtype, &input_shapes[i], inputs[i], &tin[i]));
+        mems[i] = tin[i]->mem;
+    }
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
+    CLPOOL_TRY(clpool_enqueue_max(ctx, NULL, dtype, num_inputs, input_shapes, mems, offsets, tout->mem, 0, 0, NULL,
+                                  &done));
+    CLPOOL_TRY(wait_and_release(&done));
+    CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
+cleanup:
+    if (done) clReleaseEvent(done);
+    for (size_t i = 0; tin && i < num_inputs; ++i) clpool_tensor_release(tin[i]);
+    clpool_tensor_release(tout);
+    free(tin);
+    free(mems);
+    free(offsets);
+    return status;
+}

@@ -97,12 +97,13 @@ static int window_has_tap(int64_t o, int64_t in, int64_t k, int64_t s, int64_t d
 }
 
 /* Validate everything and compute padding + output size per spatial dim. */
-static clpool_status plan_maxpool(const clpool_shape *input, const clpool_maxpool_params *p, const char *fn,
+static clpool_status plan_maxpool(const clpool_shape *input, const clpool_maxpool_params *params, const char *fn,
                                   maxpool_plan *plan)
 {
     clpool_status status = clpool__check_shape(input, fn, "input shape", NULL);
     if (status != CLPOOL_SUCCESS) return status;
-    CLPOOL_REQUIRE_NOT_NULL(p, fn);
+    CLPOOL_REQUIRE_NOT_NULL(params, fn);
+    const clpool_maxpool_params *p = params;
     if ((status = check_attributes(p, fn)) != CLPOOL_SUCCESS) return status;
     if (input->rank < 3)
         return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE, "%s: input rank %d must be >= 3 (N x C x D1 ...)", fn,

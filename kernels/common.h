@@ -91,3 +91,29 @@ typedef ulong CT;
 
 /* Maximum spatial rank handled by the kernels; equals CLPOOL_MAX_SPATIAL. */
 #define CLPOOL_KERNEL_MAX_SPATIAL 10
+
+/*
+ * Reductions accumulate in AT: float for float32/float16/bfloat16, double
+ * for float64. STORE(p, i, v) rounds an AT once to the storage type
+ * (round to nearest even; NaN stays NaN).
+ */
+#if defined(DT_FLOAT64)
+typedef double AT;
+#define STORE(p, i, v) ((p)[i] = (v))
+#elif defined(DT_FLOAT16)
+typedef float AT;
+#define STORE(p, i, v) vstore_half_rte((v), (i), (__global half *)(p))
+#elif defined(DT_BFLOAT16)
+typedef float AT;
+inline ushort float_to_bfloat16(float f)
+{
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
+#define STORE(p, i, v) ((p)[i] = float_to_bfloat16(v))
+#elif IS_FLOAT_TYPE
+typedef float AT;
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif

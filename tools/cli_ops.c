@@ -23,14 +23,23 @@ typedef struct op_entry {
 } op_entry;
 
 static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
+static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
+static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 
 static const attr_spec maxpool_attrs[] = {
     {"kernel_shape", ONNX_ATTR_INTS}, {"strides", ONNX_ATTR_INTS}, {"pads", ONNX_ATTR_INTS},
     {"dilations", ONNX_ATTR_INTS},    {"ceil_mode", ONNX_ATTR_INT}, {"auto_pad", ONNX_ATTR_STRING},
     {"storage_order", ONNX_ATTR_INT}, {NULL, 0}};
 
+static const attr_spec lp_attrs[] = {{"p", ONNX_ATTR_FLOAT}, {NULL, 0}};
+static const attr_spec no_attrs[] = {{NULL, 0}};
+
 static const op_entry ops[] = {
     {"MaxPool", maxpool_attrs, 1, 1, 2, run_maxpool},
+    {"GlobalMaxPool", no_attrs, 1, 1, 1, run_global_pool},
+    {"GlobalAveragePool", no_attrs, 1, 1, 1, run_global_pool},
+    {"GlobalLpPool", lp_attrs, 1, 1, 1, run_global_pool},
+    {"Max", no_attrs, 1, CLI_MAX_INPUTS, 1, run_max},
 };
 
 static const op_entry *find_op(const char *name)
@@ -227,10 +236,54 @@ static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t
     return 0;
 }
 
+static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
+{
+    const npy_array *x = &call->inputs[0];
+    clpool_shape in_shape, out_shape;
+    if (array_shape(x, &in_shape, err, errlen) != 0) return -1;
+    clpool_status st = clpool_global_pool_output_shape(&in_shape, &out_shape);
+    if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
+    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    const clpool_dtype dtype = array_dtype(call, x);
+    void *out = call->outputs[0].data;
+    if (strcmp(call->op, "GlobalMaxPool") == 0) {
+        st = clpool_global_max_pool_host(ctx, dtype, &in_shape, x->data, out);
+    } else if (strcmp(call->op, "GlobalAveragePool") == 0) {
+        st = clpool_global_average_pool_host(ctx, dtype, &in_shape, x->data, out);
+    } else {
+        const onnx_attr *a = get_attr(call, "p");
+        double p = 2.0; /* ONNX default */
+        if (a) p = a->type == ONNX_ATTR_INT ? (double)a->i : (double)a->f;
+        st = clpool_global_lp_pool_host(ctx, p, dtype, &in_shape, x->data, out);
+    }
+    if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
+    return 0;
+}
+
+static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
+{
+    clpool_shape shapes[CLI_MAX_INPUTS], out_shape;
+    const void *data[CLI_MAX_INPUTS];
+    for (int i = 0; i < call->n_inputs; ++i) {
+        if (call->inputs[i].dtype != call->inputs[0].dtype)
+            return errf(err, errlen, "Max input %d has dtype %s but input 0 has %s (all inputs must share one dtype)", i,
+                        pb_dtype_name(call->inputs[i].dtype), pb_dtype_name(call->inputs[0].dtype));
+        if (array_shape(&call->inputs[i], &shapes[i], err, errlen) != 0) return -1;
+        data[i] = call->inputs[i].data;
+    }
+    clpool_status st = clpool_max_output_shape((size_t)call->n_inputs, shapes, &out_shape);
+    if (st != CLPOOL_SUCCESS) return api_error("Max", st, err, errlen);
+    if (alloc_output(&call->outputs[0], call->inputs[0].dtype, &out_shape, err, errlen) != 0) return -1;
+    st = clpool_max_host(ctx, array_dtype(call, &call->inputs[0]), (size_t)call->n_inputs, shapes, data,
+                         call->outputs[0].data);
+    if (st != CLPOOL_SUCCESS) return api_error("Max", st, err, errlen);
+    return 0;
+}
+
 int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     const op_entry *op = find_op(call->op);
-    if (!op) return errf(err, errlen, "unknown op '%s' (known: MaxPool)", call->op);
+    if (!op) return errf(err, errlen, "unknown op '%s'", call->op);
     for (int i = 0; i < call->n_attrs; ++i)
         if (!find_attr_spec(op, call->attrs[i].name))
             return errf(err, errlen, "%s has no attribute '%s'", op->name, call->attrs[i].name);

@@ -89,6 +89,10 @@ static int cmd_run(int argc, char **argv)
             bfloat16 = 1;
             continue;
         }
+        if (a[0] != '-') {
+            fprintf(stderr, "clpool run: unexpected argument '%s'\n", a);
+            return 2;
+        }
         if (!value) {
             fprintf(stderr, "clpool run: %s needs a value\n", a);
             return 2;

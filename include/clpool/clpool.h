@@ -232,6 +232,71 @@ CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_
                                                 cl_uint num_events_in_wait_list,
                                                 const cl_event *event_wait_list, cl_event *event);
 
+/* ---------------------------------------------- GlobalMax/Average/LpPool */
+
+/**
+ * Output shape of the global pools: N x C x 1 x ... x 1, same rank as the
+ * input (any rank >= 3; every axis after the first two is reduced).
+ */
+CLPOOL_API clpool_status clpool_global_pool_output_shape(const clpool_shape *input, clpool_shape *output);
+
+/**
+ * Enqueue GlobalMaxPool / GlobalAveragePool / GlobalLpPool. dtypes: float32,
+ * float64, float16, bfloat16. float16/bfloat16/float32 accumulate in float32
+ * with compensated (Kahan) summation, float64 in float64; the result is
+ * rounded once to the output type (round to nearest even). Max follows the
+ * library's NaN rule (NaN propagates); Average and Lp propagate NaN and inf.
+ * Large planes may be reduced in two passes (chained by events, with a
+ * temporary buffer released when the op completes). Offsets, wait list and
+ * event as for clpool_enqueue_maxpool.
+ */
+CLPOOL_API clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue,
+                                                        clpool_dtype dtype, const clpool_shape *input_shape,
+                                                        cl_mem input, size_t input_offset,
+                                                        cl_mem output, size_t output_offset,
+                                                        cl_uint num_events_in_wait_list,
+                                                        const cl_event *event_wait_list, cl_event *event);
+CLPOOL_API clpool_status clpool_enqueue_global_average_pool(clpool_context *ctx, cl_command_queue queue,
+                                                            clpool_dtype dtype, const clpool_shape *input_shape,
+                                                            cl_mem input, size_t input_offset,
+                                                            cl_mem output, size_t output_offset,
+                                                            cl_uint num_events_in_wait_list,
+                                                            const cl_event *event_wait_list, cl_event *event);
+/** GlobalLpPool: (sum |x|^p)^(1/p); `p` > 0 and finite (integer p of opsets 2/22, float p of opset 1). */
+CLPOOL_API clpool_status clpool_enqueue_global_lp_pool(clpool_context *ctx, cl_command_queue queue, double p,
+                                                       clpool_dtype dtype, const clpool_shape *input_shape,
+                                                       cl_mem input, size_t input_offset,
+                                                       cl_mem output, size_t output_offset,
+                                                       cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list, cl_event *event);
+
+/* --------------------------------------------------------------------- Max */
+
+/**
+ * Output shape of the variadic element-wise Max: numpy multidirectional
+ * broadcasting of `num_inputs` >= 1 shapes (ranks are right-aligned, size-1
+ * dims stretch, a zero-size dim gives an empty output, rank 0 is a scalar).
+ */
+CLPOOL_API clpool_status clpool_max_output_shape(size_t num_inputs, const clpool_shape *input_shapes,
+                                                 clpool_shape *output);
+
+/**
+ * Enqueue Max (ONNX opsets 1, 6, 8, 12, 13) over `num_inputs` >= 1 inputs of
+ * one dtype (all twelve clpool dtypes). `inputs[i]` + `input_offsets[i]`
+ * (bytes) hold input i with shape `input_shapes[i]`. Inputs are folded four at
+ * a time; more than four take further passes that update the output in place
+ * (chained by events, no copies). The output may be the same buffer region
+ * as an input of the output's shape (in-place). NaN propagates
+ * (numpy.maximum); on ties, including -0.0 vs +0.0, the earlier input wins.
+ * Wait list and event as for clpool_enqueue_maxpool.
+ */
+CLPOOL_API clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                            size_t num_inputs, const clpool_shape *input_shapes,
+                                            const cl_mem *inputs, const size_t *input_offsets,
+                                            cl_mem output, size_t output_offset,
+                                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                            cl_event *event);
+
 /* ------------------------------------------------------ convenience layer */
 
 /** A device tensor owning its cl_mem (for simple users; enqueue APIs take any cl_mem). */
@@ -255,6 +320,19 @@ CLPOOL_API clpool_status clpool_tensor_download(const clpool_tensor *tensor, voi
 CLPOOL_API clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_params *params,
                                              clpool_dtype dtype, const clpool_shape *input_shape,
                                              const void *input, void *output, int64_t *indices);
+
+/** Blocking global pools on host arrays (output holds N*C elements). */
+CLPOOL_API clpool_status clpool_global_max_pool_host(clpool_context *ctx, clpool_dtype dtype,
+                                                     const clpool_shape *input_shape, const void *input, void *output);
+CLPOOL_API clpool_status clpool_global_average_pool_host(clpool_context *ctx, clpool_dtype dtype,
+                                                         const clpool_shape *input_shape, const void *input,
+                                                         void *output);
+CLPOOL_API clpool_status clpool_global_lp_pool_host(clpool_context *ctx, double p, clpool_dtype dtype,
+                                                    const clpool_shape *input_shape, const void *input, void *output);
+
+/** Blocking Max on host arrays; `inputs[i]` has shape `input_shapes[i]`, output sized by clpool_max_output_shape. */
+CLPOOL_API clpool_status clpool_max_host(clpool_context *ctx, clpool_dtype dtype, size_t num_inputs,
+                                         const clpool_shape *input_shapes, const void *const *inputs, void *output);
 
 #ifdef __cplusplus
 }

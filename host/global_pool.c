@@ -1,0 +1,184 @@
+/* GlobalMaxPool / GlobalAveragePool / GlobalLpPool: validation, shape
+ * inference, strategy choice and launch (kernels/global_pool.cl). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef enum global_op { GLOBAL_MAX = 1, GLOBAL_AVG = 2, GLOBAL_LP = 3 } global_op;
+
+static const char *op_name(global_op op)
+{
+    return op == GLOBAL_MAX ? "GlobalMaxPool" : op == GLOBAL_AVG ? "GlobalAveragePool" : "GlobalLpPool";
+}
+
+/* Planes shorter than this are never split: a split only pays off for long loops. */
+#define MIN_ELEMENTS_PER_PART 1024
+
+static clpool_status check_input(const clpool_shape *input, const char *fn, int64_t *planes, int64_t *plane_size)
+{
+    int64_t n = 0;
+    clpool_status status = clpool__check_shape(input, fn, "input shape", &n);
+    if (status != CLPOOL_SUCCESS) return status;
+    if (input->rank < 3)
+        return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE, "%s: input rank %d must be >= 3 (N x C x D1 ...)", fn,
+                            (int)input->rank);
+    int64_t s = 1;
+    for (int32_t i = 2; i < input->rank; ++i) {
+        if (input->dims[i] == 0)
+            return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
+                                "%s: spatial dim %d is 0; a global pool needs at least one element per plane", fn,
+                                (int)(i - 2));
+        s *= input->dims[i]; /* cannot overflow: the full product was checked */
+    }
+    *planes = input->dims[0] * input->dims[1];
+    *plane_size = s;
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_global_pool_output_shape(const clpool_shape *input, clpool_shape *output)
+{
+    static const char *fn = "clpool_global_pool_output_shape";
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    int64_t planes, plane_size;
+    clpool_status status = check_input(input, fn, &planes, &plane_size);
+    if (status != CLPOOL_SUCCESS) return status;
+    memset(output, 0, sizeof *output);
+    output->rank = input->rank;
+    output->dims[0] = input->dims[0];
+    output->dims[1] = input->dims[1];
+    for (int32_t i = 2; i < input->rank; ++i) output->dims[i] = 1;
+    return CLPOOL_SUCCESS;
+}
+
+/* How many partial results per plane: 1 (direct kernel) when the planes alone fill the device. */
+static int64_t choose_parts(const clpool_context *ctx, int64_t planes, int64_t plane_size)
+{
+    const int64_t target_items = (int64_t)ctx->info.compute_units * (int64_t)ctx->local_size * 4;
+    if (planes >= target_items || plane_size < 2 * MIN_ELEMENTS_PER_PART) return 1;
+    int64_t parts = (target_items + planes - 1) / planes;
+    const int64_t max_parts = plane_size / MIN_ELEMENTS_PER_PART;
+    return parts < max_parts ? parts : max_parts;
+}
+
+static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue, global_op op, double p,
+                                    clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
+                                    size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
+                                    const cl_event *wait, cl_event *event, const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    if (dtype != CLPOOL_FLOAT32 && dtype != CLPOOL_FLOAT64 && dtype != CLPOOL_FLOAT16 && dtype != CLPOOL_BFLOAT16)
+        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
+                            "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
+                            clpool_dtype_name(dtype), (int)dtype, op_name(op));
+    if (op == GLOBAL_LP && !(p > 0 && isfinite(p)))
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: p = %g must be finite and > 0", fn, p);
+    int64_t planes, plane_size;
+    clpool_status status = check_input(input_shape, fn, &planes, &plane_size);
+    if (status != CLPOOL_SUCCESS) return status;
+    const size_t esize = clpool_dtype_size(dtype);
+    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    cl_command_queue q;
+    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_buffer(input, input_offset, planes * plane_size, esize, fn, "input")) != CLPOOL_SUCCESS)
+        return status;
+    if ((status = clpool__check_buffer(output, output_offset, planes, esize, fn, "output")) != CLPOOL_SUCCESS)
+        return status;
+    if (planes == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+
+    char options[160], dt[32];
+    clpool__dtype_options(dtype, dt, sizeof dt);
+    const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : 0;
+    snprintf(options, sizeof options, "%s -DOP=%d -DLP_KIND=%d", dt, (int)op, lp_kind);
+    /* p travels as the accumulation type: double for float64, else float. */
+    const cl_double p_double = p;
+    const cl_float p_float = (cl_float)p;
+    const size_t p_size = dtype == CLPOOL_FLOAT64 ? sizeof p_double : sizeof p_float;
+    const void *p_arg = dtype == CLPOOL_FLOAT64 ? (const void *)&p_double : (const void *)&p_float;
+    const cl_long n_planes = planes, n_plane = plane_size;
+    const cl_long in_off = (cl_long)(input_offset / esize), out_off = (cl_long)(output_offset / esize);
+    const int64_t parts = choose_parts(ctx, planes, plane_size);
+
+    clpool__kernel k1 = {0}, k2 = {0};
+    cl_mem partials = NULL;
+    cl_event first = NULL;
+    if (parts == 1) {
+        CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_direct", &k1));
+        cl_uint a = 0;
+        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof input, &input));
+        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof output, &output));
+        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_planes, &n_planes));
+        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_plane, &n_plane));
+        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof in_off, &in_off));
+        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof out_off, &out_off));
+        CLPOOL_TRY(clpool__set_arg(&k1, a++, p_size, p_arg));
+        CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)planes, num_wait, wait, event));
+        goto cleanup;
+    }
+    /* Two passes through a temporary buffer; the second waits on the first's
+     * event so out-of-order queues work, and the buffer is released now (the
+     * runtime keeps it alive until both kernels are done). */
+    const cl_long n_parts = parts;
+    const size_t acc_size = dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float);
+    cl_int err;
+    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)(planes * parts) * 2 * acc_size, NULL, &err);
+    if (!partials) {
+        status = clpool__cl_fail(err, "clCreateBuffer(global pool partials)");
+        goto cleanup;
+    }
+    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_partial", &k1));
+    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_final", &k2));
+    cl_uint a = 0;
+    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof input, &input));
+    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof partials, &partials));
+    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_planes, &n_planes));
+    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_plane, &n_plane));
+    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_parts, &n_parts));
+    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof in_off, &in_off));
+    CLPOOL_TRY(clpool__set_arg(&k1, a++, p_size, p_arg));
+    a = 0;
+    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof partials, &partials));
+    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof output, &output));
+    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof n_planes, &n_planes));
+    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof n_plane, &n_plane));
+    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof n_parts, &n_parts));
+    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof out_off, &out_off));
+    CLPOOL_TRY(clpool__set_arg(&k2, a++, p_size, p_arg));
+    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), num_wait, wait, &first));
+    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k2, (uint64_t)planes, 1, &first, event));
+cleanup:
+    if (first) clReleaseEvent(first);
+    if (partials) clReleaseMemObject(partials);
+    clpool__kernel_put(ctx, &k1);
+    clpool__kernel_put(ctx, &k2);
+    return status;
+}
+
+clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                             const clpool_shape *input_shape, cl_mem input, size_t input_offset,
+                                             cl_mem output, size_t output_offset, cl_uint num_wait,
+                                             const cl_event *wait, cl_event *event)
+{
+    return enqueue_global(ctx, queue, GLOBAL_MAX, 0.0, dtype, input_shape, input, input_offset, output, output_offset,
+                          num_wait, wait, event, "clpool_enqueue_global_max_pool");
+}
+
+clpool_status clpool_enqueue_global_average_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                                 const clpool_shape *input_shape, cl_mem input, size_t input_offset,
+                                                 cl_mem output, size_t output_offset, cl_uint num_wait,
+                                                 const cl_event *wait, cl_event *event)
+{
+    return enqueue_global(ctx, queue, GLOBAL_AVG, 0.0, dtype, input_shape, input, input_offset, output, output_offset,
+                          num_wait, wait, event, "clpool_enqueue_global_average_pool");
+}
+
+clpool_status clpool_enqueue_global_lp_pool(clpool_context *ctx, cl_command_queue queue, double p, clpool_dtype dtype,
+                                            const clpool_shape *input_shape, cl_mem input, size_t input_offset,
+                                            cl_mem output, size_t output_offset, cl_uint num_wait,
+                                            const cl_event *wait, cl_event *event)
+{
+    return enqueue_global(ctx, queue, GLOBAL_LP, p, dtype, input_shape, input, input_offset, output, output_offset,
+                          num_wait, wait, event, "clpool_enqueue_global_lp_pool");
+}

@@ -1,0 +1,221 @@
+/* Variadic Max: broadcasting shape inference, dim collapsing, fast-path
+ * choice and the chain of passes (kernels/max.cl). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MAX_ARITY 4
+
+/* Mirrors `max_geom` in kernels/max.cl. */
+typedef struct clpool__max_geom {
+    cl_long out_dims[CLPOOL_MAX_RANK];
+    cl_long strides[MAX_ARITY][CLPOOL_MAX_RANK];
+    cl_long in_offset[MAX_ARITY];
+    cl_long out_offset;
+    cl_long total;
+} clpool__max_geom;
+
+_Static_assert(sizeof(clpool__max_geom) == (CLPOOL_MAX_RANK * (1 + MAX_ARITY) + MAX_ARITY + 2) * 8,
+               "geometry must have no padding");
+
+clpool_status clpool_max_output_shape(size_t num_inputs, const clpool_shape *shapes, clpool_shape *output)
+{
+    static const char *fn = "clpool_max_output_shape";
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    if (num_inputs == 0) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: Max needs at least one input", fn);
+    CLPOOL_REQUIRE_NOT_NULL(shapes, fn);
+    clpool_shape out = {0, {0}};
+    for (size_t i = 0; i < num_inputs; ++i) {
+        char what[48];
+        snprintf(what, sizeof what, "input_shapes[%zu]", i);
+        clpool_status status = clpool__check_shape(&shapes[i], fn, what, NULL);
+        if (status != CLPOOL_SUCCESS) return status;
+        if (shapes[i].rank > out.rank) {
+            /* Right-align: shift what we have so far and pad with 1s. */
+            const int32_t grow = shapes[i].rank - out.rank;
+            memmove(out.dims + grow, out.dims, (size_t)out.rank * sizeof out.dims[0]);
+            for (int32_t d = 0; d < grow; ++d) out.dims[d] = 1;
+            out.rank = shapes[i].rank;
+        }
+    }
+    for (size_t i = 0; i < num_inputs; ++i) {
+        const int32_t lead = out.rank - shapes[i].rank;
+        for (int32_t d = 0; d < shapes[i].rank; ++d) {
+            const int64_t have = out.dims[lead + d], dim = shapes[i].dims[d];
+            if (dim == have || dim == 1) continue;
+            if (have == 1) {
+                out.dims[lead + d] = dim;
+                continue;
+            }
+            char a[160], b[160];
+            return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
+                                "%s: input %zu shape %s does not broadcast: dim %d is %lld where other inputs have %lld "
+                                "(so far %s)",
+                                fn, i, clpool__shape_str(&shapes[i], a, sizeof a), (int)d, (long long)dim,
+                                (long long)have, clpool__shape_str(&out, b, sizeof b));
+        }
+    }
+    /* Every dim fits and the product was checked per input; the output's product
+     * is at most the product of the inputs' maxima, check it anyway. */
+    clpool_status status = clpool__check_shape(&out, fn, "output shape", NULL);
+    if (status != CLPOOL_SUCCESS) return status;
+    *output = out;
+    return CLPOOL_SUCCESS;
+}
+
+/* Broadcast strides of every input against `out`, then merge dims that are
+ * contiguous for every input and drop size-1 dims. */
+typedef struct max_layout {
+    int32_t rank;
+    int64_t dims[CLPOOL_MAX_RANK];
+    int64_t (*strides)[CLPOOL_MAX_RANK]; /* [num_inputs][rank] */
+} max_layout;
+
+static void broadcast_strides(const clpool_shape *in, const clpool_shape *out, int64_t *strides)
+{
+    const int32_t lead = out->rank - in->rank;
+    int64_t step = 1;
+    for (int32_t d = out->rank - 1; d >= 0; --d) {
+        const int32_t id = d - lead;
+        if (id < 0 || in->dims[id] == 1) {
+            strides[d] = 0;
+        } else {
+            strides[d] = step;
+            step *= in->dims[id];
+        }
+    }
+}
+
+static void collapse(size_t n, const clpool_shape *out, max_layout *L)
+{
+    int32_t r = 0;
+    for (int32_t d = 0; d < out->rank; ++d) {
+        if (out->dims[d] == 1) continue; /* size-1 dims contribute nothing */
+        int merge = r > 0;
+        for (size_t i = 0; merge && i < n; ++i)
+            merge = L->strides[i][r - 1] == L->strides[i][d] * out->dims[d];
+        if (merge) {
+            L->dims[r - 1] *= out->dims[d];
+            for (size_t i = 0; i < n; ++i) L->strides[i][r - 1] = L->strides[i][d];
+        } else {
+            L->dims[r] = out->dims[d];
+            for (size_t i = 0; i < n; ++i) L->strides[i][r] = L->strides[i][d];
+            ++r;
+        }
+    }
+    if (r == 0) { /* all ones: one element */
+        L->dims[0] = 1;
+        for (size_t i = 0; i < n; ++i) L->strides[i][0] = 0;
+        r = 1;
+    }
+    L->rank = r;
+}
+
+static int ranges_overlap(size_t a, size_t alen, size_t b, size_t blen)
+{
+    return alen && blen && a < b + blen && b < a + alen;
+}
+
+clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype, size_t n,
+                                 const clpool_shape *shapes, const cl_mem *inputs, const size_t *offsets,
+                                 cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
+                                 cl_event *event)
+{
+    static const char *fn = "clpool_enqueue_max";
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    const clpool__dtype_info *dt = clpool__dtype_lookup(dtype);
+    if (!dt) return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE, "%s: dtype %d is not a clpool_dtype", fn, (int)dtype);
+    clpool_shape out;
+    clpool_status status = clpool_max_output_shape(n, shapes, &out);
+    if (status != CLPOOL_SUCCESS) return status;
+    CLPOOL_REQUIRE_NOT_NULL(inputs, fn);
+    CLPOOL_REQUIRE_NOT_NULL(offsets, fn);
+    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    cl_command_queue q;
+    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
+    const size_t es = dt->size;
+    const int64_t n_out = clpool_shape_elements(&out);
+    if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output")) != CLPOOL_SUCCESS) return status;
+    for (size_t i = 0; i < n; ++i) {
+        char what[32];
+        snprintf(what, sizeof what, "inputs[%zu]", i);
+        const int64_t n_in = clpool_shape_elements(&shapes[i]);
+        if ((status = clpool__check_buffer(inputs[i], offsets[i], n_in, es, fn, what)) != CLPOOL_SUCCESS) return status;
+        /* In place is fine element for element; any other overlap would read
+         * elements another work-item already wrote. Later passes read the
+         * output as the running maximum, so an aliased input must be in pass 1. */
+        if (inputs[i] == output && ranges_overlap(offsets[i], (size_t)n_in * es, output_offset, (size_t)n_out * es)) {
+            int same = offsets[i] == output_offset && shapes[i].rank == out.rank;
+            for (int32_t d = 0; same && d < out.rank; ++d) same = shapes[i].dims[d] == out.dims[d];
+            if (!same)
+                return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                    "%s: inputs[%zu] overlaps the output without being the same region and shape "
+                                    "(only exact in-place use is supported)",
+                                    fn, i);
+            if (i >= MAX_ARITY)
+                return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                    "%s: in-place output aliases inputs[%zu]; only inputs 0..%d may be the output "
+                                    "(later inputs are folded after the output is first written)",
+                                    fn, i, MAX_ARITY - 1);
+        }
+    }
+    if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+
+    /* Layout over all inputs plus the output itself (used as input 0 of later passes). */
+    max_layout L;
+    int64_t (*all)[CLPOOL_MAX_RANK] = calloc(n + 1, sizeof *all);
+    if (!all) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    for (size_t i = 0; i < n; ++i) broadcast_strides(&shapes[i], &out, all[i]);
+    broadcast_strides(&out, &out, all[n]);
+    L.strides = all;
+    collapse(n + 1, &out, &L);
+
+    char options[160], dtopt[32];
+    clpool__dtype_options(dtype, dtopt, sizeof dtopt);
+    cl_event prev = NULL, next = NULL;
+    clpool__kernel k = {0};
+    size_t done = 0;
+    for (int pass = 0; done < n; ++pass) {
+        /* Pass 0 takes inputs 0..3; later passes take the output plus 3 more. */
+        size_t idx[MAX_ARITY];
+        int arity = 0;
+        if (pass > 0) idx[arity++] = n; /* n stands for the output */
+        while (arity < MAX_ARITY && done < n) idx[arity++] = done++;
+        clpool__max_geom g;
+        memset(&g, 0, sizeof g);
+        int flat = L.rank == 1;
+        for (int32_t d = 0; d < L.rank; ++d) g.out_dims[d] = L.dims[d];
+        for (int a = 0; a < arity; ++a) {
+            for (int32_t d = 0; d < L.rank; ++d) g.strides[a][d] = all[idx[a]][d];
+            flat = flat && all[idx[a]][0] == 1;
+            g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
+        }
+        g.out_offset = (cl_long)(output_offset / es);
+        g.total = n_out;
+        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DFLAT=%d", dtopt, arity, (int)L.rank, flat);
+        CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", options, "max_n", &k));
+        CLPOOL_TRY(clpool__set_arg(&k, 0, sizeof output, &output));
+        for (int a = 0; a < MAX_ARITY; ++a) {
+            /* Unused slots repeat input 0: a valid buffer the kernel never reads. */
+            const size_t which = idx[a < arity ? a : 0];
+            const cl_mem m = which == n ? output : inputs[which];
+            CLPOOL_TRY(clpool__set_arg(&k, (cl_uint)(1 + a), sizeof m, &m));
+        }
+        CLPOOL_TRY(clpool__set_arg(&k, 5, sizeof g, &g));
+        const int last = done == n;
+        CLPOOL_TRY(clpool__launch_1d(ctx, q, &k, (uint64_t)n_out, prev ? 1 : num_wait, prev ? &prev : wait,
+                                     last ? event : &next));
+        clpool__kernel_put(ctx, &k);
+        if (prev) clReleaseEvent(prev);
+        prev = next;
+        next = NULL;
+    }
+cleanup:
+    if (prev) clReleaseEvent(prev);
+    clpool__kernel_put(ctx, &k);
+    free(all);
+    return status;
+}

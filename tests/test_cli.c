@@ -1,0 +1,394 @@
+/* The `clpool` tool end to end: randomised `clpool run` cases of every op against
+ * the C reference (through real .npy files), and every bad-input path: exit
+ * status, a one-line message naming the problem, and no output file. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "npy.h"
+#include "reference.h"
+#include "reference_ops.h"
+
+static const char *cli(void) { return getenv("CLPOOL_CLI"); }
+static const char *tmpdir(void) { return getenv("CLPOOL_TEST_TMP") ? getenv("CLPOOL_TEST_TMP") : "."; }
+
+/* Run `clpool ARGS` with stderr captured; returns the exit status. */
+static int run_cli(const char *args, char *err, size_t errlen)
+{
+    char cmd[8192], errpath[1024];
+    snprintf(errpath, sizeof errpath, "%s/cli-stderr-%d.txt", tmpdir(), (int)getpid());
+    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>'%s'", cli(), args, errpath);
+    int rc = system(cmd);
+    FILE *f = fopen(errpath, "r");
+    err[0] = '\0';
+    if (f) {
+        size_t n = fread(err, 1, errlen - 1, f);
+        err[n] = '\0';
+        fclose(f);
+        remove(errpath);
+    }
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void path_in_tmp(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%d-%s", tmpdir(), (int)getpid(), name);
+}
+
+static void write_array(const char *path, int32_t dtype, const clpool_shape *shape, const void *data)
+{
+    npy_array a = {0};
+    a.dtype = dtype;
+    a.rank = shape->rank;
+    for (int i = 0; i < shape->rank; ++i) a.dims[i] = shape->dims[i];
+    a.data = (void *)data;
+    a.nbytes = (size_t)ref_shape_elements(shape) * ref_dtype_size((clpool_dtype)dtype);
+    char err[512];
+    ck_assert_msg(npy_write(path, &a, err, sizeof err) == 0, "%s", err);
+}
+
+static int file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* Append ",v0,v1..." list flags. */
+static void add_list(char *args, size_t len, const char *name, const int64_t *v, int n)
+{
+    size_t used = strlen(args);
+    used += (size_t)snprintf(args + used, len - used, " --%s ", name);
+    for (int i = 0; i < n; ++i) used += (size_t)snprintf(args + used, len - used, i ? ",%lld" : "%lld", (long long)v[i]);
+}
+
+static const clpool_dtype maxpool_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                              CLPOOL_BFLOAT16, CLPOOL_INT8,    CLPOOL_UINT8};
+
+START_TEST(run_maxpool_matches_reference)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 20261122);
+    char in_path[1024], out_path[1024], idx_path[1024], args[8192], err[4096];
+    path_in_tmp(in_path, sizeof in_path, "in.npy");
+    path_in_tmp(out_path, sizeof out_path, "out.npy");
+    path_in_tmp(idx_path, sizeof idx_path, "idx.npy");
+    int done = 0;
+    for (int attempt = 0; done < 48 && attempt < 1000; ++attempt) {
+        const clpool_dtype dtype = maxpool_dtypes[done % 6];
+        const int ns = 1 + (int)ref_rng_range(&rng, 0, 3);
+        int64_t k[CLPOOL_MAX_SPATIAL];
+        clpool_shape in = {ns + 2, {ref_rng_range(&rng, 1, 2), ref_rng_range(&rng, 1, 3)}};
+        for (int d = 0; d < ns; ++d) {
+            in.dims[2 + d] = ref_rng_range(&rng, 1, ns >= 3 ? 6 : 9);
+            k[d] = ref_rng_range(&rng, 1, 3);
+        }
+        clpool_maxpool_params p;
+        clpool_maxpool_params_init(&p, ns, k);
+        const int mode = (int)ref_rng_range(&rng, 0, 4); /* 0-1 NOTSET pads, 2 SAME_UPPER, 3 SAME_LOWER, 4 VALID */
+        static const char *auto_pad[] = {"NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
+        p.auto_pad = mode <= 1 ? CLPOOL_AUTO_PAD_NOTSET : (clpool_auto_pad)(mode - 1);
+        for (int d = 0; d < ns; ++d) {
+            p.strides[d] = ref_rng_range(&rng, 1, 3);
+            p.dilations[d] = ref_rng_range(&rng, 1, 2);
+            if (mode <= 1) {
+                p.pads[d] = ref_rng_range(&rng, 0, 2);
+                p.pads[ns + d] = ref_rng_range(&rng, 0, 2);
+            }
+        }
+        p.ceil_mode = (int32_t)ref_rng_range(&rng, 0, 1);
+        p.storage_order = (int32_t)ref_rng_range(&rng, 0, 1);
+        const int with_indices = ref_rng_chance(&rng, 0.6);
+        clpool_shape out;
+        if (ref_maxpool_shape(&in, &p, &out, NULL, NULL, 0) != 0) continue; /* invalid draw */
+
+        const int64_t n_in = ref_shape_elements(&in), n_out = ref_shape_elements(&out);
+        const size_t es = ref_dtype_size(dtype);
+        unsigned char *x = malloc((size_t)n_in * es), *want = malloc((size_t)n_out * es);
+        int64_t *want_idx = malloc((size_t)n_out * 8);
+        for (int64_t i = 0; i < n_in; ++i) {
+            double v = (double)ref_rng_range(&rng, dtype == CLPOOL_UINT8 ? 0 : -3, 3); /* ties */
+            if (ref_dtype_is_float(dtype) && ref_rng_chance(&rng, 0.03)) v = NAN;
+            ref_store(dtype, x, i, v);
+        }
+        ck_assert_int_eq(ref_maxpool(dtype, &in, &p, x, want, want_idx), 0);
+        /* bfloat16 travels as uint16 bit patterns plus --bfloat16. */
+        const int32_t file_dtype = dtype == CLPOOL_BFLOAT16 ? CLPOOL_UINT16 : (int32_t)dtype;
+        write_array(in_path, file_dtype, &in, x);
+
+        snprintf(args, sizeof args, "run MaxPool -i '%s' -o '%s'%s%s%s", in_path, out_path,
+                 with_indices ? " -o '" : "", with_indices ? idx_path : "", with_indices ? "'" : "");
+        if (dtype == CLPOOL_BFLOAT16) strcat(args, " --bfloat16");
+        add_list(args, sizeof args, "kernel_shape", k, ns);
+        add_list(args, sizeof args, "strides", p.strides, ns);
+        add_list(args, sizeof args, "dilations", p.dilations, ns);
+        if (mode <= 1) add_list(args, sizeof args, "pads", p.pads, 2 * ns);
+        if (mode != 0) {
+            strcat(args, " --auto_pad ");
+            strcat(args, auto_pad[mode]);
+        }
+        snprintf(args + strlen(args), sizeof args - strlen(args), " --ceil_mode %d --storage_order %d", p.ceil_mode,
+                 p.storage_order);
+
+        int rc = run_cli(args, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        npy_array got = {0}, got_idx = {0};
+        ck_assert_msg(npy_read(out_path, &got, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(got.dtype, file_dtype);
+        ck_assert_int_eq(got.rank, out.rank);
+        for (int d = 0; d < out.rank; ++d) ck_assert_int_eq(got.dims[d], out.dims[d]);
+        ck_assert_msg(memcmp(got.data, want, (size_t)n_out * es) == 0, "values differ: clpool %s", args);
+        if (with_indices) {
+            ck_assert_msg(npy_read(idx_path, &got_idx, err, sizeof err) == 0, "%s", err);
+            ck_assert_int_eq(got_idx.dtype, CLPOOL_INT64);
+            ck_assert_msg(memcmp(got_idx.data, want_idx, (size_t)n_out * 8) == 0, "indices differ: clpool %s", args);
+        }
+        npy_free(&got);
+        npy_free(&got_idx);
+        free(x);
+        free(want);
+        free(want_idx);
+        remove(out_path);
+        remove(idx_path);
+        ++done;
+    }
+    ck_assert_int_eq(done, 48);
+}
+END_TEST
+
+/* Read an output file and check dtype and shape. Caller frees. */
+static void read_output(const char *path, int32_t dtype, const clpool_shape *shape, npy_array *got)
+{
+    char err[512];
+    ck_assert_msg(npy_read(path, got, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(got->dtype, dtype);
+    ck_assert_int_eq(got->rank, shape->rank);
+    for (int d = 0; d < shape->rank; ++d) ck_assert_int_eq(got->dims[d], shape->dims[d]);
+}
+
+static const clpool_dtype all_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16,
+                                          CLPOOL_INT8,    CLPOOL_INT16,   CLPOOL_INT32,   CLPOOL_INT64,
+                                          CLPOOL_UINT8,   CLPOOL_UINT16,  CLPOOL_UINT32,  CLPOOL_UINT64};
+
+START_TEST(run_max_matches_reference)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 4242);
+    char paths[8][1024], out_path[1024], args[16384], err[4096];
+    path_in_tmp(out_path, sizeof out_path, "max-out.npy");
+    for (int i = 0; i < 8; ++i) {
+        char name[32];
+        snprintf(name, sizeof name, "max-in%d.npy", i);
+        path_in_tmp(paths[i], sizeof paths[i], name);
+    }
+    for (int c = 0; c < 36; ++c) {
+        const clpool_dtype dtype = all_dtypes[c % 12];
+        const int n = 1 + (int)ref_rng_range(&rng, 0, 4 + (c % 4 == 0 ? 3 : 0));
+        const int rank = (int)ref_rng_range(&rng, 0, 5);
+        int64_t full[8];
+        for (int d = 0; d < rank; ++d) full[d] = ref_rng_range(&rng, 1, 4);
+        clpool_shape shapes[8];
+        void *data[8];
+        const size_t es = ref_dtype_size(dtype);
+        snprintf(args, sizeof args, "run Max -o '%s'%s", out_path, dtype == CLPOOL_BFLOAT16 ? " --bfloat16" : "");
+        for (int i = 0; i < n; ++i) {
+            const int r = (int)ref_rng_range(&rng, 0, rank);
+            shapes[i].rank = r;
+            for (int d = 0; d < r; ++d) shapes[i].dims[d] = ref_rng_chance(&rng, 0.3) ? 1 : full[rank - r + d];
+            const int64_t count = ref_shape_elements(&shapes[i]);
+            data[i] = malloc((size_t)(count ? count : 1) * es);
+            for (int64_t e = 0; e < count; ++e) {
+                double v = (double)ref_rng_range(&rng, 0, 5);
+                if (ref_dtype_is_float(dtype) && ref_rng_chance(&rng, 0.05)) v = NAN;
+                ref_store(dtype, data[i], e, v);
+            }
+            write_array(paths[i], dtype == CLPOOL_BFLOAT16 ? CLPOOL_UINT16 : (int32_t)dtype, &shapes[i], data[i]);
+            snprintf(args + strlen(args), sizeof args - strlen(args), " -i '%s'", paths[i]);
+        }
+        clpool_shape out;
+        ck_assert_int_eq(ref_max_shape((size_t)n, shapes, &out), 0);
+        const int64_t n_out = ref_shape_elements(&out);
+        void *want = malloc((size_t)(n_out ? n_out : 1) * es);
+        ck_assert_int_eq(ref_max(dtype, (size_t)n, shapes, (const void *const *)data, want), 0);
+        int rc = run_cli(args, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        npy_array got = {0};
+        read_output(out_path, dtype == CLPOOL_BFLOAT16 ? CLPOOL_UINT16 : (int32_t)dtype, &out, &got);
+        ck_assert_msg(memcmp(got.data, want, (size_t)n_out * es) == 0, "values differ: clpool %s", args);
+        npy_free(&got);
+        free(want);
+        for (int i = 0; i < n; ++i) free(data[i]);
+        remove(out_path);
+    }
+}
+END_TEST
+
+START_TEST(run_global_pools_match_reference)
+{
+    static const char *ops[] = {"GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    static const double tolerance[] = {1e-5, 1e-12, 2e-3, 1e-2};
+    ref_rng rng;
+    ref_rng_seed(&rng, 777);
+    char in_path[1024], out_path[1024], args[4096], err[4096];
+    path_in_tmp(in_path, sizeof in_path, "global-in.npy");
+    path_in_tmp(out_path, sizeof out_path, "global-out.npy");
+    for (int c = 0; c < 24; ++c) {
+        const int op = c % 3, t = (c / 3) % 4;
+        const clpool_dtype dtype = dtypes[t];
+        const double p = (c % 2) ? 3.0 : 2.0;
+        clpool_shape in = {3 + (int32_t)ref_rng_range(&rng, 0, 3), {ref_rng_range(&rng, 1, 2), ref_rng_range(&rng, 1, 3)}};
+        for (int d = 2; d < in.rank; ++d) in.dims[d] = ref_rng_range(&rng, 1, 6);
+        const int64_t n = ref_shape_elements(&in), planes = in.dims[0] * in.dims[1];
+        const size_t es = ref_dtype_size(dtype);
+        void *x = malloc((size_t)n * es), *want_bits = malloc((size_t)planes * es);
+        double *want = malloc((size_t)planes * sizeof *want);
+        for (int64_t e = 0; e < n; ++e) ref_store(dtype, x, e, 0.5 + ref_rng_unit(&rng));
+        clpool_shape out;
+        ck_assert_int_eq(ref_global_pool_shape(&in, &out), 0);
+        if (op == 0) ck_assert_int_eq(ref_global_max_pool(dtype, &in, x, want_bits), 0);
+        if (op == 1) ck_assert_int_eq(ref_global_average_pool(dtype, &in, x, want, NULL), 0);
+        if (op == 2) ck_assert_int_eq(ref_global_lp_pool(dtype, &in, p, x, want), 0);
+        const int32_t file_dtype = dtype == CLPOOL_BFLOAT16 ? CLPOOL_UINT16 : (int32_t)dtype;
+        write_array(in_path, file_dtype, &in, x);
+        snprintf(args, sizeof args, "run %s -i '%s' -o '%s'%s", ops[op], in_path, out_path,
+                 dtype == CLPOOL_BFLOAT16 ? " --bfloat16" : "");
+        if (op == 2) snprintf(args + strlen(args), sizeof args - strlen(args), " --p %g", p);
+        int rc = run_cli(args, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        npy_array got = {0};
+        read_output(out_path, file_dtype, &out, &got);
+        for (int64_t i = 0; i < planes; ++i) {
+            if (op == 0) {
+                ck_assert_msg(ref_load_bits(dtype, got.data, i) == ref_load_bits(dtype, want_bits, i),
+                              "GlobalMaxPool plane %lld differs: clpool %s", (long long)i, args);
+            } else {
+                const double g = ref_load(dtype, got.data, i);
+                ck_assert_msg(fabs(g - want[i]) <= tolerance[t] * fabs(want[i]), "%s plane %lld: %.9g vs %.9g", args,
+                              (long long)i, g, want[i]);
+            }
+        }
+        npy_free(&got);
+        free(x);
+        free(want_bits);
+        free(want);
+        remove(out_path);
+    }
+}
+END_TEST
+
+/* Each bad invocation: non-zero exit, one stderr line containing `expect`, no output file. */
+static void expect_failure(const char *args_fmt, const char *expect)
+{
+    char in_path[1024], out_path[1024], args[8192], err[4096];
+    path_in_tmp(in_path, sizeof in_path, "bad-in.npy");
+    path_in_tmp(out_path, sizeof out_path, "bad-out.npy");
+    remove(out_path);
+    snprintf(args, sizeof args, args_fmt, in_path, out_path);
+    int rc = run_cli(args, err, sizeof err);
+    ck_assert_msg(rc != 0, "clpool %s succeeded", args);
+    ck_assert_msg(strstr(err, expect) != NULL, "clpool %s: stderr '%s' lacks '%s'", args, err, expect);
+    char *nl = strchr(err, '\n');
+    ck_assert_msg(nl && nl[1] == '\0', "clpool %s: stderr is not one line: '%s'", args, err);
+    ck_assert_msg(!file_exists(out_path), "clpool %s left an output file", args);
+}
+
+START_TEST(run_rejects_bad_input)
+{
+    char in_path[1024], err[256];
+    path_in_tmp(in_path, sizeof in_path, "bad-in.npy");
+    float x[16] = {0};
+    clpool_shape s4 = {4, {1, 1, 4, 4}};
+    write_array(in_path, CLPOOL_FLOAT32, &s4, x);
+
+    expect_failure("run NoSuchOp -i '%s' -o '%s'", "unknown op 'NoSuchOp'");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --bogus 1", "MaxPool has no attribute 'bogus'");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,x", "'x' is not an integer");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2,", "trailing comma");
+    expect_failure("run MaxPool -i '%s' -o '%s'", "MaxPool needs kernel_shape");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2", "rank must be 3");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --strides 0,1", "strides[0] = 0 must be >= 1");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --strides 1", "strides has 1 values, expected 2");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --auto_pad SIDEWAYS", "auto_pad 'SIDEWAYS'");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --auto_pad VALID --pads 0,0,0,0",
+                   "pads cannot be given together with auto_pad");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 9,9", "smaller than the dilated kernel");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --pads 3,0,0,0", "no input element");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --ceil_mode 2", "ceil_mode = 2 must be 0 or 1");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --kernel_shape 2,2", "given twice");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 -o a.npy -o b.npy", "at most 2 outputs");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape", "--kernel_shape needs a value");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --device no-such-device", "no OpenCL device matches");
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 extra", "unexpected argument 'extra'");
+    expect_failure("run MaxPool -i '%s.missing' -o '%s' --kernel_shape 2,2", "cannot open");
+
+    int32_t xi[16] = {0};
+    write_array(in_path, CLPOOL_INT32, &s4, xi);
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2", "dtype int32 (6) is not supported by MaxPool");
+
+    FILE *f = fopen(in_path, "wb");
+    fputs("this is not an npy file at all", f);
+    fclose(f);
+    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2", "bad-in.npy");
+
+    /* Global pools and Max. */
+    write_array(in_path, CLPOOL_FLOAT32, &s4, x);
+    expect_failure("run GlobalLpPool -i '%s' -o '%s' --p 0", "p = 0 must be finite and > 0");
+    expect_failure("run GlobalLpPool -i '%s' -o '%s' --p abc", "'abc' is not a number");
+    expect_failure("run GlobalAveragePool -i '%s' -o '%s' --p 2", "GlobalAveragePool has no attribute 'p'");
+    char two_inputs[2300], other[1100];
+    path_in_tmp(other, sizeof other, "bad-other.npy");
+    clpool_shape s3 = {1, {3}};
+    write_array(other, CLPOOL_FLOAT32, &s3, x);
+    snprintf(two_inputs, sizeof two_inputs, "run Max -i '%%s' -i '%s' -o '%%s'", other);
+    expect_failure(two_inputs, "does not broadcast");
+    snprintf(two_inputs, sizeof two_inputs, "run GlobalMaxPool -i '%%s' -i '%s' -o '%%s'", other);
+    expect_failure(two_inputs, "GlobalMaxPool takes 1..1 inputs, got 2");
+    write_array(other, CLPOOL_FLOAT64, &s4, x);
+    snprintf(two_inputs, sizeof two_inputs, "run Max -i '%%s' -i '%s' -o '%%s'", other);
+    expect_failure(two_inputs, "Max input 1 has dtype float64 but input 0 has float32");
+    write_array(in_path, CLPOOL_FLOAT32, &s3, x);
+    expect_failure("run GlobalMaxPool -i '%s' -o '%s'", "input rank 1 must be >= 3");
+    write_array(in_path, CLPOOL_INT32, &s4, xi);
+    expect_failure("run GlobalAveragePool -i '%s' -o '%s'", "dtype int32 (6) is not supported by GlobalAveragePool");
+
+    char out_dir_missing[1100];
+    write_array(in_path, CLPOOL_FLOAT32, &s4, x);
+    snprintf(out_dir_missing, sizeof out_dir_missing, "run MaxPool -i '%%s' -o '%%s.d/no/such/dir.npy' --kernel_shape 2,2");
+    expect_failure(out_dir_missing, "dir.npy");
+    ck_assert_int_ne(run_cli("", err, sizeof err), 0);
+    ck_assert_int_ne(run_cli("frobnicate", err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "unknown command 'frobnicate'"));
+}
+END_TEST
+
+START_TEST(devices_and_version)
+{
+    char err[256];
+    ck_assert_int_eq(run_cli("devices", err, sizeof err), 0);
+    ck_assert_int_eq(run_cli("--version", err, sizeof err), 0);
+    ck_assert_int_ne(run_cli("onnx-test", err, sizeof err), 0);
+    ck_assert_ptr_nonnull(strstr(err, "at least one test directory"));
+}
+END_TEST
+
+int main(void)
+{
+    if (!cli()) {
+        fprintf(stderr, "test_cli: set CLPOOL_CLI to the clpool binary\n");
+        return EXIT_FAILURE;
+    }
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, run_maxpool_matches_reference);
+    tcase_add_test(tc, run_max_matches_reference);
+    tcase_add_test(tc, run_global_pools_match_reference);
+    tcase_add_test(tc, run_rejects_bad_input);
+    tcase_add_test(tc, devices_and_version);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,1041 @@
+/*
+ * MaxPool suite: randomised comparisons against the plain-C reference
+ * (tests/reference.c), ONNX-semantics spot checks with hand-computed values,
+ * one test per validation path, and empty-output / wait-list behaviour.
+ *
+ * Every run goes through run_case_expect(): buffers are laid out as
+ * [offset bytes of sentinel][tensor][GUARD bytes of sentinel]; afterwards the
+ * sentinel regions must be intact, no tensor element may still hold the
+ * sentinel (the generators never produce it), the input must be unchanged,
+ * and values (bitwise) and indices must equal the reference.
+ *
+ * Check forks every test; the OpenCL context is created inside the child by
+ * a checked fixture, never in main().
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clpool/clpool.h>
+
+#include "reference.h"
+
+#define SENTINEL 0xA5 /* no generated value or index consists of these bytes */
+#define GUARD 64      /* sentinel bytes after every tensor */
+#define TIMEOUT 600
+
+/* ------------------------------------------------------------- fixture */
+
+static clpool_context *ctx;
+static cl_command_queue own_queue; /* a caller queue (out-of-order if the device allows) */
+
+static void ctx_setup(void)
+{
+    clpool_status st = clpool_context_create(NULL, &ctx);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "clpool_context_create: %s: %s", clpool_status_string(st),
+                  clpool_last_error());
+    cl_device_id dev = clpool_context_cl_device(ctx);
+    cl_command_queue_properties supported = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL);
+    cl_int err;
+    own_queue = clCreateCommandQueue(clpool_context_cl_context(ctx), dev,
+                                     supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    ck_assert_msg(own_queue != NULL, "clCreateCommandQueue failed: %d", (int)err);
+}
+
+static void ctx_teardown(void)
+{
+    if (own_queue) clReleaseCommandQueue(own_queue);
+    own_queue = NULL;
+    clpool_context_release(ctx);
+    ctx = NULL;
+}
+
+static int device_has_fp64(void)
+{
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    return info.has_fp64;
+}
+
+/* --------------------------------------------------------------- cases */
+
+/* API_ANY: let the generator pick one of the two enqueue variants. */
+typedef enum run_api { API_ANY = -1, API_ENQUEUE, API_ENQUEUE_OWN_QUEUE, API_HOST } run_api;
+
+typedef struct mp_case {
+    clpool_dtype dtype;
+    clpool_shape shape;
+    clpool_maxpool_params params;
+    int with_indices;
+    size_t in_off, out_off, idx_off; /* byte offsets (ignored by API_HOST) */
+    run_api api;
+    int want_event;                  /* API_ENQUEUE: ask for an event */
+} mp_case;
+
+static int fmt_list(char *buf, size_t len, const int64_t *v, int32_t n)
+{
+    int used = snprintf(buf, len, "[");
+    for (int32_t i = 0; i < n && (size_t)used < len; ++i)
+        used += snprintf(buf + used, len - used, i ? ",%lld" : "%lld", (long long)v[i]);
+    if ((size_t)used < len) used += snprintf(buf + used, len - used, "]");
+    return used;
+}
+
+/* One line naming everything about a case, for failure messages. */
+static const char *describe(const mp_case *c, char *buf, size_t len)
+{
+    const clpool_maxpool_params *p = &c->params;
+    const int32_t ns = p->spatial_rank;
+    char shape[160], k[128], s[128], d[128], pads[256];
+    fmt_list(shape, sizeof shape, c->shape.dims, c->shape.rank);
+    fmt_list(k, sizeof k, p->kernel_shape, ns);
+    fmt_list(s, sizeof s, p->strides, ns);
+    fmt_list(d, sizeof d, p->dilations, ns);
+    fmt_list(pads, sizeof pads, p->pads, 2 * ns);
+    snprintf(buf, len,
+             "%s input %s kernel %s strides %s dilations %s pads %s ceil_mode %d auto_pad %d storage_order %d "
+             "indices %d api %d offsets %zu/%zu/%zu",
+             clpool_dtype_name(c->dtype), shape, k, s, d, pads, (int)p->ceil_mode, (int)p->auto_pad,
+             (int)p->storage_order, c->with_indices, (int)c->api, c->in_off, c->out_off, c->idx_off);
+    return buf;
+}
+
+static mp_case make_case(clpool_dtype dtype, int32_t rank, const int64_t *dims, const int64_t *kernel)
+{
+    mp_case c;
+    memset(&c, 0, sizeof c);
+    c.dtype = dtype;
+    c.shape.rank = rank;
+    memcpy(c.shape.dims, dims, (size_t)rank * sizeof *dims);
+    ck_assert_int_eq(clpool_maxpool_params_init(&c.params, rank - 2, kernel), CLPOOL_SUCCESS);
+    c.with_indices = 1;
+    c.in_off = 3 * ref_dtype_size(dtype);
+    c.out_off = 5 * ref_dtype_size(dtype);
+    c.idx_off = 16;
+    c.api = API_ENQUEUE;
+    c.want_event = 1;
+    return c;
+}
+
+/* ------------------------------------------------------ running a case */
+
+/* Checks the sentinel regions of an image [lead][body][GUARD] and that no
+ * element of the body still holds the sentinel. */
+static void verify_image(const unsigned char *img, size_t lead, int64_t elements, size_t esize, const char *what,
+                         const char *desc)
+{
+    const size_t body = (size_t)elements * esize;
+    for (size_t i = 0; i < lead; ++i)
+        ck_assert_msg(img[i] == SENTINEL, "%s: %s: byte %zu before the tensor was overwritten (0x%02x)", desc, what,
+                      lead - i, img[i]);
+    for (size_t i = 0; i < GUARD; ++i)
+        ck_assert_msg(img[lead + body + i] == SENTINEL,
+                      "%s: %s: guard byte %zu after the tensor was overwritten (0x%02x)", desc, what, i,
+                      img[lead + body + i]);
+    for (int64_t e = 0; e < elements; ++e) {
+        size_t b = 0;
+        while (b < esize && img[lead + (size_t)e * esize + b] == SENTINEL) ++b;
+        ck_assert_msg(b < esize, "%s: %s element %lld was never written", desc, what, (long long)e);
+    }
+}
+
+static unsigned char *sentinel_image(size_t lead, size_t body)
+{
+    unsigned char *img = malloc(lead + body + GUARD);
+    ck_assert_ptr_nonnull(img);
+    memset(img, SENTINEL, lead + body + GUARD);
+    return img;
+}
+
+static cl_mem buffer_from(const unsigned char *img, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                              (void *)img, &err);
+    ck_assert_msg(m != NULL, "clCreateBuffer(%zu) failed: %d", bytes, (int)err);
+    return m;
+}
+
+static void read_back(cl_command_queue q, cl_mem m, unsigned char *img, size_t bytes)
+{
+    cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, img, 0, NULL, NULL);
+    ck_assert_msg(err == CL_SUCCESS, "clEnqueueReadBuffer failed: %d", (int)err);
+}
+
+/*
+ * Runs c through the chosen API and returns the output and indices images
+ * ([lead][n_out elements][GUARD]; *out_lead / *idx_lead give the leads).
+ */
+static void execute(const mp_case *c, const void *input, int64_t n_in, int64_t n_out, unsigned char **out_img,
+                    size_t *out_lead, unsigned char **idx_img, size_t *idx_lead, const char *desc)
+{
+    const size_t esize = ref_dtype_size(c->dtype);
+    const size_t in_bytes = (size_t)n_in * esize, out_bytes = (size_t)n_out * esize, idx_bytes = (size_t)n_out * 8;
+    const int host = c->api == API_HOST;
+    *out_lead = host ? GUARD : c->out_off;
+    *idx_lead = host ? GUARD : c->idx_off;
+    const size_t in_lead = host ? GUARD : c->in_off;
+    unsigned char *in_img = sentinel_image(in_lead, in_bytes);
+    memcpy(in_img + in_lead, input, in_bytes);
+    *out_img = sentinel_image(*out_lead, out_bytes);
+    *idx_img = c->with_indices ? sentinel_image(*idx_lead, idx_bytes) : NULL;
+    clpool_status st;
+
+    if (host) {
+        st = clpool_maxpool_host(ctx, &c->params, c->dtype, &c->shape, in_img + in_lead, *out_img + *out_lead,
+                                 c->with_indices ? (int64_t *)(void *)(*idx_img + *idx_lead) : NULL);
+        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_maxpool_host: %s: %s", desc, clpool_status_string(st),
+                      clpool_last_error());
+    } else {
+        cl_mem in_mem = buffer_from(in_img, in_lead + in_bytes + GUARD);
+        cl_mem out_mem = buffer_from(*out_img, *out_lead + out_bytes + GUARD);
+        cl_mem idx_mem = c->with_indices ? buffer_from(*idx_img, *idx_lead + idx_bytes + GUARD) : NULL;
+        const int own = c->api == API_ENQUEUE_OWN_QUEUE;
+        cl_command_queue q = own ? own_queue : clpool_context_cl_queue(ctx);
+        cl_event ev = NULL;
+        st = clpool_enqueue_maxpool(ctx, own ? own_queue : NULL, &c->params, c->dtype, &c->shape, in_mem, c->in_off,
+                                    out_mem, c->out_off, idx_mem, c->idx_off, 0, NULL,
+                                    (own || c->want_event) ? &ev : NULL);
+        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_enqueue_maxpool: %s: %s", desc, clpool_status_string(st),
+                      clpool_last_error());
+        if (own || c->want_event) {
+            ck_assert_msg(ev != NULL, "%s: no event returned", desc);
+            ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+            cl_int exec = -1;
+            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+            ck_assert_msg(exec == CL_COMPLETE, "%s: event status %d after wait", desc, (int)exec);
+            clReleaseEvent(ev);
+        }
+        unsigned char *in_after = malloc(in_lead + in_bytes + GUARD);
+        ck_assert_ptr_nonnull(in_after);
+        read_back(q, in_mem, in_after, in_lead + in_bytes + GUARD);
+        read_back(q, out_mem, *out_img, *out_lead + out_bytes + GUARD);
+        if (idx_mem) read_back(q, idx_mem, *idx_img, *idx_lead + idx_bytes + GUARD);
+        ck_assert_msg(memcmp(in_after, in_img, in_lead + in_bytes + GUARD) == 0, "%s: the input buffer changed", desc);
+        free(in_after);
+        clReleaseMemObject(in_mem);
+        clReleaseMemObject(out_mem);
+        if (idx_mem) clReleaseMemObject(idx_mem);
+    }
+    free(in_img);
+    verify_image(*out_img, *out_lead, n_out, esize, "output", desc);
+    if (c->with_indices) verify_image(*idx_img, *idx_lead, n_out, 8, "indices", desc);
+}
+
+/*
+ * The one runner: reference vs library, exact. If expect_out is not NULL the
+ * reference itself is first checked against those hand-computed values
+ * (expect_idx: row/column-major indices; expect_shape: output shape).
+ */
+static void run_case_expect(const mp_case *c, const void *input, const clpool_shape *expect_shape,
+                            const void *expect_out, const int64_t *expect_idx)
+{
+    char desc[1024];
+    describe(c, desc, sizeof desc);
+    const size_t esize = ref_dtype_size(c->dtype);
+
+    clpool_shape ref_shape, lib_shape;
+    char why[256] = "";
+    ck_assert_msg(ref_maxpool_shape(&c->shape, &c->params, &ref_shape, NULL, why, sizeof why) == 0,
+                  "%s: reference rejects the case: %s", desc, why);
+    clpool_status st = clpool_maxpool_output_shape(&c->shape, &c->params, &lib_shape);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_maxpool_output_shape: %s: %s", desc, clpool_status_string(st),
+                  clpool_last_error());
+    ck_assert_int_eq(lib_shape.rank, ref_shape.rank);
+    for (int32_t i = 0; i < ref_shape.rank; ++i)
+        ck_assert_msg(lib_shape.dims[i] == ref_shape.dims[i], "%s: output dim %d: library %lld, reference %lld", desc,
+                      (int)i, (long long)lib_shape.dims[i], (long long)ref_shape.dims[i]);
+
+    const int64_t n_in = ref_shape_elements(&c->shape), n_out = ref_shape_elements(&ref_shape);
+    void *ref_out = malloc((size_t)n_out * esize + 1);
+    int64_t *ref_idx = malloc((size_t)n_out * 8 + 1);
+    ck_assert(ref_out && ref_idx);
+    ck_assert_int_eq(ref_maxpool(c->dtype, &c->shape, &c->params, input, ref_out, ref_idx), 0);
+
+    if (expect_shape) {
+        ck_assert_int_eq(expect_shape->rank, ref_shape.rank);
+        for (int32_t i = 0; i < ref_shape.rank; ++i)
+            ck_assert_msg(expect_shape->dims[i] == ref_shape.dims[i],
+                          "%s: reference output dim %d is %lld, expected %lld", desc, (int)i,
+                          (long long)ref_shape.dims[i], (long long)expect_shape->dims[i]);
+    }
+    for (int64_t i = 0; expect_out && i < n_out; ++i) {
+        ck_assert_msg(ref_load_bits(c->dtype, ref_out, i) == ref_load_bits(c->dtype, expect_out, i),
+                      "%s: reference output %lld is 0x%llx, hand-computed 0x%llx", desc, (long long)i,
+                      (unsigned long long)ref_load_bits(c->dtype, ref_out, i),
+                      (unsigned long long)ref_load_bits(c->dtype, expect_out, i));
+        if (expect_idx)
+            ck_assert_msg(ref_idx[i] == expect_idx[i], "%s: reference index %lld is %lld, hand-computed %lld", desc,
+                          (long long)i, (long long)ref_idx[i], (long long)expect_idx[i]);
+    }
+
+    unsigned char *out_img, *idx_img;
+    size_t out_lead, idx_lead;
+    execute(c, input, n_in, n_out, &out_img, &out_lead, &idx_img, &idx_lead, desc);
+    for (int64_t i = 0; i < n_out; ++i) {
+        const uint64_t want = ref_load_bits(c->dtype, ref_out, i), got = ref_load_bits(c->dtype, out_img + out_lead, i);
+        ck_assert_msg(got == want, "%s: output element %lld: expected 0x%llx (%g), got 0x%llx (%g)", desc, (long long)i,
+                      (unsigned long long)want, ref_load(c->dtype, ref_out, i), (unsigned long long)got,
+                      ref_load(c->dtype, out_img + out_lead, i));
+        if (c->with_indices) {
+            int64_t idx;
+            memcpy(&idx, idx_img + idx_lead + (size_t)i * 8, 8);
+            ck_assert_msg(idx == ref_idx[i], "%s: index element %lld: expected %lld, got %lld", desc, (long long)i,
+                          (long long)ref_idx[i], (long long)idx);
+        }
+    }
+    free(out_img);
+    free(idx_img);
+    free(ref_out);
+    free(ref_idx);
+}
+
+static void run_case(const mp_case *c, const void *input) { run_case_expect(c, input, NULL, NULL, NULL); }
+
+/* ------------------------------------------------------ random inputs */
+
+/* NaN bit patterns per float dtype: quiet, negative, payload, signalling. */
+static const uint64_t nan_f32[] = {0x7FC00000u, 0xFFC00000u, 0x7FC00123u, 0x7F800001u, 0xFFBFFFFFu};
+static const uint64_t nan_f64[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF8000000000ABCull,
+                                   0x7FF0000000000001ull, 0xFFF7FFFFFFFFFFFFull};
+static const uint64_t nan_f16[] = {0x7E00u, 0xFE00u, 0x7E12u, 0x7C01u, 0xFD00u};
+static const uint64_t nan_bf16[] = {0x7FC0u, 0xFFC0u, 0x7FC5u, 0x7F81u, 0xFF90u};
+
+static const uint64_t *nan_patterns(clpool_dtype dtype)
+{
+    switch (dtype) {
+    case CLPOOL_FLOAT32: return nan_f32;
+    case CLPOOL_FLOAT64: return nan_f64;
+    case CLPOOL_FLOAT16: return nan_f16;
+    case CLPOOL_BFLOAT16: return nan_bf16;
+    default: return NULL;
+    }
+}
+#define N_NAN_PATTERNS 5
+
+static const int int8_values[] = {-128, -127, -1, 127, 126};
+static const int uint8_values[] = {255, 254, 128, 127};
+
+/* Mostly integers 0..3 (ties), some negatives, signed zeros, infinities, NaNs. */
+static void fill_random(ref_rng *r, clpool_dtype dtype, void *data, int64_t n)
+{
+    const double nan_rate = (double[]){0.0, 0.0, 0.03, 0.3}[ref_rng_range(r, 0, 3)];
+    const double inf_rate = ref_rng_chance(r, 0.5) ? 0.05 : 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double u = ref_rng_unit(r);
+        if (dtype == CLPOOL_INT8) {
+            ref_store(dtype, data, i, u < 0.8 ? (double)ref_rng_range(r, -1, 3) : int8_values[ref_rng_range(r, 0, 4)]);
+        } else if (dtype == CLPOOL_UINT8) {
+            ref_store(dtype, data, i, u < 0.8 ? (double)ref_rng_range(r, 0, 3) : uint8_values[ref_rng_range(r, 0, 3)]);
+        } else if (u < nan_rate) {
+            ref_store_bits(dtype, data, i, nan_patterns(dtype)[ref_rng_range(r, 0, N_NAN_PATTERNS - 1)]);
+        } else if (u < nan_rate + inf_rate) {
+            ref_store(dtype, data, i, ref_rng_chance(r, 0.5) ? INFINITY : -INFINITY);
+        } else if (u < nan_rate + inf_rate + 0.05) {
+            ref_store(dtype, data, i, ref_rng_chance(r, 0.5) ? -0.0 : 0.0);
+        } else if (dtype == CLPOOL_FLOAT16 && u < nan_rate + inf_rate + 0.07) {
+            ref_store_bits(dtype, data, i, (uint64_t[]){0x0001u, 0x8001u, 0x03FFu, 0x7BFFu}[ref_rng_range(r, 0, 3)]);
+        } else if (u < nan_rate + inf_rate + 0.2) {
+            ref_store(dtype, data, i, (double)ref_rng_range(r, -12, 3) / 4.0);
+        } else {
+            ref_store(dtype, data, i, (double)ref_rng_range(r, 0, 3));
+        }
+    }
+}
+
+/* Random attributes for a given spatial rank; the result may be invalid. */
+static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
+{
+    static const int64_t max_dim[] = {0, 12, 8, 5, 4, 3, 3};
+    const int64_t max_k = ns <= 2 ? 4 : 3;
+    /* Now and then a larger 1-D/2-D tensor, so outputs span several work-groups. */
+    const int64_t dim_hi = ns <= 2 && ref_rng_chance(r, 0.1) ? 40 : max_dim[ns];
+    int64_t dims[CLPOOL_MAX_RANK], kernel[CLPOOL_MAX_SPATIAL];
+    dims[0] = ref_rng_range(r, 1, 2);
+    dims[1] = ref_rng_range(r, 1, 3);
+    for (int32_t i = 0; i < ns; ++i) {
+        dims[2 + i] = ref_rng_range(r, 1, dim_hi);
+        kernel[i] = ref_rng_range(r, 1, max_k);
+    }
+    *c = make_case(dtype, ns + 2, dims, kernel);
+    clpool_maxpool_params *p = &c->params;
+    const double mode = ref_rng_unit(r);
+    p->auto_pad = mode < 0.55 ? CLPOOL_AUTO_PAD_NOTSET
+                  : mode < 0.7 ? CLPOOL_AUTO_PAD_SAME_UPPER
+                  : mode < 0.85 ? CLPOOL_AUTO_PAD_SAME_LOWER
+                                : CLPOOL_AUTO_PAD_VALID;
+    const int padded = p->auto_pad == CLPOOL_AUTO_PAD_NOTSET && ref_rng_chance(r, 0.6);
+    for (int32_t i = 0; i < ns; ++i) {
+        p->strides[i] = ref_rng_range(r, 1, 3);
+        p->dilations[i] = ref_rng_chance(r, 0.25) ? ref_rng_range(r, 2, 3) : 1;
+        const int64_t e = (kernel[i] - 1) * p->dilations[i] + 1;
+        /* Pads usually below the dilated kernel; sometimes beyond, to hit empty windows. */
+        const int64_t max_pad = ref_rng_chance(r, 0.1) ? e + 1 : e - 1;
+        p->pads[i] = padded ? ref_rng_range(r, 0, max_pad) : 0;
+        p->pads[ns + i] = padded ? ref_rng_range(r, 0, max_pad) : 0;
+    }
+    p->ceil_mode = (int32_t)ref_rng_range(r, 0, 1);
+    c->with_indices = ref_rng_chance(r, 0.6);
+    p->storage_order = (int32_t)ref_rng_range(r, 0, 1); /* ignored without Indices */
+    const size_t esize = ref_dtype_size(dtype);
+    c->in_off = esize * (size_t)ref_rng_range(r, 1, 7);
+    c->out_off = esize * (size_t)ref_rng_range(r, 1, 7);
+    c->idx_off = 8 * (size_t)ref_rng_range(r, 1, 4);
+    c->api = ref_rng_chance(r, 0.5) ? API_ENQUEUE_OWN_QUEUE : API_ENQUEUE;
+    c->want_event = ref_rng_chance(r, 0.5);
+}
+
+/*
+ * `cases` valid random cases per spatial rank in [ns_lo, ns_hi]. Attribute
+ * sets the reference rejects must be rejected by the library as well.
+ */
+static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32_t ns_hi, int cases, run_api only_api)
+{
+    if (dtype == CLPOOL_FLOAT64 && !device_has_fp64()) {
+        printf("note: device has no cl_khr_fp64, float64 MaxPool cases skipped\n");
+        return;
+    }
+    ref_rng r;
+    ref_rng_seed(&r, seed);
+    int ran = 0, rejected = 0;
+    for (int32_t ns = ns_lo; ns <= ns_hi; ++ns) {
+        for (int done = 0, attempts = 0; done < cases; ++attempts) {
+            ck_assert_msg(attempts < 20 * cases, "too many invalid random cases for rank %d", (int)ns);
+            mp_case c;
+            random_case(&r, dtype, ns, &c);
+            if (only_api != API_ANY) c.api = only_api;
+            clpool_shape out;
+            if (ref_maxpool_shape(&c.shape, &c.params, &out, NULL, NULL, 0) != 0) {
+                char desc[1024];
+                ck_assert_msg(clpool_maxpool_output_shape(&c.shape, &c.params, &out) != CLPOOL_SUCCESS,
+                              "%s: the reference rejects these attributes but the library accepts them",
+                              describe(&c, desc, sizeof desc));
+                ++rejected;
+                continue;
+            }
+            const int64_t n = ref_shape_elements(&c.shape);
+            void *input = malloc((size_t)n * ref_dtype_size(dtype));
+            ck_assert_ptr_nonnull(input);
+            fill_random(&r, dtype, input, n);
+            run_case(&c, input);
+            free(input);
+            ++done;
+            ++ran;
+        }
+    }
+    printf("maxpool random %s, spatial rank %d..%d: %d cases passed (%d invalid attribute sets rejected by both)\n",
+           clpool_dtype_name(dtype), (int)ns_lo, (int)ns_hi, ran, rejected);
+}
+
+#define RANDOM_CASES 45
+
+START_TEST(test_random_float32) { random_suite(CLPOOL_FLOAT32, 0x1001, 1, 4, RANDOM_CASES, API_ANY); }
+END_TEST
+START_TEST(test_random_float64) { random_suite(CLPOOL_FLOAT64, 0x1002, 1, 4, RANDOM_CASES, API_ANY); }
+END_TEST
+START_TEST(test_random_float16) { random_suite(CLPOOL_FLOAT16, 0x1003, 1, 4, RANDOM_CASES, API_ANY); }
+END_TEST
+START_TEST(test_random_bfloat16) { random_suite(CLPOOL_BFLOAT16, 0x1004, 1, 4, RANDOM_CASES, API_ANY); }
+END_TEST
+START_TEST(test_random_int8) { random_suite(CLPOOL_INT8, 0x1005, 1, 4, RANDOM_CASES, API_ANY); }
+END_TEST
+START_TEST(test_random_uint8) { random_suite(CLPOOL_UINT8, 0x1006, 1, 4, RANDOM_CASES, API_ANY); }
+END_TEST
+
+START_TEST(test_random_high_rank)
+{
+    random_suite(CLPOOL_FLOAT32, 0x2001, 5, 6, 8, API_ANY);
+    random_suite(CLPOOL_INT8, 0x2002, 5, 6, 6, API_ANY);
+    random_suite(CLPOOL_FLOAT16, 0x2003, 5, 5, 6, API_ANY);
+}
+END_TEST
+
+START_TEST(test_host_api)
+{
+    random_suite(CLPOOL_FLOAT32, 0x3001, 1, 3, 6, API_HOST);
+    random_suite(CLPOOL_BFLOAT16, 0x3002, 2, 2, 6, API_HOST);
+    random_suite(CLPOOL_UINT8, 0x3003, 1, 2, 6, API_HOST);
+}
+END_TEST
+
+/* ------------------------------------------------- ONNX spot checks */
+
+/* Runs a hand-computed case: values given as doubles (exact in every dtype used). */
+static void spot(mp_case *c, const double *in_values, const int64_t *out_dims, const double *out_values,
+                 const int64_t *out_idx)
+{
+    const int64_t n_in = ref_shape_elements(&c->shape);
+    clpool_shape out_shape = c->shape;
+    int64_t n_out = out_dims[0] * out_dims[1];
+    for (int32_t i = 0; i < c->shape.rank; ++i) out_shape.dims[i] = out_dims[i];
+    for (int32_t i = 2; i < c->shape.rank; ++i) n_out *= out_dims[i];
+    const size_t esize = ref_dtype_size(c->dtype);
+    void *input = malloc((size_t)n_in * esize + 1), *expect = malloc((size_t)n_out * esize + 1);
+    ck_assert(input && expect);
+    for (int64_t i = 0; i < n_in; ++i) ref_store(c->dtype, input, i, in_values[i]);
+    for (int64_t i = 0; i < n_out; ++i) ref_store(c->dtype, expect, i, out_values[i]);
+    for (int api = API_ENQUEUE; api <= API_HOST; ++api) {
+        c->api = (run_api)api;
+        run_case_expect(c, input, &out_shape, expect, out_idx);
+    }
+    free(input);
+    free(expect);
+}
+
+static const double seq25[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17,
+                               18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
+                               35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50};
+
+/* onnx test_maxpool_2d_ceil_output_size_reduce_by_one and test_maxpool_2d_ceil. */
+START_TEST(test_onnx_ceil_mode)
+{
+    mp_case c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 2, 2}, (int64_t[]){1, 1});
+    c.params.strides[0] = c.params.strides[1] = 2;
+    c.params.ceil_mode = 1;
+    spot(&c, seq25, (int64_t[]){1, 1, 1, 1}, (double[]){1}, (int64_t[]){0});
+
+    c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 4, 4}, (int64_t[]){3, 3});
+    c.params.strides[0] = c.params.strides[1] = 2;
+    c.params.ceil_mode = 1;
+    spot(&c, seq25, (int64_t[]){1, 1, 2, 2}, (double[]){11, 12, 15, 16}, (int64_t[]){10, 11, 14, 15});
+    c.params.ceil_mode = 0;
+    spot(&c, seq25, (int64_t[]){1, 1, 1, 1}, (double[]){11}, (int64_t[]){10});
+
+    /* VALID honours ceil_mode: in 5, kernel 2, stride 2 -> windows [0,1] [2,3] [4]. */
+    c = make_case(CLPOOL_FLOAT32, 3, (int64_t[]){1, 1, 5}, (int64_t[]){2});
+    c.params.strides[0] = 2;
+    c.params.auto_pad = CLPOOL_AUTO_PAD_VALID;
+    c.params.ceil_mode = 1;
+    spot(&c, seq25, (int64_t[]){1, 1, 3}, (double[]){2, 4, 5}, (int64_t[]){1, 3, 4});
+    c.params.ceil_mode = 0;
+    spot(&c, seq25, (int64_t[]){1, 1, 2}, (double[]){2, 4}, (int64_t[]){1, 3});
+}
+END_TEST
+
+START_TEST(test_onnx_same_upper_lower)
+{
+    /* in 1..5, kernel 2, stride 1: total pad 1, UPPER puts it last, LOWER first. */
+    mp_case c = make_case(CLPOOL_FLOAT32, 3, (int64_t[]){1, 1, 5}, (int64_t[]){2});
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER;
+    spot(&c, seq25, (int64_t[]){1, 1, 5}, (double[]){2, 3, 4, 5, 5}, (int64_t[]){1, 2, 3, 4, 4});
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    spot(&c, seq25, (int64_t[]){1, 1, 5}, (double[]){1, 2, 3, 4, 5}, (int64_t[]){0, 1, 2, 3, 4});
+
+    /* kernel 2, stride 2: out 3, total 1. */
+    c.params.strides[0] = 2;
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER;
+    spot(&c, seq25, (int64_t[]){1, 1, 3}, (double[]){2, 4, 5}, (int64_t[]){1, 3, 4});
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    spot(&c, seq25, (int64_t[]){1, 1, 3}, (double[]){1, 3, 5}, (int64_t[]){0, 2, 4});
+
+    /* Dilated kernel: k 2, d 3 -> e 4, total 3; UPPER begins with 1, LOWER with 2. */
+    c.params.strides[0] = 1;
+    c.params.dilations[0] = 3;
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER;
+    spot(&c, seq25, (int64_t[]){1, 1, 5}, (double[]){3, 4, 5, 3, 4}, (int64_t[]){2, 3, 4, 2, 3});
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    spot(&c, seq25, (int64_t[]){1, 1, 5}, (double[]){2, 3, 4, 5, 3}, (int64_t[]){1, 2, 3, 4, 2});
+
+    /* onnx test_maxpool_2d_same_upper / _same_lower (5x5, kernel 2x2). */
+    c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 5, 5}, (int64_t[]){2, 2});
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER;
+    static const double upper[] = {7,  8,  9,  10, 10, 12, 13, 14, 15, 15, 17, 18, 19,
+                                   20, 20, 22, 23, 24, 25, 25, 22, 23, 24, 25, 25};
+    int64_t idx[25];
+    for (int i = 0; i < 25; ++i) idx[i] = (int64_t)upper[i] - 1;
+    spot(&c, seq25, (int64_t[]){1, 1, 5, 5}, upper, idx);
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    for (int i = 0; i < 25; ++i) idx[i] = i;
+    spot(&c, seq25, (int64_t[]){1, 1, 5, 5}, seq25, idx);
+
+    /* onnx test_maxpool_2d_precomputed_same_upper: kernel 3, strides 2. */
+    c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 5, 5}, (int64_t[]){3, 3});
+    c.params.strides[0] = c.params.strides[1] = 2;
+    c.params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER;
+    spot(&c, seq25, (int64_t[]){1, 1, 3, 3}, (double[]){7, 9, 10, 17, 19, 20, 22, 24, 25},
+         (int64_t[]){6, 8, 9, 16, 18, 19, 21, 23, 24});
+}
+END_TEST
+
+/* onnx test_maxpool_2d_dilations. */
+START_TEST(test_onnx_dilations)
+{
+    mp_case c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 4, 4}, (int64_t[]){2, 2});
+    c.params.dilations[0] = c.params.dilations[1] = 2;
+    spot(&c, seq25, (int64_t[]){1, 1, 2, 2}, (double[]){11, 12, 15, 16}, (int64_t[]){10, 11, 14, 15});
+    /* With pads: 1-D in 1..5, kernel 2, dilation 3, pads 2/0 -> windows {1}, {2}, {0,3}, {1,4}. */
+    c = make_case(CLPOOL_INT8, 3, (int64_t[]){1, 1, 5}, (int64_t[]){2});
+    c.params.dilations[0] = 3;
+    c.params.pads[0] = 2;
+    spot(&c, seq25, (int64_t[]){1, 1, 4}, (double[]){2, 3, 4, 5}, (int64_t[]){1, 2, 3, 4});
+}
+END_TEST
+
+START_TEST(test_onnx_storage_order)
+{
+    /* onnx test_maxpool_with_argmax_2d_precomputed_strides, with a second channel. */
+    mp_case c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 2, 5, 5}, (int64_t[]){2, 2});
+    c.params.strides[0] = c.params.strides[1] = 2;
+    static const double out[] = {7, 9, 17, 19, 32, 34, 42, 44};
+    c.params.storage_order = 1; /* h + w*H, plus (n*C + c) * 25 */
+    spot(&c, seq25, (int64_t[]){1, 2, 2, 2}, out, (int64_t[]){6, 16, 8, 18, 31, 41, 33, 43});
+    c.params.storage_order = 0;
+    spot(&c, seq25, (int64_t[]){1, 2, 2, 2}, out, (int64_t[]){6, 8, 16, 18, 31, 33, 41, 43});
+
+    /* H != W: identity pooling on 2x3, column-major offsets h + 2*w. */
+    c = make_case(CLPOOL_UINT8, 4, (int64_t[]){1, 1, 2, 3}, (int64_t[]){1, 1});
+    c.params.storage_order = 1;
+    spot(&c, seq25, (int64_t[]){1, 1, 2, 3}, seq25, (int64_t[]){0, 2, 4, 1, 3, 5});
+
+    /* 3-D, spatial 2x2x4, N = 2: kernel 2x2x2 stride 2 -> two windows per sample.
+     * Max 5 at (1,0,1), max 7 at (0,1,3). Row-major: 9 and 7; column-major
+     * h + w*H + d*H*W (first spatial axis fastest): 1 + 0 + 1*4 = 5, 0 + 1*2 + 3*4 = 14. */
+    double in3[32] = {0};
+    in3[9] = 5, in3[7] = 7, in3[16 + 9] = 5, in3[16 + 7] = 7;
+    c = make_case(CLPOOL_FLOAT16, 5, (int64_t[]){2, 1, 2, 2, 4}, (int64_t[]){2, 2, 2});
+    c.params.strides[0] = c.params.strides[1] = c.params.strides[2] = 2;
+    c.params.storage_order = 0;
+    spot(&c, in3, (int64_t[]){2, 1, 1, 1, 2}, (double[]){5, 7, 5, 7}, (int64_t[]){9, 7, 25, 23});
+    c.params.storage_order = 1;
+    spot(&c, in3, (int64_t[]){2, 1, 1, 1, 2}, (double[]){5, 7, 5, 7}, (int64_t[]){5, 14, 21, 30});
+}
+END_TEST
+
+START_TEST(test_ties_first_wins)
+{
+    mp_case c = make_case(CLPOOL_FLOAT32, 3, (int64_t[]){1, 1, 6}, (int64_t[]){3});
+    spot(&c, (double[]){2, 2, 2, 1, 2, 2}, (int64_t[]){1, 1, 4}, (double[]){2, 2, 2, 2}, (int64_t[]){0, 1, 2, 4});
+
+    /* All equal with pads 1 on every side: the first in-bounds tap wins. */
+    static const double sevens[9] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
+    static const double out[16] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
+    c = make_case(CLPOOL_BFLOAT16, 4, (int64_t[]){1, 1, 3, 3}, (int64_t[]){2, 2});
+    for (int i = 0; i < 4; ++i) c.params.pads[i] = 1;
+    spot(&c, sevens, (int64_t[]){1, 1, 4, 4}, out, (int64_t[]){0, 0, 1, 2, 0, 0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8});
+
+    /* Signed zeros tie: the first one's bits are copied. */
+    static const clpool_dtype floats[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    for (size_t t = 0; t < 4; ++t) {
+        if (floats[t] == CLPOOL_FLOAT64 && !device_has_fp64()) continue;
+        c = make_case(floats[t], 3, (int64_t[]){1, 1, 4}, (int64_t[]){2});
+        c.params.strides[0] = 2;
+        spot(&c, (double[]){-0.0, 0.0, 0.0, -0.0}, (int64_t[]){1, 1, 2}, (double[]){-0.0, 0.0}, (int64_t[]){0, 2});
+    }
+}
+END_TEST
+
+START_TEST(test_nan_windows)
+{
+    static const clpool_dtype floats[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    for (size_t t = 0; t < 4; ++t) {
+        const clpool_dtype dt = floats[t];
+        if (dt == CLPOOL_FLOAT64 && !device_has_fp64()) continue;
+        const uint64_t *nan = nan_patterns(dt);
+        /* [1, Na, 3, Nb, Nc, -inf, -inf, 2, +inf, Nd], kernel 2, stride 1. */
+        static const double in[10] = {1, 0, 3, 0, 0, -INFINITY, -INFINITY, 2, INFINITY, 0};
+        static const int nan_at[4] = {1, 3, 4, 9};
+        static const double out[9] = {0, 0, 0, 0, 0, -INFINITY, 2, INFINITY, 0};
+        static const int64_t idx[9] = {1, 1, 3, 3, 4, 5, 7, 8, 9};
+        mp_case c = make_case(dt, 3, (int64_t[]){1, 1, 10}, (int64_t[]){2});
+        const size_t es = ref_dtype_size(dt);
+        unsigned char input[10 * 8], expect[9 * 8];
+        for (int i = 0; i < 10; ++i) ref_store(dt, input, i, in[i]);
+        for (int i = 0; i < 9; ++i) ref_store(dt, expect, i, out[i]);
+        for (int i = 0; i < 4; ++i) ref_store_bits(dt, input, nan_at[i], nan[i]);
+        for (int i = 0; i < 9; ++i)
+            if (isnan(ref_load(dt, input, idx[i]))) memcpy(expect + (size_t)i * es, input + (size_t)idx[i] * es, es);
+        clpool_shape out_shape = {3, {1, 1, 9}};
+        for (int api = API_ENQUEUE; api <= API_HOST; ++api) {
+            c.api = (run_api)api;
+            run_case_expect(&c, input, &out_shape, expect, idx);
+        }
+
+        /* All-NaN window reaching into the padding: kernel 3, pads 1/1 over [Nc, Na]. */
+        c = make_case(dt, 3, (int64_t[]){1, 1, 2}, (int64_t[]){3});
+        c.params.pads[0] = c.params.pads[1] = 1;
+        ref_store_bits(dt, input, 0, nan[2]);
+        ref_store_bits(dt, input, 1, nan[0]);
+        ref_store_bits(dt, expect, 0, nan[2]);
+        ref_store_bits(dt, expect, 1, nan[2]);
+        clpool_shape two = {3, {1, 1, 2}};
+        run_case_expect(&c, input, &two, expect, (int64_t[]){0, 0});
+    }
+}
+END_TEST
+
+START_TEST(test_integer_extremes)
+{
+    /* int8 windows of all -128 and uint8 windows of all 0: first tap, padding never wins. */
+    static const double mins[4] = {-128, -128, -128, -128}, zeros[4] = {0, 0, 0, 0};
+    mp_case c = make_case(CLPOOL_INT8, 3, (int64_t[]){1, 1, 4}, (int64_t[]){2});
+    c.params.strides[0] = 2;
+    spot(&c, mins, (int64_t[]){1, 1, 2}, mins, (int64_t[]){0, 2});
+    c.params.pads[0] = c.params.pads[1] = 1;
+    spot(&c, mins, (int64_t[]){1, 1, 3}, mins, (int64_t[]){0, 1, 3});
+    c.dtype = CLPOOL_UINT8;
+    spot(&c, zeros, (int64_t[]){1, 1, 3}, zeros, (int64_t[]){0, 1, 3});
+
+    c = make_case(CLPOOL_INT8, 3, (int64_t[]){1, 1, 4}, (int64_t[]){2});
+    spot(&c, (double[]){-128, -127, 127, -128}, (int64_t[]){1, 1, 3}, (double[]){-127, 127, 127}, (int64_t[]){1, 2, 2});
+    c.dtype = CLPOOL_UINT8;
+    spot(&c, (double[]){0, 255, 255, 0}, (int64_t[]){1, 1, 3}, (double[]){255, 255, 255}, (int64_t[]){1, 1, 2});
+}
+END_TEST
+
+/* ------------------------------------------------ empty output, events */
+
+static cl_mem small_buffer(void)
+{
+    static const unsigned char zeros[256];
+    return buffer_from(zeros, sizeof zeros);
+}
+
+START_TEST(test_empty_output_and_wait_list)
+{
+    cl_context cl = clpool_context_cl_context(ctx);
+    cl_mem in = small_buffer(), out = small_buffer(), idx = small_buffer();
+    clpool_maxpool_params p;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, (int64_t[]){2, 2}), CLPOOL_SUCCESS);
+    const clpool_shape empty = {4, {0, 3, 4, 4}};
+    clpool_shape out_shape;
+    ck_assert_int_eq(clpool_maxpool_output_shape(&empty, &p, &out_shape), CLPOOL_SUCCESS);
+    ck_assert_int_eq(out_shape.dims[0], 0);
+    ck_assert_int_eq(out_shape.dims[2], 3);
+
+    /* The returned event must wait for the user event in the wait list. */
+    cl_int err;
+    cl_event gate = clCreateUserEvent(cl, &err), done = NULL;
+    ck_assert_int_eq(err, CL_SUCCESS);
+    clpool_status st = clpool_enqueue_maxpool(ctx, NULL, &p, CLPOOL_FLOAT32, &empty, in, 4, out, 8, idx, 16, 1, &gate,
+                                              &done);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+    ck_assert_ptr_nonnull(done);
+    clFlush(clpool_context_cl_queue(ctx));
+    cl_int exec = CL_COMPLETE;
+    ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
+    ck_assert_msg(exec != CL_COMPLETE, "empty MaxPool completed before its wait list");
+    ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
+    ck_assert_int_eq(exec, CL_COMPLETE);
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+
+    /* C = 0 on a caller queue, no wait list: still an event that completes. */
+    const clpool_shape no_channels = {4, {2, 0, 4, 4}};
+    done = NULL;
+    st = clpool_enqueue_maxpool(ctx, own_queue, &p, CLPOOL_INT8, &no_channels, in, 0, out, 0, NULL, 0, 0, NULL, &done);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+    ck_assert_ptr_nonnull(done);
+    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+    clReleaseEvent(done);
+
+    /* Without an event or wait list, and through the host helper. */
+    ck_assert_int_eq(clpool_enqueue_maxpool(ctx, NULL, &p, CLPOOL_UINT8, &empty, in, 0, out, 0, idx, 0, 0, NULL, NULL),
+                     CLPOOL_SUCCESS);
+    unsigned char host_in[1], host_out[1];
+    int64_t host_idx[1];
+    ck_assert_int_eq(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT16, &empty, host_in, host_out, host_idx), CLPOOL_SUCCESS);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    clReleaseMemObject(idx);
+}
+END_TEST
+
+/* A non-empty MaxPool gated by a user event: nothing runs before the gate opens. */
+START_TEST(test_wait_list_honoured)
+{
+    mp_case c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 4, 4}, (int64_t[]){2, 2});
+    float input[16];
+    for (int i = 0; i < 16; ++i) input[i] = (float)i;
+    cl_mem in = buffer_from((const unsigned char *)input, sizeof input);
+    unsigned char init[9 * 4];
+    memset(init, SENTINEL, sizeof init);
+    cl_mem out = buffer_from(init, sizeof init);
+    cl_int err;
+    cl_event gate = clCreateUserEvent(clpool_context_cl_context(ctx), &err), done = NULL;
+    ck_assert_int_eq(err, CL_SUCCESS);
+    clpool_status st = clpool_enqueue_maxpool(ctx, own_queue, &c.params, c.dtype, &c.shape, in, 0, out, 0, NULL, 0, 1,
+                                              &gate, &done);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+    clFlush(own_queue);
+    cl_int exec = CL_COMPLETE;
+    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+    ck_assert_msg(exec != CL_COMPLETE, "MaxPool completed before its wait list");
+    ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    float got[9];
+    ck_assert_int_eq(clEnqueueReadBuffer(own_queue, out, CL_TRUE, 0, sizeof got, got, 1, &done, NULL), CL_SUCCESS);
+    for (int i = 0; i < 9; ++i) ck_assert_float_eq(got[i], (float)((i / 3 + 1) * 4 + i % 3 + 1));
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+}
+END_TEST
+
+/* ------------------------------------------------------- validation */
+
+/* Every argument of clpool_enqueue_maxpool; the default is a valid call. */
+typedef struct vcall {
+    clpool_context *ctx;
+    cl_command_queue queue;
+    clpool_maxpool_params params;
+    const clpool_maxpool_params *params_ptr;
+    clpool_dtype dtype;
+    clpool_shape shape;
+    const clpool_shape *shape_ptr;
+    cl_mem input, output, indices;
+    size_t in_off, out_off, idx_off;
+    cl_uint num_wait;
+    const cl_event *wait;
+    cl_event user_event;
+    cl_context other_context; /* for the foreign-queue case */
+} vcall;
+
+#define VBUF 4096 /* every buffer; the 4x4 float32 default needs 64 / 36 / 72 bytes */
+
+typedef struct vcase {
+    const char *name;
+    void (*mutate)(vcall *v);
+    clpool_status status;
+    const char *message;  /* substring of clpool_last_error() */
+    int shape_fn_too;     /* clpool_maxpool_output_shape must reject it the same way */
+} vcase;
+
+static void m_none(vcall *v) { (void)v; }
+static void m_null_ctx(vcall *v) { v->ctx = NULL; }
+static void m_null_params(vcall *v) { v->params_ptr = NULL; }
+static void m_null_shape(vcall *v) { v->shape_ptr = NULL; }
+static void m_null_input(vcall *v) { v->input = NULL; }
+static void m_null_output(vcall *v) { v->output = NULL; }
+static void m_struct_size(vcall *v) { v->params.struct_size -= 8; }
+static void m_rank_mismatch(vcall *v)
+{
+    v->params.spatial_rank = 3;
+    v->params.kernel_shape[2] = v->params.strides[2] = v->params.dilations[2] = 1;
+}
+static void m_spatial_rank_zero(vcall *v) { v->params.spatial_rank = 0; }
+static void m_rank_below_3(vcall *v) { v->shape.rank = 2; }
+static void m_rank_above_max(vcall *v) { v->shape.rank = CLPOOL_MAX_RANK + 1; }
+static void m_negative_dim(vcall *v) { v->shape.dims[3] = -1; }
+static void m_kernel_zero(vcall *v) { v->params.kernel_shape[1] = 0; }
+static void m_stride_zero(vcall *v) { v->params.strides[0] = 0; }
+static void m_dilation_negative(vcall *v) { v->params.dilations[1] = -2; }
+static void m_pad_negative(vcall *v) { v->params.pads[3] = -1; }
+static void m_pads_with_auto_pad(vcall *v) { v->params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER, v->params.pads[0] = 1; }
+static void m_ceil_mode(vcall *v) { v->params.ceil_mode = 2; }
+static void m_storage_order(vcall *v) { v->params.storage_order = -1; }
+static void m_auto_pad(vcall *v) { v->params.auto_pad = (clpool_auto_pad)4; }
+static void m_kernel_too_big(vcall *v) { v->params.kernel_shape[0] = 5; }
+static void m_dilated_too_big(vcall *v) { v->params.dilations[1] = 4; }
+static void m_no_tap_left(vcall *v) { v->params.pads[0] = 5; }
+static void m_no_tap_right(vcall *v) { v->params.pads[3] = 5; }
+static void m_no_tap_same(vcall *v)
+{
+    v->shape.dims[2] = 2; /* SAME_UPPER, k 2, d 3: total pad 3, window 0 taps -1 and 2 */
+    v->params.dilations[0] = 3;
+    v->params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER;
+}
+static void m_zero_output(vcall *v) { v->shape.dims[2] = 0, v->params.auto_pad = CLPOOL_AUTO_PAD_SAME_UPPER; }
+static void m_dtype_int32(vcall *v) { v->dtype = CLPOOL_INT32; }
+static void m_dtype_bogus(vcall *v) { v->dtype = (clpool_dtype)99; }
+static void m_input_too_small(vcall *v) { v->in_off = VBUF - 60; }
+static void m_output_offset_past_end(vcall *v) { v->out_off = 2 * VBUF; }
+static void m_indices_too_small(vcall *v) { v->idx_off = VBUF - 64; }
+static void m_input_misaligned(vcall *v) { v->in_off = 2; }
+static void m_output_misaligned(vcall *v) { v->dtype = CLPOOL_FLOAT16, v->out_off = 3; }
+static void m_indices_misaligned(vcall *v) { v->idx_off = 4; }
+static void m_wait_null_count(vcall *v) { v->num_wait = 1, v->wait = NULL; }
+static void m_wait_zero_count(vcall *v) { v->num_wait = 0, v->wait = &v->user_event; }
+static void m_wait_null_entry(vcall *v)
+{
+    static const cl_event none[2] = {NULL, NULL};
+    v->num_wait = 2, v->wait = none;
+}
+static void m_foreign_queue(vcall *v)
+{
+    cl_device_id dev = clpool_context_cl_device(v->ctx);
+    cl_int err;
+    v->other_context = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    ck_assert_msg(v->other_context != NULL, "clCreateContext: %d", (int)err);
+    v->queue = clCreateCommandQueue(v->other_context, dev, 0, &err);
+    ck_assert_msg(v->queue != NULL, "clCreateCommandQueue: %d", (int)err);
+}
+
+static const vcase vcases[] = {
+    {"valid baseline", m_none, CLPOOL_SUCCESS, "", 1},
+    {"NULL ctx", m_null_ctx, CLPOOL_ERROR_INVALID_ARGUMENT, "ctx is NULL", 0},
+    {"NULL params", m_null_params, CLPOOL_ERROR_INVALID_ARGUMENT, "params is NULL", 1},
+    {"NULL shape", m_null_shape, CLPOOL_ERROR_INVALID_ARGUMENT, "input shape is NULL", 1},
+    {"NULL input", m_null_input, CLPOOL_ERROR_INVALID_ARGUMENT, "input buffer is NULL", 0},
+    {"NULL output", m_null_output, CLPOOL_ERROR_INVALID_ARGUMENT, "output buffer is NULL", 0},
+    {"struct_size", m_struct_size, CLPOOL_ERROR_INVALID_ARGUMENT, "struct_size is", 1},
+    {"spatial_rank vs input rank", m_rank_mismatch, CLPOOL_ERROR_INVALID_SHAPE,
+     "kernel_shape has 3 dims but the input has 2 spatial dims", 1},
+    {"spatial_rank 0", m_spatial_rank_zero, CLPOOL_ERROR_INVALID_ARGUMENT, "spatial_rank 0 is outside 1..10", 1},
+    {"input rank < 3", m_rank_below_3, CLPOOL_ERROR_INVALID_SHAPE, "input rank 2 must be >= 3", 1},
+    {"input rank > max", m_rank_above_max, CLPOOL_ERROR_INVALID_SHAPE, "rank 13 is outside 0..12", 1},
+    {"negative dim", m_negative_dim, CLPOOL_ERROR_INVALID_SHAPE, "dim 3 is negative", 1},
+    {"kernel_shape < 1", m_kernel_zero, CLPOOL_ERROR_INVALID_ARGUMENT, "kernel_shape[1] = 0 must be >= 1", 1},
+    {"strides < 1", m_stride_zero, CLPOOL_ERROR_INVALID_ARGUMENT, "strides[0] = 0 must be >= 1", 1},
+    {"dilations < 1", m_dilation_negative, CLPOOL_ERROR_INVALID_ARGUMENT, "dilations[1] = -2 must be >= 1", 1},
+    {"negative pad", m_pad_negative, CLPOOL_ERROR_INVALID_ARGUMENT, "pads[3] = -1 must be >= 0", 1},
+    {"pads with auto_pad", m_pads_with_auto_pad, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "pads must be 0 when auto_pad is not NOTSET", 1},
+    {"ceil_mode range", m_ceil_mode, CLPOOL_ERROR_INVALID_ARGUMENT, "ceil_mode = 2 must be 0 or 1", 1},
+    {"storage_order range", m_storage_order, CLPOOL_ERROR_INVALID_ARGUMENT, "storage_order = -1 must be 0 or 1", 1},
+    {"auto_pad range", m_auto_pad, CLPOOL_ERROR_INVALID_ARGUMENT, "auto_pad = 4 is not a clpool_auto_pad value", 1},
+    {"kernel > padded input", m_kernel_too_big, CLPOOL_ERROR_INVALID_SHAPE,
+     "along spatial axis 0 the padded input (4) is smaller than the dilated kernel (5)", 1},
+    {"dilated kernel > padded input", m_dilated_too_big, CLPOOL_ERROR_INVALID_SHAPE,
+     "along spatial axis 1 the padded input (4) is smaller than the dilated kernel (5)", 1},
+    {"window without tap (begin pad)", m_no_tap_left, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "along spatial axis 0 has a window with no input element", 1},
+    {"window without tap (end pad)", m_no_tap_right, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "along spatial axis 1 has a window with no input element", 1},
+    {"window without tap (SAME + dilation)", m_no_tap_same, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "has a window with no input element", 1},
+    {"output size 0", m_zero_output, CLPOOL_ERROR_INVALID_SHAPE, "giving output size 0", 1},
+    {"dtype int32", m_dtype_int32, CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype int32 (6) is not supported by MaxPool", 0},
+    {"dtype unknown", m_dtype_bogus, CLPOOL_ERROR_UNSUPPORTED_DTYPE, "(99) is not supported by MaxPool", 0},
+    {"input buffer too small", m_input_too_small, CLPOOL_ERROR_BUFFER_TOO_SMALL,
+     "input buffer holds 4096 bytes but offset 4036 + 64 bytes are needed", 0},
+    {"output offset past the end", m_output_offset_past_end, CLPOOL_ERROR_BUFFER_TOO_SMALL,
+     "output buffer holds 4096 bytes but offset 8192 + 36 bytes are needed", 0},
+    {"indices buffer too small", m_indices_too_small, CLPOOL_ERROR_BUFFER_TOO_SMALL,
+     "indices buffer holds 4096 bytes but offset 4032 + 72 bytes are needed", 0},
+    {"input offset misaligned", m_input_misaligned, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "input offset 2 is not a multiple of the element size 4", 0},
+    {"output offset misaligned", m_output_misaligned, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "output offset 3 is not a multiple of the element size 2", 0},
+    {"indices offset misaligned", m_indices_misaligned, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "indices offset 4 is not a multiple of the element size 8", 0},
+    {"wait list NULL, count 1", m_wait_null_count, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "event_wait_list must be NULL exactly when num_events_in_wait_list is 0", 0},
+    {"wait list set, count 0", m_wait_zero_count, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "event_wait_list must be NULL exactly when num_events_in_wait_list is 0", 0},
+    {"wait list NULL entry", m_wait_null_entry, CLPOOL_ERROR_INVALID_ARGUMENT, "event_wait_list[0] is NULL", 0},
+    {"queue of another cl_context", m_foreign_queue, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "queue belongs to another cl_context", 0},
+};
+#define N_VCASES ((int)(sizeof vcases / sizeof vcases[0]))
+
+START_TEST(test_validation)
+{
+    const vcase *vc = &vcases[_i];
+    vcall v;
+    memset(&v, 0, sizeof v);
+    v.ctx = ctx;
+    v.dtype = CLPOOL_FLOAT32;
+    v.shape = (clpool_shape){4, {1, 1, 4, 4}};
+    v.shape_ptr = &v.shape;
+    ck_assert_int_eq(clpool_maxpool_params_init(&v.params, 2, (int64_t[]){2, 2}), CLPOOL_SUCCESS);
+    v.params_ptr = &v.params;
+    cl_int err;
+    cl_mem mems[3];
+    for (int i = 0; i < 3; ++i) {
+        mems[i] = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE, VBUF, NULL, &err);
+        ck_assert_int_eq(err, CL_SUCCESS);
+    }
+    v.input = mems[0], v.output = mems[1], v.indices = mems[2];
+    v.user_event = clCreateUserEvent(clpool_context_cl_context(ctx), &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+
+    vc->mutate(&v);
+    cl_event ev = NULL;
+    const clpool_status st = clpool_enqueue_maxpool(v.ctx, v.queue, v.params_ptr, v.dtype, v.shape_ptr, v.input,
+                                                    v.in_off, v.output, v.out_off, v.indices, v.idx_off, v.num_wait,
+                                                    v.wait, &ev);
+    const char *msg = clpool_last_error();
+    ck_assert_msg(st == vc->status, "%s: status %s, expected %s (%s)", vc->name, clpool_status_string(st),
+                  clpool_status_string(vc->status), msg);
+    if (vc->status == CLPOOL_SUCCESS) {
+        ck_assert_ptr_nonnull(ev);
+        ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+        clReleaseEvent(ev);
+    } else {
+        ck_assert_msg(strstr(msg, "clpool_enqueue_maxpool") && strstr(msg, vc->message),
+                      "%s: message \"%s\" lacks \"clpool_enqueue_maxpool\" or \"%s\"", vc->name, msg, vc->message);
+        ck_assert_msg(ev == NULL, "%s: a failed call returned an event", vc->name);
+    }
+    if (vc->shape_fn_too) {
+        clpool_shape out;
+        const clpool_status st2 = clpool_maxpool_output_shape(v.shape_ptr, v.params_ptr, &out);
+        msg = clpool_last_error();
+        ck_assert_msg(st2 == vc->status, "%s: output_shape status %s, expected %s (%s)", vc->name,
+                      clpool_status_string(st2), clpool_status_string(vc->status), msg);
+        if (vc->status != CLPOOL_SUCCESS)
+            ck_assert_msg(strstr(msg, "clpool_maxpool_output_shape") && strstr(msg, vc->message),
+                          "%s: message \"%s\" lacks \"clpool_maxpool_output_shape\" or \"%s\"", vc->name, msg,
+                          vc->message);
+    }
+    if (v.other_context) {
+        clReleaseCommandQueue(v.queue);
+        clReleaseContext(v.other_context);
+    }
+    clReleaseEvent(v.user_event);
+    for (int i = 0; i < 3; ++i) clReleaseMemObject(mems[i]);
+}
+END_TEST
+
+START_TEST(test_validation_shape_fn_null_output)
+{
+    clpool_maxpool_params p;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, (int64_t[]){2, 2}), CLPOOL_SUCCESS);
+    const clpool_shape in = {4, {1, 1, 4, 4}};
+    ck_assert_int_eq(clpool_maxpool_output_shape(&in, &p, NULL), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "clpool_maxpool_output_shape: output is NULL"));
+}
+END_TEST
+
+/* ------------------------------------------------------------ main */
+
+static TCase *tcase(Suite *s, const char *name, int with_ctx)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, TIMEOUT);
+    if (with_ctx) tcase_add_checked_fixture(tc, ctx_setup, ctx_teardown);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+int main(void)
+{
+    Suite *s = suite_create("maxpool");
+    TCase *tc = tcase(s, "random", 1);
+    tcase_add_test(tc, test_random_float32);
+    tcase_add_test(tc, test_random_float64);
+    tcase_add_test(tc, test_random_float16);
+    tcase_add_test(tc, test_random_bfloat16);
+    tcase_add_test(tc, test_random_int8);
+    tcase_add_test(tc, test_random_uint8);
+    tcase_add_test(tc, test_random_high_rank);
+    tcase_add_test(tc, test_host_api);
+
+    tc = tcase(s, "onnx_semantics", 1);
+    tcase_add_test(tc, test_onnx_ceil_mode);
+    tcase_add_test(tc, test_onnx_same_upper_lower);
+    tcase_add_test(tc, test_onnx_dilations);
+    tcase_add_test(tc, test_onnx_storage_order);
+    tcase_add_test(tc, test_ties_first_wins);
+    tcase_add_test(tc, test_nan_windows);
+    tcase_add_test(tc, test_integer_extremes);
+
+    tc = tcase(s, "events", 1);
+    tcase_add_test(tc, test_empty_output_and_wait_list);
+    tcase_add_test(tc, test_wait_list_honoured);
+
+    tc = tcase(s, "validation", 1);
+    tcase_add_loop_test(tc, test_validation, 0, N_VCASES);
+    tc = tcase(s, "validation_host", 0);
+    tcase_add_test(tc, test_validation_shape_fn_null_output);
+
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
