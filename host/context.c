@@ -28,6 +28,10 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
     ctx->context = context;
     ctx->device = device;
     ctx->local_size = default_local_size(&ctx->info);
+    size_t sizes[16] = {1, 1, 1}; /* devices may report more than 3 dims */
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, NULL) != CL_SUCCESS)
+        sizes[0] = sizes[1] = sizes[2] = 1;
+    memcpy(ctx->max_item_size, sizes, sizeof ctx->max_item_size);
     *out = ctx;
     return CLPOOL_SUCCESS;
 }

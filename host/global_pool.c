@@ -91,7 +91,9 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     char options[160], dt[32];
     clpool__dtype_options(dtype, dt, sizeof dt);
     const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : 0;
-    snprintf(options, sizeof options, "%s -DOP=%d -DLP_KIND=%d", dt, (int)op, lp_kind);
+    /* CPUs stream one contiguous chunk per work-item; GPUs interleave for coalescing. */
+    const int chunked = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    snprintf(options, sizeof options, "%s -DOP=%d -DLP_KIND=%d -DCHUNKED=%d", dt, (int)op, lp_kind, chunked);
     /* p travels as the accumulation type: double for float64, else float. */
     const cl_double p_double = p;
     const cl_float p_float = (cl_float)p;
@@ -106,46 +108,34 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     cl_event first = NULL;
     if (parts == 1) {
         CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_direct", &k1));
-        cl_uint a = 0;
-        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof input, &input));
-        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof output, &output));
-        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_planes, &n_planes));
-        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_plane, &n_plane));
-        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof in_off, &in_off));
-        CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof out_off, &out_off));
-        CLPOOL_TRY(clpool__set_arg(&k1, a++, p_size, p_arg));
+        const clpool__arg args[] = {CLPOOL_ARG(input),  CLPOOL_ARG(output),  CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
+                                    CLPOOL_ARG(in_off), CLPOOL_ARG(out_off), {p_size, p_arg}};
+        CLPOOL_TRY(clpool__set_args(&k1, 0, args, sizeof args / sizeof args[0]));
         CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)planes, num_wait, wait, event));
         goto cleanup;
     }
     /* Two passes through a temporary buffer; the second waits on the first's
      * event so out-of-order queues work, and the buffer is released now (the
-     * runtime keeps it alive until both kernels are done). */
+     * runtime keeps it alive until both kernels are done). Max partials are
+     * element indices, sum partials (value, correction) pairs. */
     const cl_long n_parts = parts;
-    const size_t acc_size = dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float);
+    const size_t partial_size = op == GLOBAL_MAX ? sizeof(cl_long)
+                              : 2 * (dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float));
     cl_int err;
-    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)(planes * parts) * 2 * acc_size, NULL, &err);
+    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)(planes * parts) * partial_size, NULL, &err);
     if (!partials) {
         status = clpool__cl_fail(err, "clCreateBuffer(global pool partials)");
         goto cleanup;
     }
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_partial", &k1));
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_final", &k2));
-    cl_uint a = 0;
-    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof input, &input));
-    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof partials, &partials));
-    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_planes, &n_planes));
-    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_plane, &n_plane));
-    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof n_parts, &n_parts));
-    CLPOOL_TRY(clpool__set_arg(&k1, a++, sizeof in_off, &in_off));
-    CLPOOL_TRY(clpool__set_arg(&k1, a++, p_size, p_arg));
-    a = 0;
-    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof partials, &partials));
-    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof output, &output));
-    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof n_planes, &n_planes));
-    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof n_plane, &n_plane));
-    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof n_parts, &n_parts));
-    CLPOOL_TRY(clpool__set_arg(&k2, a++, sizeof out_off, &out_off));
-    CLPOOL_TRY(clpool__set_arg(&k2, a++, p_size, p_arg));
+    const clpool__arg args1[] = {CLPOOL_ARG(input),   CLPOOL_ARG(partials), CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
+                                 CLPOOL_ARG(n_parts), CLPOOL_ARG(in_off),   {p_size, p_arg}};
+    const clpool__arg args2[] = {CLPOOL_ARG(partials), CLPOOL_ARG(input),   CLPOOL_ARG(output),
+                                 CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane), CLPOOL_ARG(n_parts),
+                                 CLPOOL_ARG(in_off),   CLPOOL_ARG(out_off), {p_size, p_arg}};
+    CLPOOL_TRY(clpool__set_args(&k1, 0, args1, sizeof args1 / sizeof args1[0]));
+    CLPOOL_TRY(clpool__set_args(&k2, 0, args2, sizeof args2 / sizeof args2[0]));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), num_wait, wait, &first));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k2, (uint64_t)planes, 1, &first, event));
 cleanup:

@@ -62,7 +62,8 @@ struct clpool_context {
     cl_device_id device;
     cl_command_queue queue;     /* one reference we own; NULL until first needed when adopted without one */
     clpool_device_info info;
-    size_t local_size;          /* default 1-D work-group size for this device */
+    size_t local_size;          /* work-group size budget for this device */
+    size_t max_item_size[3];    /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
     pthread_mutex_t lock;       /* guards queue creation, the program list and kernel pools */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
 };
@@ -103,7 +104,11 @@ clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue,
 clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
                                    const char *fn, const char *what);
 
-/* Enqueue `k` over `items` work-items (1-D, explicit local size, rounded-up global). */
+/* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0
+ * and 1 round up, so kernels bounds-check them; dim 2 is exact). */
+clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
+                             const uint64_t *items, cl_uint num_wait, const cl_event *wait, cl_event *event);
+/* 1-D shorthand. */
 clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k,
                                 uint64_t items, cl_uint num_wait, const cl_event *wait, cl_event *event);
 
@@ -116,6 +121,14 @@ clpool_status clpool__check_wait_list(cl_uint num_wait, const cl_event *wait, co
 
 /* Set kernel argument `index` or fail with a message naming it. */
 clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, const void *value);
+
+/* A kernel argument by value; clpool__set_args sets args[i] as argument first + i. */
+typedef struct clpool__arg {
+    size_t size;
+    const void *value;
+} clpool__arg;
+#define CLPOOL_ARG(x) ((clpool__arg){sizeof(x), &(x)})
+clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__arg *args, size_t count);
 
 /* Require fp64 on the device for float64. */
 clpool_status clpool__check_dtype_device(const clpool_context *ctx, clpool_dtype dtype, const char *fn);

@@ -43,20 +43,51 @@ clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, con
     return CLPOOL_SUCCESS;
 }
 
-clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k,
-                                uint64_t items, cl_uint num_wait, const cl_event *wait, cl_event *event)
+clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__arg *args, size_t count)
 {
-    size_t local = ctx->local_size;
-    if (local > k->max_work_group_size) local = k->max_work_group_size;
-    /* Kernels bounds-check their index, so the global size may round up. */
-    size_t global = (size_t)((items + local - 1) / local) * local;
-    cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, 1, NULL, &global, &local, num_wait, wait, event);
+    for (size_t i = 0; i < count; ++i) {
+        clpool_status status = clpool__set_arg(k, first + (cl_uint)i, args[i].size, args[i].value);
+        if (status != CLPOOL_SUCCESS) return status;
+    }
+    return CLPOOL_SUCCESS;
+}
+
+static size_t pow2_at_least(uint64_t n, size_t cap)
+{
+    size_t p = 1;
+    while (p < n && p < cap) p <<= 1;
+    return p;
+}
+
+clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
+                             const uint64_t *items, cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    /* Work-group: up to ctx->local_size items, filled along dim 0 first (the
+     * contiguous one), then dim 1; dim 2 is never grouped. Kernels
+     * bounds-check dims 0 and 1, so their global sizes round up. */
+    size_t budget = ctx->local_size < k->max_work_group_size ? ctx->local_size : k->max_work_group_size;
+    size_t local[3] = {1, 1, 1}, global[3] = {1, 1, 1};
+    for (cl_uint d = 0; d < dims; ++d) {
+        if (items[d] == 0) return clpool__enqueue_nothing(queue, num_wait, wait, event);
+        local[d] = d < 2 ? pow2_at_least(items[d], budget < ctx->max_item_size[d] ? budget : ctx->max_item_size[d]) : 1;
+        budget /= local[d];
+        if (budget == 0) budget = 1;
+        global[d] = (size_t)((items[d] + local[d] - 1) / local[d]) * local[d];
+    }
+    cl_int err = clEnqueueNDRangeKernel(queue, k->kernel, dims, NULL, global, local, num_wait, wait, event);
     if (err != CL_SUCCESS) {
-        char what[160];
-        snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s, global %zu, local %zu)", k->name, global, local);
+        char what[200];
+        snprintf(what, sizeof what, "clEnqueueNDRangeKernel(%s, global %zux%zux%zu, local %zux%zux%zu)", k->name,
+                 global[0], global[1], global[2], local[0], local[1], local[2]);
         return clpool__cl_fail(err, what);
     }
     return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, uint64_t items,
+                                cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    return clpool__launch(ctx, queue, k, 1, &items, num_wait, wait, event);
 }
 
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,

@@ -20,10 +20,10 @@ typedef struct clpool__max_geom {
 _Static_assert(sizeof(clpool__max_geom) == (CLPOOL_MAX_RANK * (1 + MAX_ARITY) + MAX_ARITY + 2) * 8,
                "geometry must have no padding");
 
-clpool_status clpool_max_output_shape(size_t num_inputs, const clpool_shape *shapes, clpool_shape *output)
+/* Broadcast shape of the inputs; `fn` names the public caller in messages. */
+static clpool_status broadcast_shape(size_t num_inputs, const clpool_shape *shapes, clpool_shape *output,
+                                     const char *fn)
 {
-    static const char *fn = "clpool_max_output_shape";
-    CLPOOL_REQUIRE_NOT_NULL(output, fn);
     if (num_inputs == 0) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: Max needs at least one input", fn);
     CLPOOL_REQUIRE_NOT_NULL(shapes, fn);
     clpool_shape out = {0, {0}};
@@ -63,6 +63,12 @@ clpool_status clpool_max_output_shape(size_t num_inputs, const clpool_shape *sha
     if (status != CLPOOL_SUCCESS) return status;
     *output = out;
     return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_max_output_shape(size_t num_inputs, const clpool_shape *shapes, clpool_shape *output)
+{
+    CLPOOL_REQUIRE_NOT_NULL(output, "clpool_max_output_shape");
+    return broadcast_shape(num_inputs, shapes, output, "clpool_max_output_shape");
 }
 
 /* Broadcast strides of every input against `out`, then merge dims that are
@@ -128,7 +134,7 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     const clpool__dtype_info *dt = clpool__dtype_lookup(dtype);
     if (!dt) return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE, "%s: dtype %d is not a clpool_dtype", fn, (int)dtype);
     clpool_shape out;
-    clpool_status status = clpool_max_output_shape(n, shapes, &out);
+    clpool_status status = broadcast_shape(n, shapes, &out, fn);
     if (status != CLPOOL_SUCCESS) return status;
     CLPOOL_REQUIRE_NOT_NULL(inputs, fn);
     CLPOOL_REQUIRE_NOT_NULL(offsets, fn);

@@ -195,6 +195,97 @@ static int maxpool_dtype_ok(clpool_dtype dtype)
     }
 }
 
+/* The 2-D kernel is specialised on kernel/stride/dilation; keep the number
+ * of such programs and their unrolled size small. */
+static int use_2d_fast_path(const maxpool_plan *plan, const clpool_maxpool_params *p)
+{
+    if (plan->ns != 2) return 0;
+    for (int i = 0; i < 2; ++i)
+        if (p->kernel_shape[i] > 7 || p->strides[i] > 8 || p->dilations[i] > 8) return 0;
+    return 1;
+}
+
+/* One validated MaxPool call: what both kernels need (offsets in elements). */
+typedef struct maxpool_call {
+    const clpool_maxpool_params *params;
+    const maxpool_plan *plan;
+    const clpool_shape *in;
+    char dtype_option[32];
+    cl_mem input, output, indices; /* indices may be NULL */
+    cl_long in_off, out_off, idx_off;
+    int64_t n_out;
+} maxpool_call;
+
+/* Build options shared by both kernels: dtype and the Indices variant. */
+static void common_options(const maxpool_call *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s -DWITH_INDICES=%d -DSTORAGE_ORDER=%d", c->dtype_option, c->indices != NULL,
+             c->indices ? (int)c->params->storage_order : 0);
+}
+
+/* Arguments 0..1 (or 0..2 with Indices): the buffers; returns the next index. */
+static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_uint *next)
+{
+    clpool_status status = clpool__set_arg(k, 0, sizeof c->input, &c->input);
+    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, 1, sizeof c->output, &c->output);
+    *next = 2;
+    if (status == CLPOOL_SUCCESS && c->indices) status = clpool__set_arg(k, (*next)++, sizeof c->indices, &c->indices);
+    return status;
+}
+
+static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
+                               cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    const clpool_maxpool_params *p = c->params;
+    char common[96], options[256];
+    common_options(c, common, sizeof common);
+    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DDH=%lld -DDW=%lld", common,
+             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
+             (long long)p->strides[1], (long long)p->dilations[0], (long long)p->dilations[1]);
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
+    cl_uint a = 0;
+    if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
+    const cl_long sizes[] = {c->in->dims[2], c->in->dims[3], c->plan->out[0], c->plan->out[1], c->plan->pad_begin[0],
+                             c->plan->pad_begin[1], c->in_off, c->out_off, c->idx_off};
+    clpool__arg args[sizeof sizes / sizeof sizes[0]];
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
+    if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);
+    if (status != CLPOOL_SUCCESS) return status;
+    const uint64_t items[3] = {(uint64_t)c->plan->out[1], (uint64_t)c->plan->out[0],
+                               (uint64_t)(c->in->dims[0] * c->in->dims[1])};
+    return clpool__launch(ctx, q, k, 3, items, num_wait, wait, event);
+}
+
+static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
+                               cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    clpool__maxpool_geom g;
+    memset(&g, 0, sizeof g);
+    g.in_plane = 1;
+    for (int32_t i = 0; i < c->plan->ns; ++i) {
+        g.in_dims[i] = c->in->dims[2 + i];
+        g.out_dims[i] = c->plan->out[i];
+        g.ksize[i] = c->params->kernel_shape[i];
+        g.stride[i] = c->params->strides[i];
+        g.pad_begin[i] = c->plan->pad_begin[i];
+        g.dilation[i] = c->params->dilations[i];
+        g.in_plane *= g.in_dims[i];
+    }
+    g.total_out = c->n_out;
+    g.in_offset = c->in_off;
+    g.out_offset = c->out_off;
+    g.idx_offset = c->idx_off;
+    char common[96], options[160];
+    common_options(c, common, sizeof common);
+    snprintf(options, sizeof options, "%s -DNS=%d", common, (int)c->plan->ns);
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool", k);
+    cl_uint a = 0;
+    if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
+    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, a, sizeof g, &g);
+    if (status != CLPOOL_SUCCESS) return status;
+    return clpool__launch_1d(ctx, q, k, (uint64_t)c->n_out, num_wait, wait, event);
+}
+
 clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue, const clpool_maxpool_params *params,
                                      clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
                                      size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
@@ -224,36 +315,14 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
         return status;
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
 
-    clpool__maxpool_geom g;
-    memset(&g, 0, sizeof g);
-    g.in_plane = 1;
-    for (int32_t i = 0; i < plan.ns; ++i) {
-        g.in_dims[i] = input_shape->dims[2 + i];
-        g.out_dims[i] = plan.out[i];
-        g.ksize[i] = params->kernel_shape[i];
-        g.stride[i] = params->strides[i];
-        g.pad_begin[i] = plan.pad_begin[i];
-        g.dilation[i] = params->dilations[i];
-        g.in_plane *= g.in_dims[i];
-    }
-    g.total_out = n_out;
-    g.in_offset = (cl_long)(input_offset / esize);
-    g.out_offset = (cl_long)(output_offset / esize);
-    g.idx_offset = (cl_long)(indices_offset / sizeof(cl_long));
-
-    char options[160], dt[32];
-    clpool__dtype_options(dtype, dt, sizeof dt);
-    snprintf(options, sizeof options, "%s -DNS=%d -DWITH_INDICES=%d -DSTORAGE_ORDER=%d", dt, (int)plan.ns,
-             indices != NULL, indices ? (int)params->storage_order : 0);
+    maxpool_call call = {.params = params, .plan = &plan, .in = input_shape, .input = input, .output = output,
+                         .indices = indices, .in_off = (cl_long)(input_offset / esize),
+                         .out_off = (cl_long)(output_offset / esize),
+                         .idx_off = (cl_long)(indices_offset / sizeof(cl_long)), .n_out = n_out};
+    clpool__dtype_options(dtype, call.dtype_option, sizeof call.dtype_option);
     clpool__kernel k = {0};
-    CLPOOL_TRY(clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool", &k));
-    cl_uint arg = 0;
-    CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof input, &input));
-    CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof output, &output));
-    if (indices) CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof indices, &indices));
-    CLPOOL_TRY(clpool__set_arg(&k, arg++, sizeof g, &g));
-    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k, (uint64_t)n_out, num_wait, wait, event));
-cleanup:
+    status = use_2d_fast_path(&plan, params) ? launch_2d(ctx, q, &k, &call, num_wait, wait, event)
+                                             : launch_nd(ctx, q, &k, &call, num_wait, wait, event);
     clpool__kernel_put(ctx, &k);
     return status;
 }

@@ -3,35 +3,111 @@
  * of S = prod(spatial) elements to one value.
  *
  * Options: DT_* dtype, -DOP=OP_MAX|OP_AVG|OP_LP, -DLP_KIND=1|2|0 (p == 1,
- * p == 2, general p; only for OP_LP).
+ * p == 2, general p; only for OP_LP), -DCHUNKED=0|1 (how a split plane is
+ * dealt to work-items, see below).
  *
  * Strategy (chosen on the host from the shape and the device):
- *  - many planes (N*C fills the device) or small planes: `global_pool_direct`,
- *    one work-item per plane, a serial loop, no barriers (PoCL turns the
- *    work-items into a vectorised loop; GPUs get one thread per plane);
- *  - few large planes: `global_pool_partial` splits each plane over P
- *    work-items that read interleaved elements (lane, lane+P, ...: adjacent
- *    work-items touch adjacent addresses, coalesced on GPUs and vector loads
- *    on PoCL), writing P partial results; `global_pool_final` then combines
- *    each plane's partials. Two barrier-free passes instead of a local-memory
- *    tree, which PoCL would have to split into loops around each barrier.
+ *  - many planes (N*C fills the device) or short planes: `global_pool_direct`,
+ *    one work-item per plane, a serial loop, no barriers;
+ *  - few long planes: `global_pool_partial` splits each plane over P
+ *    work-items ("lanes") that write P partial results; `global_pool_final`
+ *    then combines each plane's partials. Two barrier-free passes instead of
+ *    a local-memory tree, which PoCL would have to split into loops around
+ *    each barrier. CHUNKED=1 (CPUs) gives each lane one contiguous chunk, so
+ *    a work-item streams through memory; CHUNKED=0 (GPUs) interleaves lanes
+ *    (lane, lane + P, ...) so neighbouring work-items read neighbouring
+ *    addresses (coalesced).
  * Sums use Kahan compensation in AT (float32 stays accurate on 10^6-element
- * planes), plus a plain running sum that takes over when it is not finite
+ * planes) plus a plain running sum that takes over when it is not finite
  * (inf or NaN inputs must give inf/NaN, which compensation alone would turn
- * into NaN). The result is rounded once to the output type.
+ * into NaN); the result is rounded once to the output type. Max tracks the
+ * winning element's index and copies its bits (exact for every dtype, NaN
+ * payloads included); partial winners are combined so that the result is
+ * the one a sequential scan would pick: the first NaN, else the first maximum.
  */
 #define OP_MAX 1
 #define OP_AVG 2
 #define OP_LP 3
 
-#if OP == OP_MAX
-/* A partial is one value; compensation unused. */
-#define ACC_INIT(a, first) ((a).s0 = (first), (a).s1 = 0, (a).s2 = 0)
+/* Range of a plane's elements lane `lane` of `parts` visits: i = first; i < end; i += step. */
+#if CHUNKED
+#define LANE_RANGE(lane, parts, size, first, end, step)                  \
+    const long chunk_ = ((size) + (parts) - 1) / (parts);                \
+    const long first = (lane) * chunk_;                                  \
+    const long end = min((size), first + chunk_);                        \
+    const long step = 1
 #else
-#define ACC_INIT(a, first) ((a).s0 = 0, (a).s1 = 0, (a).s2 = 0)
+#define LANE_RANGE(lane, parts, size, first, end, step) \
+    const long first = (lane);                          \
+    const long end = (size);                            \
+    const long step = (parts)
 #endif
 
-/* Value an element contributes to the accumulation. */
+#if OP == OP_MAX
+/* --------------------------------------------------------------- max */
+
+/* Index of the winner among x[first..end) by `step`: the first NaN, else the first maximum. */
+inline long scan_max(__global const T *x, long first, long end, long step)
+{
+    long best_i = first;
+    CT best = LOAD(x, first);
+    for (long i = first + step; i < end; i += step) {
+        const CT v = LOAD(x, i);
+        if (MAX_BETTER(v, best)) {
+            best = v;
+            best_i = i;
+        }
+    }
+    return best_i;
+}
+
+__kernel void global_pool_direct(__global const T *in, __global T *out, const long planes, const long plane_size,
+                                 const long in_offset, const long out_offset, const AT p_unused)
+{
+    const long plane = (long)get_global_id(0);
+    if (plane >= planes) return;
+    __global const T *x = in + in_offset + plane * plane_size;
+    out[out_offset + plane] = x[scan_max(x, 0, plane_size, 1)];
+}
+
+__kernel void global_pool_partial(__global const T *in, __global long *partials, const long planes,
+                                  const long plane_size, const long parts, const long in_offset, const AT p_unused)
+{
+    const long gid = (long)get_global_id(0);
+    if (gid >= planes * parts) return;
+    const long plane = gid / parts, lane = gid % parts;
+    LANE_RANGE(lane, parts, plane_size, first, end, step);
+    /* An empty chunk (possible for huge P) names element 0: a real member, harmless to the combine. */
+    partials[gid] = first < end ? scan_max(in + in_offset + plane * plane_size, first, end, step) : 0;
+}
+
+/* Combine lane winners: a better value wins; between equivalent ones (equal,
+ * +-0, or both NaN) the smaller index, i.e. the one a sequential scan meets first. */
+__kernel void global_pool_final(__global const long *partials, __global const T *in, __global T *out,
+                                const long planes, const long plane_size, const long parts, const long in_offset,
+                                const long out_offset, const AT p_unused)
+{
+    const long plane = (long)get_global_id(0);
+    if (plane >= planes) return;
+    __global const T *x = in + in_offset + plane * plane_size;
+    __global const long *q = partials + plane * parts;
+    long best_i = q[0];
+    CT best = LOAD(x, best_i);
+    for (long l = 1; l < parts; ++l) {
+        const long i = q[l];
+        const CT v = LOAD(x, i);
+        if (MAX_BETTER(v, best) || (!MAX_BETTER(best, v) && i < best_i)) {
+            best = v;
+            best_i = i;
+        }
+    }
+    out[out_offset + plane] = x[best_i];
+}
+
+#else
+/* ---------------------------------------------------- average and Lp */
+
+/* Value an element contributes to the sum. */
 inline AT contribution(AT x, AT p)
 {
 #if OP == OP_LP && LP_KIND == 1
@@ -41,106 +117,76 @@ inline AT contribution(AT x, AT p)
 #elif OP == OP_LP
     return pow(fabs(x), p);
 #else
-    (void)p;
     return x;
 #endif
 }
 
-/* acc = (sum, compensation, plain sum) or (max, -, -). */
-typedef struct { AT s0, s1, s2; } acc3;
+/* Kahan sum with a plain shadow sum for non-finite inputs. */
+typedef struct { AT sum, comp, plain; } kahan;
 
-inline void accumulate(acc3 *a, AT v)
+inline void kahan_add(kahan *k, AT v)
 {
-#if OP == OP_MAX
-    if (MAX_BETTER(v, a->s0)) a->s0 = v;
-#else
-    const AT y = v - a->s1;
-    const AT t = a->s0 + y;
-    a->s1 = (t - a->s0) - y;
-    a->s0 = t;
-    a->s2 += v;
-#endif
+    const AT y = v - k->comp;
+    const AT t = k->sum + y;
+    k->comp = (t - k->sum) - y;
+    k->sum = t;
+    k->plain += v;
 }
 
-/* The sum an accumulator stands for. */
-inline AT acc_value(acc3 a)
+inline AT kahan_value(kahan k)
 {
-#if OP == OP_MAX
-    return a.s0;
-#else
-    return isfinite(a.s2) ? a.s0 - a.s1 : a.s2;
-#endif
+    return isfinite(k.plain) ? k.sum - k.comp : k.plain;
 }
 
 inline AT finish(AT v, long count, AT p)
 {
 #if OP == OP_AVG
-    (void)p;
     return v / (AT)count;
 #elif OP == OP_LP && LP_KIND == 1
-    (void)count; (void)p;
     return v;
 #elif OP == OP_LP && LP_KIND == 2
-    (void)count; (void)p;
     return sqrt(v);
-#elif OP == OP_LP
-    (void)count;
-    return pow(v, (AT)1 / p);
 #else
-    (void)count; (void)p;
-    return v;
+    return pow(v, (AT)1 / p);
 #endif
 }
 
-/* One work-item per plane. */
 __kernel void global_pool_direct(__global const T *in, __global T *out, const long planes, const long plane_size,
                                  const long in_offset, const long out_offset, const AT p)
 {
     const long plane = (long)get_global_id(0);
     if (plane >= planes) return;
     __global const T *x = in + in_offset + plane * plane_size;
-    acc3 a;
-    ACC_INIT(a, (AT)LOAD(x, 0));
-    for (long i = 0; i < plane_size; ++i) accumulate(&a, contribution((AT)LOAD(x, i), p));
-    STORE(out + out_offset, plane, finish(acc_value(a), plane_size, p));
+    kahan k = {0, 0, 0};
+    for (long i = 0; i < plane_size; ++i) kahan_add(&k, contribution((AT)LOAD(x, i), p));
+    STORE(out + out_offset, plane, finish(kahan_value(k), plane_size, p));
 }
 
-/* Work-item (plane, lane) reduces elements lane, lane + parts, ... of its plane. */
+/* Each lane stores (compensated sum, its correction); a non-finite sum passes through. */
 __kernel void global_pool_partial(__global const T *in, __global AT *partials, const long planes,
                                   const long plane_size, const long parts, const long in_offset, const AT p)
 {
     const long gid = (long)get_global_id(0);
     if (gid >= planes * parts) return;
     const long plane = gid / parts, lane = gid % parts;
+    LANE_RANGE(lane, parts, plane_size, first, end, step);
     __global const T *x = in + in_offset + plane * plane_size;
-    acc3 a;
-    ACC_INIT(a, (AT)LOAD(x, lane)); /* the host keeps parts <= plane_size: every lane has elements */
-    for (long i = lane; i < plane_size; i += parts) accumulate(&a, contribution((AT)LOAD(x, i), p));
-    /* Store the compensated value and its error term; non-finite sums pass through. */
-#if OP == OP_MAX
-    partials[2 * gid] = a.s0;
-    partials[2 * gid + 1] = 0;
-#else
-    const int finite = isfinite(a.s2);
-    partials[2 * gid] = finite ? a.s0 : a.s2;
-    partials[2 * gid + 1] = finite ? -a.s1 : (AT)0;
-#endif
+    kahan k = {0, 0, 0};
+    for (long i = first; i < end; i += step) kahan_add(&k, contribution((AT)LOAD(x, i), p));
+    const int finite = isfinite(k.plain);
+    partials[2 * gid] = finite ? k.sum : k.plain;
+    partials[2 * gid + 1] = finite ? -k.comp : (AT)0;
 }
 
-/* One work-item per plane combines its `parts` partials (value + correction each). */
-__kernel void global_pool_final(__global const AT *partials, __global T *out, const long planes,
-                                const long plane_size, const long parts, const long out_offset, const AT p)
+__kernel void global_pool_final(__global const AT *partials, __global const T *in_unused, __global T *out,
+                                const long planes, const long plane_size, const long parts, const long in_offset_unused,
+                                const long out_offset, const AT p)
 {
     const long plane = (long)get_global_id(0);
     if (plane >= planes) return;
     __global const AT *q = partials + 2 * plane * parts;
-    acc3 a;
-    ACC_INIT(a, q[0]);
-    for (long i = 0; i < parts; ++i) {
-        accumulate(&a, q[2 * i]);
-#if OP != OP_MAX
-        accumulate(&a, q[2 * i + 1]);
-#endif
-    }
-    STORE(out + out_offset, plane, finish(acc_value(a), plane_size, p));
+    kahan k = {0, 0, 0};
+    for (long l = 0; l < 2 * parts; ++l) kahan_add(&k, q[l]);
+    STORE(out + out_offset, plane, finish(kahan_value(k), plane_size, p));
 }
+#endif

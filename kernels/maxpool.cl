@@ -4,8 +4,9 @@
  * work-items become vectorised loops, on GPUs neighbouring work-items read
  * neighbouring input (3x3/s2 windows need no local-memory tiling).
  *
- * Options: -DNS=<spatial rank>, -DWITH_INDICES=0|1, -DSTORAGE_ORDER=0|1,
- * plus a DT_* dtype macro (common.h).
+ * Options: -DNS=<spatial rank> (general kernel) or -DKH.. (2-D fast path,
+ * below), -DWITH_INDICES=0|1, -DSTORAGE_ORDER=0|1, plus a DT_* dtype macro
+ * (common.h).
  *
  * Each work-item first narrows every dim's tap range to the taps inside the
  * input (so padding never wins and needs no per-tap test), then walks the taps
@@ -28,6 +29,7 @@ typedef struct maxpool_geom {
     long unused;
 } maxpool_geom;
 
+#if defined(NS)
 __kernel void maxpool(__global const T *in, __global T *out,
 #if WITH_INDICES
                       __global long *indices,
@@ -98,3 +100,55 @@ __kernel void maxpool(__global const T *in, __global T *out,
     indices[g.idx_offset + gid] = nc * g.in_plane + spatial;
 #endif
 }
+#endif /* NS */
+
+#if defined(KH)
+/*
+ * 2-D fast path, specialised on kernel/stride/dilation (-DKH -DKW -DSH -DSW
+ * -DDH -DDW; small constants, fully unrolled) with a 3-D NDRange
+ * (ow, oh, n*C) so no work-item divides. Taps are clamped into the plane and
+ * masked instead of branched on, so neighbouring work-items run the same
+ * instructions (vectorised loops on PoCL, no divergence on GPUs). `have`
+ * makes the first valid tap win the initial slot, so padding never wins.
+ */
+__kernel void maxpool2d(__global const T *in, __global T *out,
+#if WITH_INDICES
+                        __global long *indices,
+#endif
+                        const long H, const long W, const long OH, const long OW, const long pad_h,
+                        const long pad_w, const long in_offset, const long out_offset, const long idx_offset)
+{
+    const long ow = (long)get_global_id(0), oh = (long)get_global_id(1), nc = (long)get_global_id(2);
+    if (ow >= OW || oh >= OH) return;
+    const long h0 = oh * SH - pad_h, w0 = ow * SW - pad_w;
+    __global const T *plane = in + in_offset + nc * H * W;
+    CT best = 0;
+    long best_off = 0;
+    int have = 0;
+    for (int kh = 0; kh < KH; ++kh) {
+        const long h = h0 + kh * DH;
+        const int h_ok = h >= 0 && h < H;
+        const long row = clamp(h, 0L, H - 1) * W;
+        for (int kw = 0; kw < KW; ++kw) {
+            const long w = w0 + kw * DW;
+            const int ok = h_ok && w >= 0 && w < W;
+            const long off = row + clamp(w, 0L, W - 1);
+            const CT v = LOAD(plane, off);
+            const int take = ok && (!have || MAX_BETTER(v, best));
+            best = take ? v : best;
+            best_off = take ? off : best_off;
+            have |= ok;
+        }
+    }
+    const long o = (nc * OH + oh) * OW + ow;
+    out[out_offset + o] = plane[best_off];
+#if WITH_INDICES
+#if STORAGE_ORDER == 1
+    const long spatial = (best_off % W) * H + best_off / W;
+#else
+    const long spatial = best_off;
+#endif
+    indices[idx_offset + o] = nc * H * W + spatial;
+#endif
+}
+#endif

@@ -15,8 +15,10 @@ libdir=$(dirname "$(find "$prefix" -name clpool.pc)")/..
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror "$src/main.c" $(pkg-config --cflags --libs clpool) -o "$work/consumer_pc"
 LD_LIBRARY_PATH="$libdir" "$work/consumer_pc"
-cc -std=c11 -Wall -Wextra -Werror -DCLPOOL_STATIC_DEFINE "$src/main.c" $(pkg-config --cflags --libs --static clpool) \
-  "$libdir/libclpool.a" -o "$work/consumer_pc_static" 2>/dev/null ||
+# Static: the archive itself plus what Libs.private/Requires.private name.
+cc -std=c11 -Wall -Wextra -Werror -DCLPOOL_STATIC_DEFINE "$src/main.c" $(pkg-config --cflags clpool) \
+  "$libdir/libclpool.a" $(pkg-config --libs --static clpool | sed 's/-lclpool//') -o "$work/consumer_pc_static"
+"$work/consumer_pc_static" 2>/dev/null ||
   cc -std=c11 -Wall -Wextra -Werror -DCLPOOL_STATIC_DEFINE "$src/main.c" $(pkg-config --cflags clpool) \
     "$libdir/libclpool.a" -lOpenCL -lpthread -o "$work/consumer_pc_static"
 "$work/consumer_pc_static"

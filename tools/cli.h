@@ -4,5 +4,6 @@
 
 int cli_onnx_test(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+int cli_bench(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
  *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device N] -i IN.npy ... -o OUT.npy [-o INDICES.npy]
  *   clpool onnx-test [--device N] DIR...
  *   clpool demo [--device N]
+ *   clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead]
  * Any bad input exits non-zero with one line on stderr and writes no output.
  */
 #include <stdio.h>
@@ -22,8 +23,9 @@ static void usage(FILE *f)
             "                  -o OUT.npy [-o INDICES.npy]\n"
             "       clpool onnx-test [--device N] DIR...\n"
             "       clpool demo [--device N]\n"
+            "       clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead]\n"
             "       clpool --version\n"
-            "OP is an ONNX op name (MaxPool); attributes use ONNX names, e.g.\n"
+            "OP is an ONNX op name (MaxPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool, Max); attributes use ONNX names, e.g.\n"
             "  --kernel_shape 3,3 --strides 2,2 --pads 1,1,1,1 --dilations 1,1 --ceil_mode 1\n"
             "  --auto_pad SAME_UPPER --storage_order 1\n");
 }
@@ -178,6 +180,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "onnx-test") == 0) return cli_onnx_test(argc - 2, argv + 2);
     if (strcmp(cmd, "demo") == 0) return cli_demo(argc - 2, argv + 2);
+    if (strcmp(cmd, "bench") == 0) return cli_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "--version") == 0) {
         printf("clpool %s\n", clpool_version_string());
         return 0;

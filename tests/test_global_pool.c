@@ -1,0 +1,1068 @@
+/*
+ * Global pools suite: GlobalMaxPool (bit-exact), GlobalAveragePool and
+ * GlobalLpPool (tolerance against a long double reference) on every float
+ * dtype, from tiny to 10^6-element planes, with NaN and infinities, against
+ * tests/reference_ops.c.
+ *
+ * Every run goes through run_case(): the input and output cl_mem are images
+ * [offset bytes of sentinel][tensor][GUARD sentinel bytes]; afterwards the
+ * input image must be unchanged, the output's sentinel regions intact, and
+ * every output element must match the reference.
+ *
+ * Check forks every test; the OpenCL context is created inside the child by
+ * a checked fixture, never in main().
+ */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clpool/clpool.h>
+
+#include "reference.h"
+#include "reference_ops.h"
+
+#define SENTINEL 0xA5
+#define GUARD 64
+#define TIMEOUT 600
+
+/* ------------------------------------------------------------- fixture */
+
+static clpool_context *ctx;
+static cl_command_queue own_queue; /* a caller queue, out-of-order when the device allows */
+
+static void ctx_setup(void)
+{
+    clpool_status st = clpool_context_create(NULL, &ctx);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "clpool_context_create: %s: %s", clpool_status_string(st),
+                  clpool_last_error());
+    cl_device_id dev = clpool_context_cl_device(ctx);
+    cl_command_queue_properties supported = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL);
+    cl_int err;
+    own_queue = clCreateCommandQueue(clpool_context_cl_context(ctx), dev,
+                                     supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    ck_assert_msg(own_queue != NULL, "clCreateCommandQueue failed: %d", (int)err);
+}
+
+static void ctx_teardown(void)
+{
+    if (own_queue) clReleaseCommandQueue(own_queue);
+    own_queue = NULL;
+    clpool_context_release(ctx);
+    ctx = NULL;
+}
+
+/* 1 if `dtype` may run here; float64 needs cl_khr_fp64 (prints a note otherwise). */
+static int dtype_runs(clpool_dtype dtype)
+{
+    if (dtype != CLPOOL_FLOAT64) return 1;
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    if (!info.has_fp64) printf("note: device has no cl_khr_fp64, float64 global pool cases skipped\n");
+    return info.has_fp64;
+}
+
+/* --------------------------------------------------------------- cases */
+
+typedef enum gp_op { OP_MAX, OP_AVG, OP_LP } gp_op;
+typedef enum run_api { API_CTX_QUEUE, API_OWN_QUEUE, API_HOST } run_api;
+
+static const char *const op_names[] = {"GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
+
+typedef struct gp_case {
+    gp_op op;
+    double p; /* GlobalLpPool only */
+    clpool_dtype dtype;
+    clpool_shape shape;
+    size_t in_off, out_off; /* byte offsets (ignored by API_HOST) */
+    run_api api;
+    int want_event; /* ask for the event (else clFinish) */
+} gp_case;
+
+static gp_case make_case(gp_op op, double p, clpool_dtype dtype, int32_t rank, const int64_t *dims)
+{
+    gp_case c;
+    memset(&c, 0, sizeof c);
+    c.op = op;
+    c.p = p;
+    c.dtype = dtype;
+    c.shape.rank = rank;
+    memcpy(c.shape.dims, dims, (size_t)rank * sizeof *dims);
+    c.in_off = 3 * ref_dtype_size(dtype);
+    c.out_off = 5 * ref_dtype_size(dtype);
+    c.api = API_CTX_QUEUE;
+    c.want_event = 1;
+    return c;
+}
+
+/* printf-append to buf[len] that never overruns (output is cut at len - 1). */
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+    const size_t used = strlen(buf);
+    if (used + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+static const char *describe(const gp_case *c, const char *label, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    append(buf, len, "%s: %s %s", label, op_names[c->op], clpool_dtype_name(c->dtype));
+    if (c->op == OP_LP) append(buf, len, " p=%g", c->p);
+    append(buf, len, " input [");
+    for (int32_t i = 0; i < c->shape.rank; ++i) append(buf, len, i ? ",%lld" : "%lld", (long long)c->shape.dims[i]);
+    append(buf, len, "] offsets %zu/%zu api %d event %d", c->in_off, c->out_off, (int)c->api, c->want_event);
+    return buf;
+}
+
+/* Relative tolerance of Average/Lp per dtype, and the smallest normal value (floor of the scale). */
+static double tolerance(clpool_dtype dtype)
+{
+    switch (dtype) {
+    case CLPOOL_FLOAT64: return 1e-12;
+    case CLPOOL_FLOAT16: return 2e-3;
+    case CLPOOL_BFLOAT16: return 1e-2;
+    default: return 1e-5;
+    }
+}
+
+static double tiny(clpool_dtype dtype)
+{
+    return dtype == CLPOOL_FLOAT64 ? DBL_MIN : dtype == CLPOOL_FLOAT16 ? 0x1p-14 : FLT_MIN;
+}
+
+/* ------------------------------------------------------ running a case */
+
+static unsigned char *sentinel_image(size_t lead, size_t body)
+{
+    unsigned char *img = malloc(lead + body + GUARD);
+    ck_assert_ptr_nonnull(img);
+    memset(img, SENTINEL, lead + body + GUARD);
+    return img;
+}
+
+static cl_mem buffer_from(const unsigned char *img, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                              (void *)img, &err);
+    ck_assert_msg(m != NULL, "clCreateBuffer(%zu) failed: %d", bytes, (int)err);
+    return m;
+}
+
+static void read_back(cl_mem m, unsigned char *img, size_t bytes)
+{
+    cl_int err = clEnqueueReadBuffer(clpool_context_cl_queue(ctx), m, CL_TRUE, 0, bytes, img, 0, NULL, NULL);
+    ck_assert_msg(err == CL_SUCCESS, "clEnqueueReadBuffer failed: %d", (int)err);
+}
+
+static clpool_status call_host(const gp_case *c, const void *in, void *out)
+{
+    switch (c->op) {
+    case OP_MAX: return clpool_global_max_pool_host(ctx, c->dtype, &c->shape, in, out);
+    case OP_AVG: return clpool_global_average_pool_host(ctx, c->dtype, &c->shape, in, out);
+    default: return clpool_global_lp_pool_host(ctx, c->p, c->dtype, &c->shape, in, out);
+    }
+}
+
+static clpool_status call_enqueue(const gp_case *c, cl_command_queue q, cl_mem in, cl_mem out, cl_uint num_wait,
+                                  const cl_event *wait, cl_event *ev)
+{
+    switch (c->op) {
+    case OP_MAX:
+        return clpool_enqueue_global_max_pool(ctx, q, c->dtype, &c->shape, in, c->in_off, out, c->out_off, num_wait,
+                                              wait, ev);
+    case OP_AVG:
+        return clpool_enqueue_global_average_pool(ctx, q, c->dtype, &c->shape, in, c->in_off, out, c->out_off,
+                                                  num_wait, wait, ev);
+    default:
+        return clpool_enqueue_global_lp_pool(ctx, q, c->p, c->dtype, &c->shape, in, c->in_off, out, c->out_off,
+                                             num_wait, wait, ev);
+    }
+}
+
+/* Runs the op; returns the output image [lead][planes elements][GUARD] with *lead set. */
+static unsigned char *execute(const gp_case *c, const void *input, int64_t n_in, int64_t planes, size_t *lead,
+                              const char *desc)
+{
+    const size_t es = ref_dtype_size(c->dtype), in_bytes = (size_t)n_in * es, out_bytes = (size_t)planes * es;
+    const int host = c->api == API_HOST;
+    const size_t in_lead = host ? GUARD : c->in_off;
+    *lead = host ? GUARD : c->out_off;
+    unsigned char *in_img = sentinel_image(in_lead, in_bytes), *out_img = sentinel_image(*lead, out_bytes);
+    memcpy(in_img + in_lead, input, in_bytes);
+    unsigned char *in_after = malloc(in_lead + in_bytes + GUARD);
+    ck_assert_ptr_nonnull(in_after);
+    memcpy(in_after, in_img, in_lead + in_bytes + GUARD);
+    clpool_status st;
+    if (host) {
+        st = call_host(c, in_after + in_lead, out_img + *lead);
+        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: host call: %s: %s", desc, clpool_status_string(st),
+                      clpool_last_error());
+    } else {
+        cl_mem in_mem = buffer_from(in_img, in_lead + in_bytes + GUARD);
+        cl_mem out_mem = buffer_from(out_img, *lead + out_bytes + GUARD);
+        const int own = c->api == API_OWN_QUEUE;
+        cl_event ev = NULL;
+        st = call_enqueue(c, own ? own_queue : NULL, in_mem, out_mem, 0, NULL, c->want_event ? &ev : NULL);
+        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: enqueue: %s: %s", desc, clpool_status_string(st),
+                      clpool_last_error());
+        if (c->want_event) {
+            ck_assert_msg(ev != NULL, "%s: no event returned", desc);
+            ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+            cl_int exec = -1;
+            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+            ck_assert_msg(exec == CL_COMPLETE, "%s: event status %d after wait", desc, (int)exec);
+            clReleaseEvent(ev);
+        } else {
+            ck_assert_int_eq(clFinish(own ? own_queue : clpool_context_cl_queue(ctx)), CL_SUCCESS);
+        }
+        read_back(in_mem, in_after, in_lead + in_bytes + GUARD);
+        read_back(out_mem, out_img, *lead + out_bytes + GUARD);
+        clReleaseMemObject(in_mem);
+        clReleaseMemObject(out_mem);
+    }
+    ck_assert_msg(memcmp(in_after, in_img, in_lead + in_bytes + GUARD) == 0, "%s: the input buffer changed", desc);
+    for (size_t b = 0; b < *lead; ++b)
+        ck_assert_msg(out_img[b] == SENTINEL, "%s: output byte %zu before the tensor was overwritten", desc, b);
+    for (size_t b = 0; b < GUARD; ++b)
+        ck_assert_msg(out_img[*lead + out_bytes + b] == SENTINEL, "%s: output guard byte %zu was overwritten", desc,
+                      b);
+    free(in_after);
+    free(in_img);
+    return out_img;
+}
+
+/*
+ * Average/Lp: NaN must stay NaN, infinities exact, finite values within
+ * tol * max(|ref|, scale, tiny). Returns 0, or 1 with a message in `why`.
+ */
+static int check_value(const gp_case *c, double ref, double scale, double got, char *why, size_t why_len)
+{
+    if (isnan(ref)) {
+        if (isnan(got)) return 0;
+        snprintf(why, why_len, "expected NaN, got %.17g", got);
+        return 1;
+    }
+    if (isinf(ref)) {
+        if (got == ref) return 0;
+        snprintf(why, why_len, "expected %g, got %.17g", ref, got);
+        return 1;
+    }
+    double mag = fabs(ref);
+    if (scale > mag) mag = scale;
+    if (tiny(c->dtype) > mag) mag = tiny(c->dtype);
+    const double bound = tolerance(c->dtype) * mag;
+    if (isfinite(got) && fabs(got - ref) <= bound) return 0;
+    snprintf(why, why_len, "expected %.17g, got %.17g (error %.3g > bound %.3g, relative %.3g)", ref, got,
+             fabs(got - ref), bound, fabs(got - ref) / fmax(fabs(ref), tiny(c->dtype)));
+    return 1;
+}
+
+/*
+ * The one runner: reference vs library (bit-exact for Max, tolerance for
+ * Average/Lp). API misuse, statuses, guards and the input are hard
+ * assertions; value mismatches are returned (count of wrong planes, the
+ * first one described in `why`) so that a suite can finish and list them all.
+ */
+static int run_case(const gp_case *c, const void *input, const char *label, char *why, size_t why_len)
+{
+    char desc[400];
+    describe(c, label, desc, sizeof desc);
+    const clpool_dtype dt = c->dtype;
+    clpool_shape ref_shape, lib_shape;
+    ck_assert_msg(ref_global_pool_shape(&c->shape, &ref_shape) == 0, "%s: the reference rejects the shape", desc);
+    clpool_status st = clpool_global_pool_output_shape(&c->shape, &lib_shape);
+    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_global_pool_output_shape: %s: %s", desc, clpool_status_string(st),
+                  clpool_last_error());
+    ck_assert_int_eq(lib_shape.rank, ref_shape.rank);
+    for (int32_t i = 0; i < ref_shape.rank; ++i)
+        ck_assert_msg(lib_shape.dims[i] == ref_shape.dims[i], "%s: output dim %d: library %lld, reference %lld", desc,
+                      (int)i, (long long)lib_shape.dims[i], (long long)ref_shape.dims[i]);
+
+    const int64_t n_in = ref_shape_elements(&c->shape), planes = ref_shape_elements(&ref_shape);
+    const int64_t plane_size = planes ? n_in / planes : 0;
+    void *want_bits = malloc((size_t)planes * 8 + 8);
+    double *want = malloc((size_t)planes * sizeof(double) + 8), *scale = malloc((size_t)planes * sizeof(double) + 8);
+    ck_assert(want_bits && want && scale);
+    if (c->op == OP_MAX) {
+        ck_assert_int_eq(ref_global_max_pool(dt, &c->shape, input, want_bits), 0);
+    } else if (c->op == OP_AVG) {
+        ck_assert_int_eq(ref_global_average_pool(dt, &c->shape, input, want, scale), 0);
+    } else {
+        ck_assert_int_eq(ref_global_lp_pool(dt, &c->shape, c->p, input, want), 0);
+        for (int64_t i = 0; i < planes; ++i) scale[i] = 0.0; /* every term is >= 0: |ref| is the scale */
+    }
+
+    size_t lead;
+    unsigned char *out_img = execute(c, input, n_in, planes, &lead, desc);
+    const unsigned char *got = out_img + lead;
+    int wrong = 0;
+    for (int64_t i = 0; i < planes; ++i) {
+        char msg[200];
+        int bad;
+        if (c->op == OP_MAX) {
+            const uint64_t w = ref_load_bits(dt, want_bits, i), g = ref_load_bits(dt, got, i);
+            bad = w != g;
+            if (bad) {
+                int64_t at_w = -1, at_g = -1; /* where the expected / returned bits first sit in the plane */
+                for (int64_t j = 0; j < plane_size; ++j) {
+                    const uint64_t b = ref_load_bits(dt, input, i * plane_size + j);
+                    if (at_w < 0 && b == w) at_w = j;
+                    if (at_g < 0 && b == g) at_g = j;
+                }
+                char where[48] = "not an input element";
+                if (at_g >= 0) snprintf(where, sizeof where, "first at %lld", (long long)at_g);
+                snprintf(msg, sizeof msg, "expected 0x%llx (%g, first at %lld), got 0x%llx (%g, %s)",
+                         (unsigned long long)w, ref_load(dt, want_bits, i), (long long)at_w, (unsigned long long)g,
+                         ref_load(dt, got, i), where);
+            }
+        } else {
+            bad = check_value(c, want[i], scale[i], ref_load(dt, got, i), msg, sizeof msg);
+        }
+        if (bad && wrong++ == 0) {
+            why[0] = '\0';
+            append(why, why_len, "%s: plane %lld: %s", desc, (long long)i, msg);
+        }
+    }
+    if (wrong > 1) append(why, why_len, " (and %d more planes)", wrong - 1);
+    free(out_img);
+    free(want_bits);
+    free(want);
+    free(scale);
+    return wrong;
+}
+
+/* Runs cases to the end, prints every failing one, and fails the test at the end. */
+typedef struct tally {
+    int cases, failed;
+    char first[768];
+} tally;
+
+static void tally_case(tally *t, const gp_case *c, const void *input, const char *label)
+{
+    char why[768];
+    ++t->cases;
+    if (run_case(c, input, label, why, sizeof why) == 0) return;
+    printf("FAILED %s\n", why);
+    fflush(stdout); /* a failing Check child exits without flushing */
+    if (t->failed++ == 0) snprintf(t->first, sizeof t->first, "%s", why);
+}
+
+static void tally_check(const tally *t)
+{
+    ck_assert_msg(t->failed == 0, "%d of %d cases failed; first: %s", t->failed, t->cases, t->first);
+}
+
+/* ------------------------------------------------------ random inputs */
+
+static const clpool_dtype float_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+static const double p_values[] = {1.0, 2.0, 3.0, 0.5, 2.5};
+
+/* NaN bit patterns per float dtype: quiet, negative, payload, signalling, negative signalling. */
+static const uint64_t nan_f32[] = {0x7FC00000u, 0xFFC00000u, 0x7FC00123u, 0x7F800001u, 0xFFBFFFFFu};
+static const uint64_t nan_f64[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF8000000000ABCull,
+                                   0x7FF0000000000001ull, 0xFFF7FFFFFFFFFFFFull};
+static const uint64_t nan_f16[] = {0x7E00u, 0xFE00u, 0x7E12u, 0x7C01u, 0xFD00u};
+static const uint64_t nan_bf16[] = {0x7FC0u, 0xFFC0u, 0x7FC5u, 0x7F81u, 0xFF90u};
+#define N_NAN 5
+
+static uint64_t nan_pattern(clpool_dtype dtype, int k)
+{
+    switch (dtype) {
+    case CLPOOL_FLOAT32: return nan_f32[k];
+    case CLPOOL_FLOAT64: return nan_f64[k];
+    case CLPOOL_FLOAT16: return nan_f16[k];
+    default: return nan_bf16[k];
+    }
+}
+
+typedef enum value_mode { VALUES_POSITIVE, VALUES_MIXED, VALUES_INTEGERS } value_mode;
+
+/* Special planes: none, NaN(s), +inf, -inf, +inf and -inf, NaN and inf. */
+typedef enum special { SPECIAL_NONE, SPECIAL_NAN, SPECIAL_PINF, SPECIAL_NINF, SPECIAL_BOTH_INF, SPECIAL_NAN_INF } special;
+
+static void put_special(ref_rng *r, clpool_dtype dtype, void *data, int64_t base, int64_t size, special kind)
+{
+    const int count = (int)ref_rng_range(r, 1, 3);
+    for (int k = 0; k < count; ++k) {
+        const int64_t at = base + ref_rng_range(r, 0, size - 1);
+        switch (kind) {
+        case SPECIAL_NAN: ref_store_bits(dtype, data, at, nan_pattern(dtype, (int)ref_rng_range(r, 0, N_NAN - 1))); break;
+        case SPECIAL_PINF: ref_store(dtype, data, at, INFINITY); break;
+        case SPECIAL_NINF: ref_store(dtype, data, at, -INFINITY); break;
+        case SPECIAL_BOTH_INF: ref_store(dtype, data, at, k % 2 ? -INFINITY : INFINITY); break;
+        case SPECIAL_NAN_INF:
+            if (k % 2) ref_store(dtype, data, at, INFINITY);
+            else ref_store_bits(dtype, data, at, nan_pattern(dtype, (int)ref_rng_range(r, 0, N_NAN - 1)));
+            break;
+        case SPECIAL_NONE: break;
+        }
+    }
+}
+
+/*
+ * Fills planes x size elements: values of magnitude <= scale (positive, mixed
+ * sign or small integers), zeros stored as +0.0 (the sign of a zero maximum is
+ * tested separately); a plane gets special values with probability special_rate.
+ */
+static void fill_planes(ref_rng *r, clpool_dtype dtype, void *data, int64_t planes, int64_t size, value_mode mode,
+                        double scale, double special_rate)
+{
+    for (int64_t i = 0; i < planes * size; ++i) {
+        const double u = ref_rng_unit(r);
+        double v = mode == VALUES_POSITIVE ? scale * (0.25 + 0.75 * u)
+                   : mode == VALUES_MIXED  ? scale * (2.0 * u - 1.0)
+                                           : (double)ref_rng_range(r, -3, 3) * scale / 3.0;
+        ref_store(dtype, data, i, v);
+        if (ref_load(dtype, data, i) == 0.0) ref_store(dtype, data, i, 0.0);
+    }
+    for (int64_t pl = 0; pl < planes && special_rate > 0; ++pl)
+        if (ref_rng_chance(r, special_rate))
+            put_special(r, dtype, data, pl * size, size, (special)ref_rng_range(r, SPECIAL_NAN, SPECIAL_NAN_INF));
+}
+
+/* Value scale that keeps every result finite in the output type (float16 tops out at 65504). */
+static double value_scale(const gp_case *c, int64_t plane_size, double wanted)
+{
+    if (c->dtype != CLPOOL_FLOAT16 || c->op != OP_LP) return wanted;
+    const double growth = pow((double)plane_size, 1.0 / (c->p < 1.0 ? c->p : 1.0));
+    return fmin(wanted, 30000.0 / growth);
+}
+
+static void random_shape(ref_rng *r, clpool_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    s->rank = (int32_t)ref_rng_range(r, 3, 6);
+    const int32_t ns = s->rank - 2;
+    const double kind = ref_rng_unit(r);
+    if (kind < 0.25) { /* tiny planes: one element */
+        s->dims[0] = ref_rng_range(r, 1, 4);
+        s->dims[1] = ref_rng_range(r, 1, 16);
+        for (int32_t i = 0; i < ns; ++i) s->dims[2 + i] = 1;
+    } else if (kind < 0.65) { /* small */
+        static const int64_t hi[] = {0, 40, 12, 6, 4};
+        s->dims[0] = ref_rng_range(r, 1, 3);
+        s->dims[1] = ref_rng_range(r, 1, 6);
+        for (int32_t i = 0; i < ns; ++i) s->dims[2 + i] = ref_rng_range(r, 1, hi[ns]);
+    } else if (kind < 0.85) { /* few big planes: two passes */
+        s->dims[0] = 1;
+        s->dims[1] = ref_rng_range(r, 1, 3);
+        int64_t rest = ref_rng_range(r, 2048, 30000);
+        for (int32_t i = 0; i < ns - 1; ++i) {
+            s->dims[2 + i] = ref_rng_range(r, 1, 4);
+            rest /= s->dims[2 + i];
+        }
+        s->dims[1 + ns] = rest;
+    } else { /* many small planes */
+        s->dims[0] = ref_rng_range(r, 1, 4);
+        s->dims[1] = ref_rng_range(r, 50, 400);
+        for (int32_t i = 0; i < ns; ++i) s->dims[2 + i] = ref_rng_range(r, 1, 3);
+    }
+    if (ref_rng_chance(r, 0.03)) s->dims[ref_rng_range(r, 0, 1)] = 0; /* no planes */
+}
+
+static void random_suite(clpool_dtype dtype, uint64_t seed, int cases)
+{
+    if (!dtype_runs(dtype)) return;
+    ref_rng r;
+    ref_rng_seed(&r, seed);
+    int per_op[3] = {0, 0, 0}, specials = 0;
+    tally t = {0, 0, ""};
+    for (int k = 0; k < cases; ++k) {
+        clpool_shape s;
+        random_shape(&r, &s);
+        const gp_op op = (gp_op)ref_rng_range(&r, OP_MAX, OP_LP);
+        gp_case c = make_case(op, p_values[ref_rng_range(&r, 0, 4)], dtype, s.rank, s.dims);
+        const size_t es = ref_dtype_size(dtype);
+        c.in_off = es * (size_t)ref_rng_range(&r, 1, 9);
+        c.out_off = es * (size_t)ref_rng_range(&r, 1, 9);
+        const double a = ref_rng_unit(&r);
+        c.api = a < 0.1 ? API_HOST : a < 0.55 ? API_OWN_QUEUE : API_CTX_QUEUE;
+        c.want_event = ref_rng_chance(&r, 0.7);
+        const int64_t n = ref_shape_elements(&s), planes = s.dims[0] * s.dims[1];
+        const int64_t size = planes ? n / planes : 1;
+        const value_mode mode = (value_mode)ref_rng_range(&r, VALUES_POSITIVE, VALUES_INTEGERS);
+        const double scale = value_scale(&c, size, (double[]){1.0, 8.0, 100.0}[ref_rng_range(&r, 0, 2)]);
+        const double special_rate = ref_rng_chance(&r, 0.4) ? 0.3 : 0.0;
+        void *input = malloc((size_t)n * es + 8);
+        ck_assert_ptr_nonnull(input);
+        fill_planes(&r, dtype, input, planes, size, mode, scale, special_rate);
+        char label[64];
+        snprintf(label, sizeof label, "seed 0x%llx case %d", (unsigned long long)seed, k);
+        tally_case(&t, &c, input, label);
+        free(input);
+        ++per_op[op];
+        specials += special_rate > 0;
+    }
+    printf("global pool random %s: %d of %d cases passed (max %d, average %d, lp %d; %d with NaN/inf planes)\n",
+           clpool_dtype_name(dtype), cases - t.failed, cases, per_op[0], per_op[1], per_op[2], specials);
+    tally_check(&t);
+}
+
+#define RANDOM_CASES 40
+
+START_TEST(test_random_float32) { random_suite(CLPOOL_FLOAT32, 0x9001, RANDOM_CASES); }
+END_TEST
+START_TEST(test_random_float64) { random_suite(CLPOOL_FLOAT64, 0x9002, RANDOM_CASES); }
+END_TEST
+START_TEST(test_random_float16) { random_suite(CLPOOL_FLOAT16, 0x9003, RANDOM_CASES); }
+END_TEST
+START_TEST(test_random_bfloat16) { random_suite(CLPOOL_BFLOAT16, 0x9004, RANDOM_CASES); }
+END_TEST
+
+/* Each op and every p through the blocking host helpers, on a small and a two-pass shape. */
+START_TEST(test_host_api)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 0x9101);
+    static const int64_t small[] = {2, 3, 5, 7}, big[] = {1, 2, 3000};
+    tally tl = {0, 0, ""};
+    for (size_t t = 0; t < 4; ++t) {
+        const clpool_dtype dt = float_dtypes[t];
+        if (!dtype_runs(dt)) continue;
+        for (int op = OP_MAX; op <= OP_LP; ++op) {
+            for (int b = 0; b < 2; ++b) {
+                gp_case c = make_case((gp_op)op, p_values[(t + (size_t)op + (size_t)b) % 5], dt, b ? 3 : 4,
+                                      b ? big : small);
+                c.api = API_HOST;
+                const int64_t n = ref_shape_elements(&c.shape), planes = c.shape.dims[0] * c.shape.dims[1];
+                void *input = malloc((size_t)n * 8);
+                ck_assert_ptr_nonnull(input);
+                fill_planes(&r, dt, input, planes, n / planes, VALUES_MIXED, value_scale(&c, n / planes, 4.0), 0.3);
+                tally_case(&tl, &c, input, "host helper");
+                free(input);
+            }
+        }
+    }
+    tally_check(&tl);
+}
+END_TEST
+
+/* --------------------------------------------- big shapes, accuracy */
+
+/* 32 x 2048 planes of 7x7 (the ResNet head), once. */
+START_TEST(test_many_small_planes)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 0x9201);
+    gp_case c = make_case(OP_AVG, 0, CLPOOL_FLOAT32, 4, (int64_t[]){32, 2048, 7, 7});
+    c.in_off = 64, c.out_off = 12;
+    const int64_t n = ref_shape_elements(&c.shape);
+    float *input = malloc((size_t)n * sizeof(float));
+    ck_assert_ptr_nonnull(input);
+    fill_planes(&r, CLPOOL_FLOAT32, input, 32 * 2048, 49, VALUES_MIXED, 10.0, 0.001);
+    tally t = {0, 0, ""};
+    tally_case(&t, &c, input, "32x2048x7x7");
+    free(input);
+    tally_check(&t);
+}
+END_TEST
+
+/*
+ * 1x3x1024x1024 float32 (two passes): plane 0 mixed-sign finite, plane 1
+ * positive with one +inf in the middle, plane 2 with three different NaNs,
+ * the first one late in the plane; every op on the same data.
+ */
+START_TEST(test_huge_planes)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 0x9301);
+    const int64_t plane = 1024 * 1024;
+    float *input = malloc((size_t)(3 * plane) * sizeof(float));
+    ck_assert_ptr_nonnull(input);
+    fill_planes(&r, CLPOOL_FLOAT32, input, 1, plane, VALUES_MIXED, 50.0, 0.0);
+    fill_planes(&r, CLPOOL_FLOAT32, input + plane, 1, plane, VALUES_POSITIVE, 50.0, 0.0);
+    fill_planes(&r, CLPOOL_FLOAT32, input + 2 * plane, 1, plane, VALUES_POSITIVE, 50.0, 0.0);
+    input[7] = 1000.0f; /* plane 0's maximum, early */
+    input[plane + plane / 2 + 3] = INFINITY;
+    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + 700001, nan_f32[2]);
+    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + 900000, nan_f32[1]);
+    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + plane - 1, nan_f32[3]);
+    const int64_t dims[] = {1, 3, 1024, 1024};
+    tally t = {0, 0, ""};
+    for (int op = OP_MAX; op <= OP_LP; ++op) {
+        gp_case c = make_case((gp_op)op, 2.0, CLPOOL_FLOAT32, 4, dims);
+        c.api = op == OP_AVG ? API_OWN_QUEUE : API_CTX_QUEUE;
+        tally_case(&t, &c, input, "1x3x1024x1024");
+    }
+    free(input);
+    tally_check(&t);
+}
+END_TEST
+
+/*
+ * The accuracy requirement: one 2*10^6-element plane of positive float32
+ * values just above 1 (a plain float32 running sum loses ~5e-4 of it).
+ * Average and Lp (p = 1, 2, 3) within 1e-5 relative; float16 and bfloat16
+ * planes of the same size within their tolerances.
+ */
+START_TEST(test_accuracy_large_plane)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 0x9401);
+    const int64_t n = 2000 * 1000, dims[] = {1, 1, 2000, 1000};
+    float *input = malloc((size_t)n * sizeof(float));
+    uint16_t *half = malloc((size_t)n * sizeof(uint16_t));
+    ck_assert(input && half);
+    for (int64_t i = 0; i < n; ++i) input[i] = 1.0f + (float)ref_rng_unit(&r) * 0x1p-7f;
+    static const struct {
+        gp_op op;
+        double p;
+    } runs[] = {{OP_AVG, 0}, {OP_LP, 1.0}, {OP_LP, 2.0}, {OP_LP, 3.0}};
+    tally tl = {0, 0, ""};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
+        gp_case c = make_case(runs[k].op, runs[k].p, CLPOOL_FLOAT32, 4, dims);
+        tally_case(&tl, &c, input, "2*10^6 positive float32");
+    }
+    for (int t = 0; t < 2; ++t) {
+        const clpool_dtype dt = t ? CLPOOL_BFLOAT16 : CLPOOL_FLOAT16;
+        for (int64_t i = 0; i < n; ++i) ref_store(dt, half, i, 0.5 + ref_rng_unit(&r));
+        gp_case c = make_case(OP_AVG, 0, dt, 4, dims);
+        tally_case(&tl, &c, half, "2*10^6 positive 16-bit");
+        c = make_case(OP_LP, 2.0, dt, 4, dims);
+        tally_case(&tl, &c, half, "2*10^6 positive 16-bit");
+    }
+    free(input);
+    free(half);
+    tally_check(&tl);
+}
+END_TEST
+
+/* ------------------------------------------------- special values */
+
+/*
+ * Six planes per dtype, with specials spread over the plane (so they land in
+ * different partial sums of the two-pass path): +inf alone, +inf with -inf,
+ * NaNs, -inf only, all-negative finite, NaN with +inf. Plane sizes 5 and 5000.
+ */
+START_TEST(test_nan_and_inf)
+{
+    tally tl = {0, 0, ""};
+    for (size_t t = 0; t < 4; ++t) {
+        const clpool_dtype dt = float_dtypes[t];
+        if (!dtype_runs(dt)) continue;
+        for (int big = 0; big < 2; ++big) {
+            const int64_t size = big ? 5000 : 5, planes = 6;
+            const int64_t at[3] = {size / 5, size / 2, size - 1};
+            unsigned char *input = malloc((size_t)(planes * size) * 8);
+            ck_assert_ptr_nonnull(input);
+            /* float16 Lp with p = 0.5 over 5000 elements would overflow 65504 at magnitude 1. */
+            const double m = dt == CLPOOL_FLOAT16 && big ? 0x1p-11 : 1.0;
+            for (int64_t i = 0; i < planes * size; ++i) ref_store(dt, input, i, m * (1.0 + (double)(i % 7) / 4.0));
+            ref_store(dt, input, 0 * size + at[1], INFINITY);
+            ref_store(dt, input, 1 * size + at[0], INFINITY);
+            ref_store(dt, input, 1 * size + at[2], -INFINITY);
+            ref_store_bits(dt, input, 2 * size + at[1], nan_pattern(dt, 2));
+            ref_store_bits(dt, input, 2 * size + at[2], nan_pattern(dt, 1));
+            for (int64_t i = 0; i < size; ++i) ref_store(dt, input, 3 * size + i, -INFINITY);
+            for (int64_t i = 0; i < size; ++i) ref_store(dt, input, 4 * size + i, -m * (1.0 + (double)(i % 5) / 2.0));
+            ref_store(dt, input, 4 * size + at[2], -0.5 * m);
+            ref_store(dt, input, 5 * size + at[0], INFINITY);
+            ref_store_bits(dt, input, 5 * size + at[2], nan_pattern(dt, 3));
+            const clpool_shape shape = {3, {2, 3, size}};
+
+            /* Pin the reference's IEEE behaviour first. */
+            double mean[6], lp[6];
+            unsigned char mx[6 * 8];
+            ck_assert_int_eq(ref_global_average_pool(dt, &shape, input, mean, NULL), 0);
+            ck_assert_int_eq(ref_global_lp_pool(dt, &shape, 2.0, input, lp), 0);
+            ck_assert_int_eq(ref_global_max_pool(dt, &shape, input, mx), 0);
+            ck_assert(mean[0] == INFINITY && isnan(mean[1]) && isnan(mean[2]) && mean[3] == -INFINITY &&
+                      isfinite(mean[4]) && isnan(mean[5]));
+            ck_assert(lp[0] == INFINITY && lp[1] == INFINITY && isnan(lp[2]) && lp[3] == INFINITY && isfinite(lp[4]) &&
+                      isnan(lp[5]));
+            ck_assert(ref_load(dt, mx, 0) == INFINITY && ref_load(dt, mx, 1) == INFINITY &&
+                      ref_load_bits(dt, mx, 2) == nan_pattern(dt, 2) && ref_load(dt, mx, 3) == -INFINITY &&
+                      ref_load(dt, mx, 4) == -0.5 * m && ref_load_bits(dt, mx, 5) == nan_pattern(dt, 3));
+
+            for (int op = OP_MAX; op <= OP_LP; ++op) {
+                const int n_p = op == OP_LP ? 5 : 1;
+                for (int k = 0; k < n_p; ++k) {
+                    gp_case c = make_case((gp_op)op, p_values[k], dt, 3, shape.dims);
+                    c.api = (run_api)((op + k + big) % 3);
+                    tally_case(&tl, &c, input, big ? "NaN/inf planes of 5000" : "NaN/inf planes of 5");
+                }
+            }
+            free(input);
+        }
+    }
+    tally_check(&tl);
+}
+END_TEST
+
+/*
+ * GlobalMaxPool ties of -0.0 and +0.0: the first maximum's bits, as MaxPool
+ * and Max do (and as a one-pass loop does). Pairs of zeros / NaNs sit at
+ * neighbouring and far-apart positions, so a reduction split into
+ * interleaved or blocked partial results sees them in another order.
+ * Plane sizes 4 (one pass), 4096 and 2^20 (two passes).
+ */
+START_TEST(test_max_order_across_partials)
+{
+    tally tl = {0, 0, ""};
+    for (size_t t = 0; t < 4; ++t) {
+        const clpool_dtype dt = float_dtypes[t];
+        if (!dtype_runs(dt)) continue;
+        for (int big = 0; big < 3; ++big) {
+            const int64_t size = big == 0 ? 4 : big == 1 ? 4096 : 1 << 20, planes = 6;
+            unsigned char *input = malloc((size_t)(planes * size) * 8);
+            ck_assert_ptr_nonnull(input);
+            for (int64_t i = 0; i < planes * size; ++i) ref_store(dt, input, i, -1.0 - (double)(i % 3));
+            /* plane: {first position, its bits}, {second position, its bits} */
+            const uint64_t nz = dt == CLPOOL_FLOAT64 ? 0x8000000000000000ull
+                                : dt == CLPOOL_FLOAT32 ? 0x80000000u : 0x8000u;
+            const struct {
+                int64_t at0;
+                uint64_t b0;
+                int64_t at1;
+                uint64_t b1;
+            } pairs[6] = {
+                {1, nz, size - 1, 0},                              /* -0 early, +0 last */
+                {0, 0, size - 2, nz},                              /* +0 first, -0 late */
+                {3, nz, 3 + (size > 4), 0},                        /* neighbours: -0, then +0 */
+                {size / 2 - 1, nz, size / 2, 0},                   /* neighbours in the middle */
+                {3, nan_pattern(dt, 2), 3 + (size > 4), nan_pattern(dt, 0)}, /* two NaNs, neighbours */
+                {size / 3, nan_pattern(dt, 1), size - 1, nan_pattern(dt, 2)}, /* two NaNs, far apart */
+            };
+            for (int64_t pl = 0; pl < planes; ++pl) {
+                ref_store_bits(dt, input, pl * size + pairs[pl].at1, pairs[pl].b1);
+                ref_store_bits(dt, input, pl * size + pairs[pl].at0, pairs[pl].b0);
+            }
+            gp_case c = make_case(OP_MAX, 0, dt, 3, (int64_t[]){2, 3, size});
+            tally_case(&tl, &c, input, big == 0 ? "tie order, plane 4" : big == 1 ? "tie order, plane 4096"
+                                                                                  : "tie order, plane 2^20");
+            free(input);
+        }
+    }
+    tally_check(&tl);
+}
+END_TEST
+
+/* ------------------------------------------- empty output, events */
+
+/* N = 0 (and C = 0): success, and the returned event waits for the wait list. */
+START_TEST(test_empty_output_and_wait_list)
+{
+    static const unsigned char zeros[256];
+    cl_mem in = buffer_from(zeros, sizeof zeros), out = buffer_from(zeros, sizeof zeros);
+    const clpool_shape empty = {4, {0, 3, 4, 4}}, no_channels = {3, {2, 0, 9}};
+    for (int op = OP_MAX; op <= OP_LP; ++op) {
+        gp_case c = make_case((gp_op)op, 2.0, CLPOOL_FLOAT32, 4, empty.dims);
+        cl_int err;
+        cl_event gate = clCreateUserEvent(clpool_context_cl_context(ctx), &err), done = NULL;
+        ck_assert_int_eq(err, CL_SUCCESS);
+        clpool_status st = call_enqueue(&c, NULL, in, out, 1, &gate, &done);
+        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+        ck_assert_ptr_nonnull(done);
+        clFlush(clpool_context_cl_queue(ctx));
+        cl_int exec = CL_COMPLETE;
+        ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
+        ck_assert_msg(exec != CL_COMPLETE, "empty %s completed before its wait list", op_names[op]);
+        ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+        ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+        ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
+        ck_assert_int_eq(exec, CL_COMPLETE);
+        clReleaseEvent(done);
+        clReleaseEvent(gate);
+
+        /* C = 0 on the caller's queue, float16, no wait list. */
+        c = make_case((gp_op)op, 0.5, CLPOOL_FLOAT16, 3, no_channels.dims);
+        done = NULL;
+        st = call_enqueue(&c, own_queue, in, out, 0, NULL, &done);
+        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+        ck_assert_ptr_nonnull(done);
+        ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
+        clReleaseEvent(done);
+
+        /* Without an event, and through the host helper. */
+        ck_assert_int_eq(call_enqueue(&c, NULL, in, out, 0, NULL, NULL), CLPOOL_SUCCESS);
+        unsigned char host_in[1], host_out[1];
+        ck_assert_int_eq(call_host(&c, host_in, host_out), CLPOOL_SUCCESS);
+    }
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+}
+END_TEST
+
+/* A two-pass reduction gated by a user event on the caller's (out-of-order) queue. */
+START_TEST(test_wait_list_honoured)
+{
+    const int64_t size = 50000;
+    float *input = malloc((size_t)size * sizeof(float));
+    ck_assert_ptr_nonnull(input);
+    for (int64_t i = 0; i < size; ++i) input[i] = (float)(i % 100);
+    cl_mem in = buffer_from((const unsigned char *)input, (size_t)size * sizeof(float));
+    float init[2] = {-1.0f, -1.0f};
+    cl_mem out = buffer_from((const unsigned char *)init, sizeof init);
+    for (int op = OP_MAX; op <= OP_LP; ++op) {
+        gp_case c = make_case((gp_op)op, 1.0, CLPOOL_FLOAT32, 3, (int64_t[]){1, 1, size});
+        c.in_off = 0, c.out_off = 4;
+        cl_int err;
+        cl_event gate = clCreateUserEvent(clpool_context_cl_context(ctx), &err), done = NULL;
+        ck_assert_int_eq(err, CL_SUCCESS);
+        clpool_status st = call_enqueue(&c, own_queue, in, out, 1, &gate, &done);
+        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+        clFlush(own_queue);
+        cl_int exec = CL_COMPLETE;
+        clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
+        ck_assert_msg(exec != CL_COMPLETE, "%s completed before its wait list", op_names[op]);
+        float got[2];
+        ck_assert_int_eq(clEnqueueReadBuffer(clpool_context_cl_queue(ctx), out, CL_TRUE, 0, sizeof got, got, 0, NULL,
+                                             NULL),
+                         CL_SUCCESS);
+        ck_assert_msg(got[1] == -1.0f, "%s wrote its output before the gate opened", op_names[op]);
+        ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueReadBuffer(own_queue, out, CL_TRUE, 0, sizeof got, got, 1, &done, NULL), CL_SUCCESS);
+        const float want = op == OP_MAX ? 99.0f : op == OP_AVG ? 49.5f : 49.5f * (float)size;
+        ck_assert_msg(fabsf(got[1] - want) <= 1e-5f * want, "%s: got %g, expected %g", op_names[op], got[1], want);
+        ck_assert_msg(got[0] == -1.0f, "%s wrote before its output offset", op_names[op]);
+        clReleaseEvent(done);
+        clReleaseEvent(gate);
+        const float reset = -1.0f;
+        ck_assert_int_eq(clEnqueueWriteBuffer(own_queue, out, CL_TRUE, 4, 4, &reset, 0, NULL, NULL), CL_SUCCESS);
+    }
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(input);
+}
+END_TEST
+
+/* ------------------------------------------------------- validation */
+
+#define VBUF 4096 /* every buffer; the default 1x2x4x4 float32 call needs 128 / 8 bytes */
+
+typedef struct vcall {
+    gp_op op;
+    double p;
+    clpool_context *ctx;
+    clpool_dtype dtype;
+    clpool_shape shape;
+    const clpool_shape *shape_ptr;
+    cl_mem input, output;
+    size_t in_off, out_off;
+    cl_uint num_wait;
+    const cl_event *wait;
+} vcall;
+
+typedef struct vcase {
+    const char *name;
+    gp_op op;
+    void (*mutate)(vcall *v);
+    clpool_status status;
+    const char *message; /* substring of clpool_last_error(), after the function name */
+    int shape_fn_too;    /* clpool_global_pool_output_shape must reject it the same way */
+} vcase;
+
+static void m_none(vcall *v) { (void)v; }
+static void m_null_ctx(vcall *v) { v->ctx = NULL; }
+static void m_rank_2(vcall *v) { v->shape.rank = 2; }
+static void m_rank_0(vcall *v) { v->shape.rank = 0; }
+static void m_rank_13(vcall *v) { v->shape.rank = CLPOOL_MAX_RANK + 1; }
+static void m_int32(vcall *v) { v->dtype = CLPOOL_INT32; }
+static void m_uint8(vcall *v) { v->dtype = CLPOOL_UINT8; }
+static void m_int64(vcall *v) { v->dtype = CLPOOL_INT64; }
+static void m_bogus_dtype(vcall *v) { v->dtype = (clpool_dtype)99; }
+static void m_p_zero(vcall *v) { v->p = 0.0; }
+static void m_p_negative(vcall *v) { v->p = -2.0; }
+static void m_p_inf(vcall *v) { v->p = INFINITY; }
+static void m_p_nan(vcall *v) { v->p = NAN; }
+static void m_zero_spatial(vcall *v) { v->shape.dims[3] = 0; }
+static void m_zero_spatial_n0(vcall *v) { v->shape.dims[0] = 0, v->shape.dims[2] = 0; }
+static void m_negative_dim(vcall *v) { v->shape.dims[1] = -1; }
+static void m_null_shape(vcall *v) { v->shape_ptr = NULL; }
+static void m_null_input(vcall *v) { v->input = NULL; }
+static void m_null_output(vcall *v) { v->output = NULL; }
+static void m_input_too_small(vcall *v) { v->in_off = VBUF - 64; }
+static void m_output_too_small(vcall *v) { v->out_off = VBUF - 4; }
+static void m_input_misaligned(vcall *v) { v->in_off = 2; }
+static void m_output_misaligned(vcall *v) { v->dtype = CLPOOL_FLOAT64, v->out_off = 4; }
+static void m_half_misaligned(vcall *v) { v->dtype = CLPOOL_BFLOAT16, v->in_off = 7; }
+static void m_wait_mismatch(vcall *v) { v->num_wait = 1, v->wait = NULL; }
+
+static const vcase vcases[] = {
+    {"valid max", OP_MAX, m_none, CLPOOL_SUCCESS, "", 1},
+    {"valid average", OP_AVG, m_none, CLPOOL_SUCCESS, "", 1},
+    {"valid lp", OP_LP, m_none, CLPOOL_SUCCESS, "", 1},
+    {"NULL ctx", OP_AVG, m_null_ctx, CLPOOL_ERROR_INVALID_ARGUMENT, "ctx is NULL", 0},
+    {"rank 2", OP_MAX, m_rank_2, CLPOOL_ERROR_INVALID_SHAPE, "input rank 2 must be >= 3", 1},
+    {"rank 0", OP_LP, m_rank_0, CLPOOL_ERROR_INVALID_SHAPE, "input rank 0 must be >= 3", 1},
+    {"rank 13", OP_AVG, m_rank_13, CLPOOL_ERROR_INVALID_SHAPE, "rank 13 is outside 0..12", 1},
+    {"int32", OP_AVG, m_int32, CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype int32 (6) is not supported by GlobalAveragePool",
+     0},
+    {"uint8", OP_MAX, m_uint8, CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype uint8 (2) is not supported by GlobalMaxPool", 0},
+    {"int64", OP_LP, m_int64, CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype int64 (7) is not supported by GlobalLpPool", 0},
+    {"dtype 99", OP_MAX, m_bogus_dtype, CLPOOL_ERROR_UNSUPPORTED_DTYPE, "(99) is not supported by GlobalMaxPool", 0},
+    {"p = 0", OP_LP, m_p_zero, CLPOOL_ERROR_INVALID_ARGUMENT, "p = 0 must be finite and > 0", 0},
+    {"p < 0", OP_LP, m_p_negative, CLPOOL_ERROR_INVALID_ARGUMENT, "p = -2 must be finite and > 0", 0},
+    {"p = inf", OP_LP, m_p_inf, CLPOOL_ERROR_INVALID_ARGUMENT, "p = inf must be finite and > 0", 0},
+    {"p = NaN", OP_LP, m_p_nan, CLPOOL_ERROR_INVALID_ARGUMENT, "nan must be finite and > 0", 0},
+    {"zero spatial dim", OP_AVG, m_zero_spatial, CLPOOL_ERROR_INVALID_SHAPE,
+     "spatial dim 1 is 0; a global pool needs at least one element per plane", 1},
+    {"zero spatial dim with N = 0", OP_MAX, m_zero_spatial_n0, CLPOOL_ERROR_INVALID_SHAPE, "spatial dim 0 is 0", 1},
+    {"negative dim", OP_LP, m_negative_dim, CLPOOL_ERROR_INVALID_SHAPE, "input shape dim 1 is negative", 1},
+    {"NULL shape", OP_MAX, m_null_shape, CLPOOL_ERROR_INVALID_ARGUMENT, "input shape is NULL", 1},
+    {"NULL input", OP_AVG, m_null_input, CLPOOL_ERROR_INVALID_ARGUMENT, "input buffer is NULL", 0},
+    {"NULL output", OP_LP, m_null_output, CLPOOL_ERROR_INVALID_ARGUMENT, "output buffer is NULL", 0},
+    {"input buffer too small", OP_MAX, m_input_too_small, CLPOOL_ERROR_BUFFER_TOO_SMALL,
+     "input buffer holds 4096 bytes but offset 4032 + 128 bytes are needed", 0},
+    {"output buffer too small", OP_LP, m_output_too_small, CLPOOL_ERROR_BUFFER_TOO_SMALL,
+     "output buffer holds 4096 bytes but offset 4092 + 8 bytes are needed", 0},
+    {"input offset misaligned", OP_AVG, m_input_misaligned, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "input offset 2 is not a multiple of the element size 4", 0},
+    {"output offset misaligned", OP_MAX, m_output_misaligned, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "output offset 4 is not a multiple of the element size 8", 0},
+    {"bfloat16 offset misaligned", OP_LP, m_half_misaligned, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "input offset 7 is not a multiple of the element size 2", 0},
+    {"wait list mismatch", OP_AVG, m_wait_mismatch, CLPOOL_ERROR_INVALID_ARGUMENT,
+     "event_wait_list must be NULL exactly when num_events_in_wait_list is 0", 0},
+};
+#define N_VCASES ((int)(sizeof vcases / sizeof vcases[0]))
+
+static const char *const enqueue_names[] = {"clpool_enqueue_global_max_pool", "clpool_enqueue_global_average_pool",
+                                            "clpool_enqueue_global_lp_pool"};
+
+START_TEST(test_validation)
+{
+    const vcase *vc = &vcases[_i];
+    vcall v;
+    memset(&v, 0, sizeof v);
+    v.op = vc->op;
+    v.p = 2.0;
+    v.ctx = ctx;
+    v.dtype = CLPOOL_FLOAT32;
+    v.shape = (clpool_shape){4, {1, 2, 4, 4}};
+    v.shape_ptr = &v.shape;
+    static const unsigned char zeros[VBUF];
+    v.input = buffer_from(zeros, VBUF);
+    v.output = buffer_from(zeros, VBUF);
+    cl_mem mems[2] = {v.input, v.output};
+    vc->mutate(&v);
+    if (v.dtype == CLPOOL_FLOAT64 && !dtype_runs(v.dtype)) {
+        clReleaseMemObject(mems[0]);
+        clReleaseMemObject(mems[1]);
+        return;
+    }
+
+    cl_event ev = NULL;
+    clpool_status st;
+    switch (v.op) {
+    case OP_MAX:
+        st = clpool_enqueue_global_max_pool(v.ctx, NULL, v.dtype, v.shape_ptr, v.input, v.in_off, v.output, v.out_off,
+                                            v.num_wait, v.wait, &ev);
+        break;
+    case OP_AVG:
+        st = clpool_enqueue_global_average_pool(v.ctx, NULL, v.dtype, v.shape_ptr, v.input, v.in_off, v.output,
+                                                v.out_off, v.num_wait, v.wait, &ev);
+        break;
+    default:
+        st = clpool_enqueue_global_lp_pool(v.ctx, NULL, v.p, v.dtype, v.shape_ptr, v.input, v.in_off, v.output,
+                                           v.out_off, v.num_wait, v.wait, &ev);
+        break;
+    }
+    const char *msg = clpool_last_error();
+    ck_assert_msg(st == vc->status, "%s: status %s, expected %s (%s)", vc->name, clpool_status_string(st),
+                  clpool_status_string(vc->status), msg);
+    if (vc->status == CLPOOL_SUCCESS) {
+        ck_assert_ptr_nonnull(ev);
+        ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+        clReleaseEvent(ev);
+    } else {
+        ck_assert_msg(strstr(msg, enqueue_names[v.op]) && strstr(msg, vc->message),
+                      "%s: message \"%s\" lacks \"%s\" or \"%s\"", vc->name, msg, enqueue_names[v.op], vc->message);
+        ck_assert_msg(ev == NULL, "%s: a failed call returned an event", vc->name);
+    }
+    if (vc->shape_fn_too) {
+        clpool_shape out;
+        const clpool_status st2 = clpool_global_pool_output_shape(v.shape_ptr, &out);
+        msg = clpool_last_error();
+        ck_assert_msg(st2 == vc->status, "%s: output_shape status %s, expected %s (%s)", vc->name,
+                      clpool_status_string(st2), clpool_status_string(vc->status), msg);
+        if (vc->status != CLPOOL_SUCCESS)
+            ck_assert_msg(strstr(msg, "clpool_global_pool_output_shape") && strstr(msg, vc->message),
+                          "%s: message \"%s\" lacks \"clpool_global_pool_output_shape\" or \"%s\"", vc->name, msg,
+                          vc->message);
+    }
+    clReleaseMemObject(mems[0]);
+    clReleaseMemObject(mems[1]);
+}
+END_TEST
+
+/* Host helpers validate like the enqueue calls; the shape function needs no device. */
+START_TEST(test_validation_host_and_shape)
+{
+    const clpool_shape ok = {5, {2, 3, 4, 5, 6}};
+    float in[720], out[6];
+    memset(in, 0, sizeof in);
+    ck_assert_int_eq(clpool_global_lp_pool_host(ctx, -1.0, CLPOOL_FLOAT32, &ok, in, out), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "p = -1 must be finite and > 0"));
+    ck_assert_int_eq(clpool_global_max_pool_host(ctx, CLPOOL_INT16, &ok, in, out), CLPOOL_ERROR_UNSUPPORTED_DTYPE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "not supported by GlobalMaxPool"));
+    const clpool_shape rank2 = {2, {3, 4}};
+    ck_assert_int_eq(clpool_global_average_pool_host(ctx, CLPOOL_FLOAT32, &rank2, in, out), CLPOOL_ERROR_INVALID_SHAPE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "input rank 2 must be >= 3"));
+
+    clpool_shape s;
+    for (int32_t rank = 3; rank <= CLPOOL_MAX_RANK; ++rank) {
+        clpool_shape in_shape = {rank, {0}}, want;
+        for (int32_t i = 0; i < rank; ++i) in_shape.dims[i] = 1 + (i * 3) % 4;
+        ck_assert_int_eq(clpool_global_pool_output_shape(&in_shape, &s), CLPOOL_SUCCESS);
+        ck_assert_int_eq(ref_global_pool_shape(&in_shape, &want), 0);
+        ck_assert_int_eq(s.rank, want.rank);
+        for (int32_t i = 0; i < rank; ++i) ck_assert_int_eq(s.dims[i], want.dims[i]);
+    }
+    ck_assert_int_eq(clpool_global_pool_output_shape(&ok, NULL), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "clpool_global_pool_output_shape: output is NULL"));
+}
+END_TEST
+
+/* ------------------------------------------------------------ main */
+
+static TCase *tcase(Suite *s, const char *name, int with_ctx)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, TIMEOUT);
+    if (with_ctx) tcase_add_checked_fixture(tc, ctx_setup, ctx_teardown);
+    suite_add_tcase(s, tc);
+    return tc;
+}
+
+int main(void)
+{
+    Suite *s = suite_create("global_pool");
+    TCase *tc = tcase(s, "random", 1);
+    tcase_add_test(tc, test_random_float32);
+    tcase_add_test(tc, test_random_float64);
+    tcase_add_test(tc, test_random_float16);
+    tcase_add_test(tc, test_random_bfloat16);
+    tcase_add_test(tc, test_host_api);
+
+    tc = tcase(s, "large", 1);
+    tcase_add_test(tc, test_many_small_planes);
+    tcase_add_test(tc, test_huge_planes);
+    tcase_add_test(tc, test_accuracy_large_plane);
+
+    tc = tcase(s, "semantics", 1);
+    tcase_add_test(tc, test_nan_and_inf);
+    tcase_add_test(tc, test_max_order_across_partials);
+
+    tc = tcase(s, "events", 1);
+    tcase_add_test(tc, test_empty_output_and_wait_list);
+    tcase_add_test(tc, test_wait_list_honoured);
+
+    tc = tcase(s, "validation", 1);
+    tcase_add_loop_test(tc, test_validation, 0, N_VCASES);
+    tcase_add_test(tc, test_validation_host_and_shape);
+
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,428 @@
+/*
+ * `clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep] [--overhead]`
+ *
+ * Times the reference cases of the performance plan on one device, next to a
+ * plain copy kernel over the same number of bytes in the same run. Device
+ * time of a whole op = end of its final event minus end of a marker enqueued
+ * just before it on the same in-order profiling queue (multi-pass ops
+ * included). Medians over R repeats after one warm-up. bytes = all inputs +
+ * all outputs; GB/s = bytes / time.
+ *   --sweep     MaxPool 3x3/s2/p1 and Max (same shape) from 64 KiB to 512 MiB
+ *   --overhead  median host cost of one enqueue call over 10,000 tiny ops
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <clpool/clpool.h>
+
+#include "cli.h"
+
+typedef enum bench_op { B_MAXPOOL, B_MAXPOOL_IDX, B_GLOBAL_AVG, B_GLOBAL_MAX, B_GLOBAL_LP2, B_MAX } bench_op;
+
+typedef struct bench_case {
+    char name[96];
+    bench_op op;
+    clpool_dtype dtype;
+    int64_t k, s, p;          /* MaxPool window (square) */
+    int n_inputs;
+    clpool_shape in[2];
+} bench_case;
+
+typedef struct bench_env {
+    clpool_context *ctx;
+    cl_context cl;
+    cl_command_queue q;       /* in-order, profiling */
+    cl_kernel copy;
+    int repeat;
+} bench_env;
+
+static const char *copy_source =
+    "__kernel void copy(__global const float4 *src, __global float4 *dst, const ulong n) {\n"
+    "    const ulong i = get_global_id(0);\n"
+    "    if (i < n) dst[i] = src[i];\n"
+    "}\n";
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double event_end_ns(cl_event e)
+{
+    cl_ulong t = 0;
+    clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL);
+    return (double)t;
+}
+
+static cl_mem make_buffer(bench_env *env, size_t bytes, int fill)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
+    if (!m) return NULL;
+    if (fill) {
+        /* A deterministic, tie-rich byte pattern: valid for every dtype. */
+        unsigned char *host = malloc(bytes);
+        if (!host) {
+            clReleaseMemObject(m);
+            return NULL;
+        }
+        uint32_t x = 12345;
+        for (size_t i = 0; i < bytes; ++i) {
+            x = x * 1103515245u + 12345u;
+            host[i] = (unsigned char)((x >> 16) & 0x3f); /* small positive floats, no NaN */
+        }
+        clEnqueueWriteBuffer(env->q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+        free(host);
+    }
+    return m;
+}
+
+/* Time `run` (which enqueues one op and returns its final event) R times. */
+typedef clpool_status (*enqueue_fn)(bench_env *env, void *state, cl_event *done);
+
+static int time_op(bench_env *env, enqueue_fn run, void *state, double *median_ms)
+{
+    double *t = malloc(sizeof(double) * (size_t)env->repeat);
+    if (!t) return -1;
+    for (int r = -1; r < env->repeat; ++r) { /* r = -1: warm-up (kernel build) */
+        cl_event before = NULL, done = NULL;
+        clEnqueueMarkerWithWaitList(env->q, 0, NULL, &before);
+        if (run(env, state, &done) != CLPOOL_SUCCESS) {
+            fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
+            if (before) clReleaseEvent(before);
+            free(t);
+            return -1;
+        }
+        clFinish(env->q);
+        if (r >= 0) t[r] = (event_end_ns(done) - event_end_ns(before)) / 1e6;
+        clReleaseEvent(before);
+        clReleaseEvent(done);
+    }
+    *median_ms = median(t, env->repeat);
+    free(t);
+    return 0;
+}
+
+typedef struct op_state {
+    const bench_case *c;
+    clpool_maxpool_params params;
+    cl_mem in[2], out, idx;
+} op_state;
+
+static clpool_status run_case_once(bench_env *env, void *state, cl_event *done)
+{
+    op_state *s = state;
+    const bench_case *c = s->c;
+    size_t offsets[2] = {0, 0};
+    switch (c->op) {
+    case B_MAXPOOL:
+    case B_MAXPOOL_IDX:
+        return clpool_enqueue_maxpool(env->ctx, env->q, &s->params, c->dtype, &c->in[0], s->in[0], 0, s->out, 0,
+                                      c->op == B_MAXPOOL_IDX ? s->idx : NULL, 0, 0, NULL, done);
+    case B_GLOBAL_AVG:
+        return clpool_enqueue_global_average_pool(env->ctx, env->q, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0, NULL,
+                                                  done);
+    case B_GLOBAL_MAX:
+        return clpool_enqueue_global_max_pool(env->ctx, env->q, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0, NULL, done);
+    case B_GLOBAL_LP2:
+        return clpool_enqueue_global_lp_pool(env->ctx, env->q, 2.0, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0, NULL,
+                                             done);
+    case B_MAX:
+        return clpool_enqueue_max(env->ctx, env->q, c->dtype, (size_t)c->n_inputs, c->in, s->in, offsets, s->out, 0, 0,
+                                  NULL, done);
+    }
+    return CLPOOL_ERROR_INVALID_ARGUMENT;
+}
+
+typedef struct copy_state {
+    cl_mem src, dst;
+    cl_ulong n4;
+} copy_state;
+
+static clpool_status run_copy_once(bench_env *env, void *state, cl_event *done)
+{
+    copy_state *s = state;
+    clSetKernelArg(env->copy, 0, sizeof s->src, &s->src);
+    clSetKernelArg(env->copy, 1, sizeof s->dst, &s->dst);
+    clSetKernelArg(env->copy, 2, sizeof s->n4, &s->n4);
+    size_t local = 64, global = (size_t)((s->n4 + local - 1) / local) * local;
+    return clEnqueueNDRangeKernel(env->q, env->copy, 1, NULL, &global, &local, 0, NULL, done) == CL_SUCCESS
+               ? CLPOOL_SUCCESS
+               : CLPOOL_ERROR_OPENCL;
+}
+
+/* GB/s of a plain copy moving `bytes` in total (bytes/2 read + bytes/2 written). */
+static int copy_gbps(bench_env *env, double bytes, double *gbps)
+{
+    copy_state s = {0};
+    s.n4 = (cl_ulong)(bytes / 2 / 16);
+    if (s.n4 == 0) s.n4 = 1;
+    s.src = make_buffer(env, (size_t)s.n4 * 16, 1);
+    s.dst = make_buffer(env, (size_t)s.n4 * 16, 0);
+    double ms = 0;
+    int rc = s.src && s.dst ? time_op(env, run_copy_once, &s, &ms) : -1;
+    if (rc == 0) *gbps = (double)s.n4 * 32 / (ms * 1e6);
+    if (s.src) clReleaseMemObject(s.src);
+    if (s.dst) clReleaseMemObject(s.dst);
+    return rc;
+}
+
+/* Run one case: returns 0 and fills bytes/ms, or -1. */
+static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, double *ms)
+{
+    op_state s;
+    memset(&s, 0, sizeof s);
+    s.c = c;
+    clpool_shape out;
+    clpool_status st;
+    const size_t es = clpool_dtype_size(c->dtype);
+    if (c->op == B_MAXPOOL || c->op == B_MAXPOOL_IDX) {
+        const int64_t ks[2] = {c->k, c->k};
+        clpool_maxpool_params_init(&s.params, 2, ks);
+        s.params.strides[0] = s.params.strides[1] = c->s;
+        for (int i = 0; i < 4; ++i) s.params.pads[i] = c->p;
+        st = clpool_maxpool_output_shape(&c->in[0], &s.params, &out);
+    } else if (c->op == B_MAX) {
+        st = clpool_max_output_shape((size_t)c->n_inputs, c->in, &out);
+    } else {
+        st = clpool_global_pool_output_shape(&c->in[0], &out);
+    }
+    if (st != CLPOOL_SUCCESS) return -1;
+    *bytes = 0;
+    int rc = -1;
+    for (int i = 0; i < c->n_inputs; ++i) {
+        const size_t n = (size_t)clpool_shape_elements(&c->in[i]) * es;
+        *bytes += (double)n;
+        if (!(s.in[i] = make_buffer(env, n, 1))) goto done;
+    }
+    const size_t n_out = (size_t)clpool_shape_elements(&out);
+    *bytes += (double)(n_out * es) + (c->op == B_MAXPOOL_IDX ? (double)n_out * 8 : 0);
+    if (!(s.out = make_buffer(env, n_out * es, 0))) goto done;
+    if (c->op == B_MAXPOOL_IDX && !(s.idx = make_buffer(env, n_out * 8, 0))) goto done;
+    rc = time_op(env, run_case_once, &s, ms);
+done:
+    for (int i = 0; i < 2; ++i)
+        if (s.in[i]) clReleaseMemObject(s.in[i]);
+    if (s.out) clReleaseMemObject(s.out);
+    if (s.idx) clReleaseMemObject(s.idx);
+    return rc;
+}
+
+static const char *dtype_tag(clpool_dtype d)
+{
+    switch (d) {
+    case CLPOOL_FLOAT32: return "f32";
+    case CLPOOL_FLOAT16: return "f16";
+    case CLPOOL_INT8: return "i8";
+    case CLPOOL_UINT8: return "u8";
+    default: return clpool_dtype_name(d);
+    }
+}
+
+#define SHAPE4(a, b, c, d) {4, {a, b, c, d}}
+
+static void add_case(bench_case *out, size_t cap, size_t *n, bench_case c)
+{
+    if (*n < cap) out[(*n)++] = c;
+}
+
+/* The reference cases (float32) plus float16 and int8/uint8 variants. */
+static size_t build_cases(bench_case *out, size_t cap)
+{
+    static const clpool_dtype variants[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT16, CLPOOL_INT8, CLPOOL_UINT8};
+    size_t n = 0;
+    for (size_t v = 0; v < 4; ++v) {
+        const clpool_dtype d = variants[v];
+        const char *t = dtype_tag(d);
+        bench_case c = {"", B_MAXPOOL, d, 3, 2, 1, 1, {SHAPE4(8, 64, 112, 112)}};
+        snprintf(c.name, sizeof c.name, "maxpool_3x3s2p1_8x64x112x112_%s", t);
+        add_case(out, cap, &n, c);
+        if (d == CLPOOL_FLOAT32) {
+            c.op = B_MAXPOOL_IDX;
+            snprintf(c.name, sizeof c.name, "maxpool_idx_3x3s2p1_8x64x112x112_%s", t);
+            add_case(out, cap, &n, c);
+        }
+        c = (bench_case){"", B_MAXPOOL, d, 2, 2, 0, 1, {SHAPE4(8, 128, 56, 56)}};
+        snprintf(c.name, sizeof c.name, "maxpool_2x2s2_8x128x56x56_%s", t);
+        add_case(out, cap, &n, c);
+        if (d == CLPOOL_FLOAT32) {
+            add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
+            add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
+            add_case(out, cap, &n, (bench_case){"globalavg_8x256x56x56_f32", B_GLOBAL_AVG, d, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});
+            add_case(out, cap, &n, (bench_case){"globallp2_8x256x56x56_f32", B_GLOBAL_LP2, d, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});
+            add_case(out, cap, &n, (bench_case){"globalavg_1x3x1024x1024_f32", B_GLOBAL_AVG, d, 0, 0, 0, 1, {SHAPE4(1, 3, 1024, 1024)}});
+        }
+        c = (bench_case){"", B_MAX, d, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(16, 64, 128, 128)}};
+        snprintf(c.name, sizeof c.name, "max_16x64x128x128_%s", t);
+        add_case(out, cap, &n, c);
+        c = (bench_case){"", B_MAX, d, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(1, 64, 1, 1)}};
+        snprintf(c.name, sizeof c.name, "max_bcast_16x64x128x128_1x64x1x1_%s", t);
+        add_case(out, cap, &n, c);
+    }
+    return n;
+}
+
+static int bench_env_init(bench_env *env, const char *device)
+{
+    clpool_context *probe = NULL;
+    if (clpool_context_create(device, &probe) != CLPOOL_SUCCESS) {
+        fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
+        return -1;
+    }
+    /* Our own profiling queue, adopted by a clpool context: how a pipeline embeds clpool. */
+    cl_int err;
+    env->cl = clpool_context_cl_context(probe);
+    cl_device_id dev = clpool_context_cl_device(probe);
+    env->q = clCreateCommandQueue(env->cl, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    cl_program prog = env->q ? clCreateProgramWithSource(env->cl, 1, &copy_source, NULL, &err) : NULL;
+    if (!prog || clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS ||
+        !(env->copy = clCreateKernel(prog, "copy", &err)) ||
+        clpool_context_create_from_cl(env->cl, dev, env->q, &env->ctx) != CLPOOL_SUCCESS) {
+        fprintf(stderr, "clpool bench: cannot set up the profiling queue or copy kernel (%d)\n", (int)err);
+        return -1;
+    }
+    clReleaseProgram(prog);
+    clRetainContext(env->cl);
+    clpool_context_release(probe);
+    return 0;
+}
+
+static void bench_env_release(bench_env *env)
+{
+    clpool_context_release(env->ctx);
+    if (env->copy) clReleaseKernel(env->copy);
+    if (env->q) clReleaseCommandQueue(env->q);
+    if (env->cl) clReleaseContext(env->cl);
+}
+
+/* 10,000 tiny MaxPools: the host cost of one enqueue call (argument checks,
+ * program lookup, kernel checkout, clSetKernelArg, clEnqueueNDRangeKernel). */
+static void bench_overhead(bench_env *env, int csv)
+{
+    enum { N = 10000, BATCH = 100 };
+    const int64_t ks[2] = {2, 2};
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 2, ks);
+    const clpool_shape in = {4, {1, 1, 4, 4}};
+    cl_mem x = make_buffer(env, 64, 1), y = make_buffer(env, 64, 0);
+    double *t = malloc(sizeof(double) * N);
+    int ok = x && y && t;
+    for (int i = 0; ok && i < N; ++i) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        ok = clpool_enqueue_maxpool(env->ctx, env->q, &p, CLPOOL_FLOAT32, &in, x, 0, y, 0, NULL, 0, 0, NULL, NULL) ==
+             CLPOOL_SUCCESS;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        t[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
+        if (i % BATCH == BATCH - 1) clFinish(env->q);
+    }
+    clFinish(env->q);
+    if (ok) {
+        const double m = median(t + 100, N - 100); /* the first calls include the kernel build */
+        if (csv) printf("host_overhead_maxpool_1x1x4x4,%d,%.3f,,\n", N, m / 1e3);
+        else printf("host overhead per enqueue (median of %d tiny MaxPools): %.2f us\n", N - 100, m);
+    } else {
+        fprintf(stderr, "clpool bench: overhead run failed: %s\n", clpool_last_error());
+    }
+    free(t);
+    if (x) clReleaseMemObject(x);
+    if (y) clReleaseMemObject(y);
+}
+
+/* Time vs size: MaxPool 3x3/s2/p1 (N x 64 x 56 x 56 scaled by N... via H) and Max same-shape. */
+static void bench_sweep(bench_env *env, int csv)
+{
+    if (!csv) printf("%-10s %14s %12s %10s %10s\n", "op", "bytes", "median ms", "GB/s", "copy GB/s");
+    else printf("sweep_op,bytes,median_ms,gbps,copy_gbps\n");
+    for (int op = 0; op < 2; ++op) {
+        for (int64_t kib = 64; kib <= 512 * 1024; kib *= 4) {
+            /* Input of ~kib KiB float32: 64 channels of side x side. */
+            const int64_t elems = kib * 256, side_sq = elems / 64;
+            int64_t side = 1;
+            while ((side + 1) * (side + 1) <= side_sq) ++side;
+            bench_case c;
+            memset(&c, 0, sizeof c);
+            c.dtype = CLPOOL_FLOAT32;
+            c.in[0] = (clpool_shape){4, {1, 64, side, side}};
+            if (op == 0) {
+                c.op = B_MAXPOOL;
+                c.k = 3, c.s = 2, c.p = 1, c.n_inputs = 1;
+            } else {
+                c.op = B_MAX;
+                c.n_inputs = 2;
+                c.in[1] = c.in[0];
+            }
+            double bytes = 0, ms = 0, cg = 0;
+            if (bench_case_run(env, &c, &bytes, &ms) != 0 || copy_gbps(env, bytes, &cg) != 0) return;
+            const char *name = op == 0 ? "maxpool" : "max";
+            if (csv) printf("%s,%.0f,%.4f,%.3f,%.3f\n", name, bytes, ms, bytes / (ms * 1e6), cg);
+            else printf("%-10s %14.0f %12.4f %10.2f %10.2f\n", name, bytes, ms, bytes / (ms * 1e6), cg);
+            fflush(stdout);
+        }
+    }
+}
+
+int cli_bench(int argc, char **argv)
+{
+    const char *device = NULL, *filter = NULL;
+    int csv = 0, sweep = 0, overhead = 0;
+    bench_env env;
+    memset(&env, 0, sizeof env);
+    env.repeat = 15;
+    for (int i = 0; i < argc; ++i) {
+        if (strcmp(argv[i], "--csv") == 0) csv = 1;
+        else if (strcmp(argv[i], "--sweep") == 0) sweep = 1;
+        else if (strcmp(argv[i], "--overhead") == 0) overhead = 1;
+        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
+        else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) filter = argv[++i];
+        else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+            env.repeat = atoi(argv[++i]);
+            if (env.repeat < 1 || env.repeat > 100000) {
+                fprintf(stderr, "clpool bench: --repeat must be 1..100000\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "clpool bench: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (bench_env_init(&env, device) != 0) {
+        bench_env_release(&env);
+        return 1;
+    }
+    int rc = 0;
+    if (sweep) {
+        bench_sweep(&env, csv);
+    } else if (overhead) {
+        bench_overhead(&env, csv);
+    } else {
+        bench_case cases[64];
+        const size_t n = build_cases(cases, 64);
+        if (csv) printf("case,bytes,median_ms,gbps,copy_gbps\n");
+        else printf("%-40s %12s %10s %8s %9s %6s\n", "case", "bytes", "median ms", "GB/s", "copy GB/s", "ratio");
+        for (size_t i = 0; i < n; ++i) {
+            if (filter && !strstr(cases[i].name, filter)) continue;
+            double bytes = 0, ms = 0, cg = 0;
+            if (bench_case_run(&env, &cases[i], &bytes, &ms) != 0 || copy_gbps(&env, bytes, &cg) != 0) {
+                rc = 1;
+                break;
+            }
+            const double g = bytes / (ms * 1e6);
+            if (csv) printf("%s,%.0f,%.4f,%.3f,%.3f\n", cases[i].name, bytes, ms, g, cg);
+            else printf("%-40s %12.0f %10.3f %8.2f %9.2f %6.2f\n", cases[i].name, bytes, ms, g, cg, g / cg);
+            fflush(stdout);
+        }
+        if (!filter) bench_overhead(&env, csv);
+    }
+    bench_env_release(&env);
+    return rc;
+}
