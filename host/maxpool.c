@@ -197,9 +197,9 @@ static int maxpool_dtype_ok(clpool_dtype dtype)
 
 /* The 2-D kernel is specialised on kernel/stride/dilation; keep the number
  * of such programs and their unrolled size small. */
-static int use_2d_fast_path(const maxpool_plan *plan, const clpool_maxpool_params *p)
+static int use_2d_fast_path(const maxpool_plan *plan, const clpool_maxpool_params *p, const clpool_shape *in)
 {
-    if (plan->ns != 2) return 0;
+    if (plan->ns != 2 || in->dims[2] > INT32_MAX / 2 || in->dims[3] > INT32_MAX / 2) return 0; /* int lane math */
     for (int i = 0; i < 2; ++i)
         if (p->kernel_shape[i] > 7 || p->strides[i] > 8 || p->dilations[i] > 8) return 0;
     return 1;
@@ -213,6 +213,7 @@ typedef struct maxpool_call {
     char dtype_option[32];
     cl_mem input, output, indices; /* indices may be NULL */
     cl_long in_off, out_off, idx_off;
+    cl_long in_limit; /* elements in the input cl_mem: vector loads may read up to here */
     int64_t n_out;
 } maxpool_call;
 
@@ -239,19 +240,21 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const clpool_maxpool_params *p = c->params;
     char common[96], options[256];
     common_options(c, common, sizeof common);
-    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DDH=%lld -DDW=%lld", common,
+    const int vec8 = p->strides[1] <= 2; /* 8 outputs per work-item as vector loads */
+    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DDH=%lld -DDW=%lld -DVEC8=%d", common,
              (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], (long long)p->dilations[0], (long long)p->dilations[1]);
+             (long long)p->strides[1], (long long)p->dilations[0], (long long)p->dilations[1], vec8);
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
-    const cl_long sizes[] = {c->in->dims[2], c->in->dims[3], c->plan->out[0], c->plan->out[1], c->plan->pad_begin[0],
-                             c->plan->pad_begin[1], c->in_off, c->out_off, c->idx_off};
+    const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
+                             c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
+                             c->idx_off,            c->in_limit};
     clpool__arg args[sizeof sizes / sizeof sizes[0]];
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
     if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);
     if (status != CLPOOL_SUCCESS) return status;
-    const uint64_t items[3] = {(uint64_t)c->plan->out[1], (uint64_t)c->plan->out[0],
+    const uint64_t items[3] = {(uint64_t)((c->plan->out[1] + (vec8 ? 7 : 0)) / (vec8 ? 8 : 1)), (uint64_t)c->plan->out[0],
                                (uint64_t)(c->in->dims[0] * c->in->dims[1])};
     return clpool__launch(ctx, q, k, 3, items, num_wait, wait, event);
 }
@@ -320,8 +323,11 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
                          .out_off = (cl_long)(output_offset / esize),
                          .idx_off = (cl_long)(indices_offset / sizeof(cl_long)), .n_out = n_out};
     clpool__dtype_options(dtype, call.dtype_option, sizeof call.dtype_option);
+    size_t in_bytes = 0;
+    clGetMemObjectInfo(input, CL_MEM_SIZE, sizeof in_bytes, &in_bytes, NULL); /* checked valid above */
+    call.in_limit = (cl_long)(in_bytes / esize);
     clpool__kernel k = {0};
-    status = use_2d_fast_path(&plan, params) ? launch_2d(ctx, q, &k, &call, num_wait, wait, event)
+    status = use_2d_fast_path(&plan, params, input_shape) ? launch_2d(ctx, q, &k, &call, num_wait, wait, event)
                                              : launch_nd(ctx, q, &k, &call, num_wait, wait, event);
     clpool__kernel_put(ctx, &k);
     return status;

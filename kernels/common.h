@@ -78,6 +78,74 @@ typedef ulong CT;
 #endif
 
 /*
+ * Vector forms for kernels that give each work-item 8 outputs:
+ *   CT8            compute vector (float8 for float16/bfloat16)
+ *   VLOAD8C(p)     8 elements at p as CT8;  VLOAD16C(p)  16 elements as CT16
+ *   MAX_BETTER8(v, best)  per-lane MAX_BETTER as an int8 mask (-1 = take v)
+ *   RAW_STORE8     1 if CT8 holds the stored bits exactly (vstore8 may write it back)
+ */
+#if defined(DT_FLOAT16)
+typedef float8 CT8;
+typedef float16 CT16;
+#define VLOAD8C(p) vload_half8(0, (const __global half *)(p))
+#define VLOAD16C(p) vload_half16(0, (const __global half *)(p))
+#define RAW_STORE8 0
+#elif defined(DT_BFLOAT16)
+typedef float8 CT8;
+typedef float16 CT16;
+#define VLOAD8C(p) as_float8(convert_uint8(vload8(0, (p))) << 16)
+#define VLOAD16C(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
+#define RAW_STORE8 0
+#elif defined(DT_FLOAT32) || defined(DT_FLOAT64) || defined(DT_INT8) || defined(DT_UINT8) || \
+    defined(DT_INT16) || defined(DT_UINT16) || defined(DT_INT32) || defined(DT_UINT32) || \
+    defined(DT_INT64) || defined(DT_UINT64)
+#define CLPOOL_VEC2(t, n) t##n
+#define CLPOOL_VEC(t, n) CLPOOL_VEC2(t, n)
+#if defined(DT_FLOAT32)
+#define CLPOOL_SCALAR float
+#elif defined(DT_FLOAT64)
+#define CLPOOL_SCALAR double
+#elif defined(DT_INT8)
+#define CLPOOL_SCALAR char
+#elif defined(DT_UINT8)
+#define CLPOOL_SCALAR uchar
+#elif defined(DT_INT16)
+#define CLPOOL_SCALAR short
+#elif defined(DT_UINT16)
+#define CLPOOL_SCALAR ushort
+#elif defined(DT_INT32)
+#define CLPOOL_SCALAR int
+#elif defined(DT_UINT32)
+#define CLPOOL_SCALAR uint
+#elif defined(DT_INT64)
+#define CLPOOL_SCALAR long
+#else
+#define CLPOOL_SCALAR ulong
+#endif
+typedef CLPOOL_VEC(CLPOOL_SCALAR, 8) CT8;
+typedef CLPOOL_VEC(CLPOOL_SCALAR, 16) CT16;
+#define VLOAD8C(p) vload8(0, (p))
+#define VLOAD16C(p) vload16(0, (p))
+#define RAW_STORE8 1
+#endif
+
+#if IS_FLOAT_TYPE
+#define MAX_BETTER8(v, best) convert_int8(~isnan(best) & ~((v) <= (best)))
+#else
+#define MAX_BETTER8(v, best) convert_int8((v) > (best))
+#endif
+/* select() wants a mask with CT8's element width. */
+#if defined(DT_FLOAT64) || defined(DT_INT64) || defined(DT_UINT64)
+#define SELECT_MASK8(m) convert_long8(m)
+#elif defined(DT_INT8) || defined(DT_UINT8)
+#define SELECT_MASK8(m) convert_char8(m)
+#elif defined(DT_INT16) || defined(DT_UINT16)
+#define SELECT_MASK8(m) convert_short8(m)
+#else
+#define SELECT_MASK8(m) (m)
+#endif
+
+/*
  * The library-wide NaN rule for max-like ops: NaN propagates. `v` replaces
  * `best` when it is larger, or when it is the first NaN seen; once `best` is
  * NaN it stays (so Indices point at the first NaN in tap order). Ties keep

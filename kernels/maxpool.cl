@@ -105,23 +105,32 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #if defined(KH)
 /*
  * 2-D fast path, specialised on kernel/stride/dilation (-DKH -DKW -DSH -DSW
- * -DDH -DDW; small constants, fully unrolled) with a 3-D NDRange
- * (ow, oh, n*C) so no work-item divides. Taps are clamped into the plane and
- * masked instead of branched on, so neighbouring work-items run the same
- * instructions (vectorised loops on PoCL, no divergence on GPUs). `have`
- * makes the first valid tap win the initial slot, so padding never wins.
+ * -DDH -DDW: small constants, loops fully unrolled) over a 3-D NDRange
+ * (column block, oh, n*C), so no work-item divides.
+ *
+ * With -DVEC8=1 (SW of 1 or 2) a work-item owns 8 neighbouring outputs of a
+ * row and loads each tap as one vector (vload8, or vload16 keeping the even
+ * lanes for stride 2), running the max, NaN and first-wins rules lane-wise
+ * with padding masked per lane: explicit SIMD, which PoCL does not get from
+ * its work-item loops, and wide loads on GPUs. Only a block whose vector
+ * loads would leave the buffer itself (first/last rows of a tensor at the
+ * very start/end of its cl_mem) takes the scalar path. in_limit = elements
+ * in the input cl_mem; H and W must fit in int (the host checks).
+ *
+ * The scalar path clamps taps into the plane and masks them, so padding
+ * never wins; `have` lets the first valid tap take the initial slot.
  */
-__kernel void maxpool2d(__global const T *in, __global T *out,
-#if WITH_INDICES
-                        __global long *indices,
+#if VEC8
+#define BLOCK 8
+#else
+#define BLOCK 1
 #endif
-                        const long H, const long W, const long OH, const long OW, const long pad_h,
-                        const long pad_w, const long in_offset, const long out_offset, const long idx_offset)
+
+inline void maxpool2d_one(__global const T *plane, __global T *out, __global long *indices, const long H,
+                          const long W, const long oh, const long ow, const long pad_h, const long pad_w,
+                          const long o, const long nc)
 {
-    const long ow = (long)get_global_id(0), oh = (long)get_global_id(1), nc = (long)get_global_id(2);
-    if (ow >= OW || oh >= OH) return;
     const long h0 = oh * SH - pad_h, w0 = ow * SW - pad_w;
-    __global const T *plane = in + in_offset + nc * H * W;
     CT best = 0;
     long best_off = 0;
     int have = 0;
@@ -140,15 +149,116 @@ __kernel void maxpool2d(__global const T *in, __global T *out,
             have |= ok;
         }
     }
-    const long o = (nc * OH + oh) * OW + ow;
-    out[out_offset + o] = plane[best_off];
+    out[o] = plane[best_off];
 #if WITH_INDICES
 #if STORAGE_ORDER == 1
-    const long spatial = (best_off % W) * H + best_off / W;
+    indices[o] = nc * H * W + (best_off % W) * H + best_off / W;
 #else
-    const long spatial = best_off;
+    indices[o] = nc * H * W + best_off;
 #endif
-    indices[idx_offset + o] = nc * H * W + spatial;
 #endif
+}
+
+#if VEC8
+/* Taps of 8 outputs at stride SW starting at p: one vector load. */
+#if SW == 1
+#define TAP8(p) VLOAD8C(p)
+#define TAP_SPAN 8
+#else
+#define TAP8(p) (VLOAD16C(p).even)
+#define TAP_SPAN 16
+#endif
+
+/*
+ * 8 outputs (lanes) of one row. Taps outside the plane are masked per lane
+ * (`valid`); a tap's vector load may still touch elements outside the plane
+ * (the caller checked it stays inside the buffer) but masked lanes never win.
+ * `have` lets each lane's first valid tap take its initial slot.
+ */
+inline void maxpool2d_block8(__global const T *plane, __global T *out, __global long *indices, const int H,
+                             const int W, const int h0, const int w0, const int lanes, const long o, const long nc)
+{
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    CT8 best = 0;
+    int8 best_tap = 0, have = 0;
+#pragma unroll
+    for (int kh = 0; kh < KH; ++kh) {
+        const int h = h0 + kh * DH;
+        if (h < 0 || h >= H) continue; /* uniform for the work-item */
+#pragma unroll
+        for (int kw = 0; kw < KW; ++kw) {
+            const int c = w0 + kw * DW;
+            const int8 col = c + lane * SW;
+            const int8 valid = (col >= 0) & (col < W);
+            const CT8 v = TAP8(plane + (long)h * W + c);
+            const int8 take = valid & (~have | MAX_BETTER8(v, best));
+            best = select(best, v, SELECT_MASK8(take));
+            best_tap = select(best_tap, (int8)(kh * KW + kw), take);
+            have |= valid;
+        }
+    }
+    const int8 kh = best_tap / KW, kw = best_tap - kh * KW;
+    const long8 h = convert_long8(h0 + kh * DH);
+    const long8 w = convert_long8(w0 + lane * SW + kw * DW);
+    const long8 off = h * W + w;
+#if WITH_INDICES
+#if STORAGE_ORDER == 1
+    const long8 idx = nc * H * W + w * H + h;
+#else
+    const long8 idx = nc * H * W + off;
+#endif
+#endif
+    if (lanes == 8) {
+#if RAW_STORE8
+        vstore8(best, 0, out + o);
+#else
+        /* float16/bfloat16: copy the winners' bits (a float round trip would alter NaN payloads). */
+        for (int j = 0; j < 8; ++j) out[o + j] = plane[off[j]];
+#endif
+#if WITH_INDICES
+        vstore8(idx, 0, indices + o);
+#endif
+    } else {
+        for (int j = 0; j < lanes; ++j) {
+            out[o + j] = plane[off[j]];
+#if WITH_INDICES
+            indices[o + j] = idx[j];
+#endif
+        }
+    }
+}
+#endif
+
+__kernel void maxpool2d(__global const T *in, __global T *out,
+#if WITH_INDICES
+                        __global long *indices,
+#endif
+                        const long H, const long W, const long OH, const long OW, const long pad_h,
+                        const long pad_w, const long in_offset, const long out_offset, const long idx_offset,
+                        const long in_limit)
+{
+#if !WITH_INDICES
+    __global long *indices = 0;
+#else
+    indices += idx_offset;
+#endif
+    const long ow0 = (long)get_global_id(0) * BLOCK, oh = (long)get_global_id(1), nc = (long)get_global_id(2);
+    if (ow0 >= OW || oh >= OH) return;
+    __global const T *plane = in + in_offset + nc * H * W;
+    out += out_offset;
+    const long o = (nc * OH + oh) * OW + ow0;
+#if VEC8
+    /* Vector loads span [first, last] in buffer elements; they must stay inside the buffer. */
+    const long h0 = oh * SH - pad_h, w0 = ow0 * SW - pad_w;
+    const long row_lo = max(h0, 0L), row_hi = min(h0 + (KH - 1) * DH, H - 1);
+    const long first = in_offset + nc * H * W + row_lo * W + w0;
+    const long last = in_offset + nc * H * W + row_hi * W + w0 + (KW - 1) * DW + TAP_SPAN - 1;
+    if (first >= 0 && last < in_limit) {
+        maxpool2d_block8(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, (int)min(OW - ow0, 8L), o, nc);
+        return;
+    }
+#endif
+    for (long j = 0; j < BLOCK && ow0 + j < OW; ++j)
+        maxpool2d_one(plane, out, indices, H, W, oh, ow0 + j, pad_h, pad_w, o + j, nc);
 }
 #endif
