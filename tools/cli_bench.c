@@ -63,26 +63,38 @@ static double event_end_ns(cl_event e)
     return (double)t;
 }
 
-static cl_mem make_buffer(bench_env *env, size_t bytes, int fill)
+/* Deterministic, tie-rich data of a dtype: normal floats in [0.5, 2) (no
+ * denormals or NaN to distort timings), integers over their whole range. */
+static void fill_values(clpool_dtype dtype, unsigned char *host, size_t bytes)
+{
+    uint32_t x = 12345;
+    const size_t es = clpool_dtype_size(dtype), n = bytes / es;
+    for (size_t i = 0; i < n; ++i) {
+        x = x * 1103515245u + 12345u;
+        const uint32_t r = x >> 8;
+        switch (dtype) {
+        case CLPOOL_FLOAT32: ((float *)host)[i] = 0.5f + (float)(r & 0xfff) / 2731.0f; break;
+        case CLPOOL_FLOAT64: ((double *)host)[i] = 0.5 + (double)(r & 0xfff) / 2731.0; break;
+        case CLPOOL_FLOAT16: ((uint16_t *)host)[i] = (uint16_t)(0x3800 + (r & 0x7ff)); break;
+        case CLPOOL_BFLOAT16: ((uint16_t *)host)[i] = (uint16_t)(0x3f00 + (r & 0xff)); break;
+        default: memcpy(host + i * es, &r, es < sizeof r ? es : sizeof r); break;
+        }
+    }
+}
+
+static cl_mem make_buffer(bench_env *env, size_t bytes, clpool_dtype fill_dtype)
 {
     cl_int err;
     cl_mem m = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
-    if (!m) return NULL;
-    if (fill) {
-        /* A deterministic, tie-rich byte pattern: valid for every dtype. */
-        unsigned char *host = malloc(bytes);
-        if (!host) {
-            clReleaseMemObject(m);
-            return NULL;
-        }
-        uint32_t x = 12345;
-        for (size_t i = 0; i < bytes; ++i) {
-            x = x * 1103515245u + 12345u;
-            host[i] = (unsigned char)((x >> 16) & 0x3f); /* small positive floats, no NaN */
-        }
-        clEnqueueWriteBuffer(env->q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
-        free(host);
+    if (!m || !fill_dtype) return m;
+    unsigned char *host = calloc(1, bytes ? bytes : 1);
+    if (!host) {
+        clReleaseMemObject(m);
+        return NULL;
     }
+    fill_values(fill_dtype, host, bytes);
+    clEnqueueWriteBuffer(env->q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    free(host);
     return m;
 }
 
@@ -166,8 +178,8 @@ static int copy_gbps(bench_env *env, double bytes, double *gbps)
     copy_state s = {0};
     s.n4 = (cl_ulong)(bytes / 2 / 16);
     if (s.n4 == 0) s.n4 = 1;
-    s.src = make_buffer(env, (size_t)s.n4 * 16, 1);
-    s.dst = make_buffer(env, (size_t)s.n4 * 16, 0);
+    s.src = make_buffer(env, (size_t)s.n4 * 16, CLPOOL_FLOAT32);
+    s.dst = make_buffer(env, (size_t)s.n4 * 16, (clpool_dtype)0);
     double ms = 0;
     int rc = s.src && s.dst ? time_op(env, run_copy_once, &s, &ms) : -1;
     if (rc == 0) *gbps = (double)s.n4 * 32 / (ms * 1e6);
@@ -202,12 +214,12 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     for (int i = 0; i < c->n_inputs; ++i) {
         const size_t n = (size_t)clpool_shape_elements(&c->in[i]) * es;
         *bytes += (double)n;
-        if (!(s.in[i] = make_buffer(env, n, 1))) goto done;
+        if (!(s.in[i] = make_buffer(env, n, c->dtype))) goto done;
     }
     const size_t n_out = (size_t)clpool_shape_elements(&out);
     *bytes += (double)(n_out * es) + (c->op == B_MAXPOOL_IDX ? (double)n_out * 8 : 0);
-    if (!(s.out = make_buffer(env, n_out * es, 0))) goto done;
-    if (c->op == B_MAXPOOL_IDX && !(s.idx = make_buffer(env, n_out * 8, 0))) goto done;
+    if (!(s.out = make_buffer(env, n_out * es, (clpool_dtype)0))) goto done;
+    if (c->op == B_MAXPOOL_IDX && !(s.idx = make_buffer(env, n_out * 8, (clpool_dtype)0))) goto done;
     rc = time_op(env, run_case_once, &s, ms);
 done:
     for (int i = 0; i < 2; ++i)
@@ -313,7 +325,7 @@ static void bench_overhead(bench_env *env, int csv)
     clpool_maxpool_params p;
     clpool_maxpool_params_init(&p, 2, ks);
     const clpool_shape in = {4, {1, 1, 4, 4}};
-    cl_mem x = make_buffer(env, 64, 1), y = make_buffer(env, 64, 0);
+    cl_mem x = make_buffer(env, 64, CLPOOL_FLOAT32), y = make_buffer(env, 64, (clpool_dtype)0);
     double *t = malloc(sizeof(double) * N);
     int ok = x && y && t;
     for (int i = 0; ok && i < N; ++i) {

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: `clpool bench --csv` and ONNX Runtime's CPU provider
+on the same float32 shapes, in one run.
+
+Each peer case is a one-node ONNX model built with `onnx`, run with
+onnxruntime's CPUExecutionProvider (default thread settings); its time is the
+median wall time of `session.run` over --repeat runs after a warm-up. clpool's
+time is its device time from `clpool bench`. Prints a Markdown table:
+case, clpool GB/s, fraction of the copy bandwidth, ORT GB/s, clpool/ORT speed.
+
+Usage: tools/bench_ort.py [--clpool build/clpool] [--repeat 15] [--device N]
+Needs: pip install onnx onnxruntime numpy
+"""
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+except ImportError as e:  # pragma: no cover
+    sys.exit(f"bench_ort.py needs numpy, onnx and onnxruntime ({e}); pip install numpy onnx onnxruntime")
+
+# case name -> (op, attributes, input shapes, number of outputs)
+CASES = {
+    "maxpool_3x3s2p1_8x64x112x112_f32": ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), [[8, 64, 112, 112]], 1),
+    "maxpool_idx_3x3s2p1_8x64x112x112_f32": ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), [[8, 64, 112, 112]], 2),
+    "maxpool_2x2s2_8x128x56x56_f32": ("MaxPool", dict(kernel_shape=[2, 2], strides=[2, 2]), [[8, 128, 56, 56]], 1),
+    "globalavg_32x2048x7x7_f32": ("GlobalAveragePool", {}, [[32, 2048, 7, 7]], 1),
+    "globalmax_32x2048x7x7_f32": ("GlobalMaxPool", {}, [[32, 2048, 7, 7]], 1),
+    "globalavg_8x256x56x56_f32": ("GlobalAveragePool", {}, [[8, 256, 56, 56]], 1),
+    "globallp2_8x256x56x56_f32": ("GlobalLpPool", dict(p=2), [[8, 256, 56, 56]], 1),
+    "globalavg_1x3x1024x1024_f32": ("GlobalAveragePool", {}, [[1, 3, 1024, 1024]], 1),
+    "max_16x64x128x128_f32": ("Max", {}, [[16, 64, 128, 128], [16, 64, 128, 128]], 1),
+    "max_bcast_16x64x128x128_1x64x1x1_f32": ("Max", {}, [[16, 64, 128, 128], [1, 64, 1, 1]], 1),
+}
+
+
+def ort_time(op, attrs, shapes, n_out, repeat):
+    inputs = [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, s) for i, s in enumerate(shapes)]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if n_out == 2:
+        outputs.append(helper.make_tensor_value_info("idx", TensorProto.INT64, None))
+    node = helper.make_node(op, [v.name for v in inputs], [v.name for v in outputs], **attrs)
+    model = helper.make_model(helper.make_graph([node], "peer", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 13 if op == "Max" else 12)], ir_version=8)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    feed = {f"x{i}": rng.random(s, dtype=np.float32) for i, s in enumerate(shapes)}
+    sess.run(None, feed)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        sess.run(None, feed)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clpool", default="build/clpool")
+    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--device", default=None)
+    args = ap.parse_args()
+
+    cmd = [args.clpool, "bench", "--csv", "--repeat", str(args.repeat), "--filter", "_f32"]
+    if args.device is not None:
+        cmd += ["--device", args.device]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rows = {}
+    for line in out.splitlines()[1:]:
+        name, nbytes, ms, gbps, copy = line.split(",")
+        rows[name] = (float(nbytes), float(ms), float(gbps), float(copy))
+
+    print(f"onnxruntime {ort.__version__}, clpool device time vs ORT wall time, medians of {args.repeat}\n")
+    print("| case | clpool ms | clpool GB/s | copy GB/s | fraction of copy | ORT ms | ORT GB/s | clpool / ORT speed |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, (op, attrs, shapes, n_out) in CASES.items():
+        if name not in rows:
+            continue
+        nbytes, ms, gbps, copy = rows[name]
+        ort_ms = ort_time(op, attrs, shapes, n_out, args.repeat)
+        print(f"| {name} | {ms:.3f} | {gbps:.2f} | {copy:.2f} | {gbps / copy:.2f} | {ort_ms:.3f} | "
+              f"{nbytes / (ort_ms * 1e6):.2f} | {ort_ms / ms:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
