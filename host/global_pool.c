@@ -90,7 +90,8 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
 
     char options[160], dt[32];
     clpool__dtype_options(dtype, dt, sizeof dt);
-    const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : 0;
+    /* p = 1 and 2 get closed forms, other integers repeated squaring, the rest pow. */
+    const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : (p <= 64 && p == (double)(int)p) ? 3 : 0;
     /* CPUs stream one contiguous chunk per work-item; GPUs interleave for coalescing. */
     const int chunked = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     snprintf(options, sizeof options, "%s -DOP=%d -DLP_KIND=%d -DCHUNKED=%d", dt, (int)op, lp_kind, chunked);

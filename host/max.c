@@ -14,7 +14,7 @@ typedef struct clpool__max_geom {
     cl_long strides[MAX_ARITY][CLPOOL_MAX_RANK];
     cl_long in_offset[MAX_ARITY];
     cl_long out_offset;
-    cl_long total;
+    cl_long unused;
 } clpool__max_geom;
 
 _Static_assert(sizeof(clpool__max_geom) == (CLPOOL_MAX_RANK * (1 + MAX_ARITY) + MAX_ARITY + 2) * 8,
@@ -192,16 +192,16 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         while (arity < MAX_ARITY && done < n) idx[arity++] = done++;
         clpool__max_geom g;
         memset(&g, 0, sizeof g);
-        int flat = L.rank == 1;
+        int inner_mask = 0; /* bit a: input a is contiguous along the innermost dim (else broadcast) */
         for (int32_t d = 0; d < L.rank; ++d) g.out_dims[d] = L.dims[d];
         for (int a = 0; a < arity; ++a) {
             for (int32_t d = 0; d < L.rank; ++d) g.strides[a][d] = all[idx[a]][d];
-            flat = flat && all[idx[a]][0] == 1;
+            inner_mask |= (all[idx[a]][L.rank - 1] == 1) << a;
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }
         g.out_offset = (cl_long)(output_offset / es);
-        g.total = n_out;
-        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DFLAT=%d", dtopt, arity, (int)L.rank, flat);
+        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DINNER_MASK=%d", dtopt, arity, (int)L.rank,
+                 inner_mask);
         CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", options, "max_n", &k));
         CLPOOL_TRY(clpool__set_arg(&k, 0, sizeof output, &output));
         for (int a = 0; a < MAX_ARITY; ++a) {
@@ -211,9 +211,13 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
             CLPOOL_TRY(clpool__set_arg(&k, (cl_uint)(1 + a), sizeof m, &m));
         }
         CLPOOL_TRY(clpool__set_arg(&k, 5, sizeof g, &g));
+        /* Blocks of 8 along the innermost dim x the next dim x everything outside. */
+        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + 7) / 8), 1, 1};
+        if (L.rank >= 2) items[1] = (uint64_t)L.dims[L.rank - 2];
+        for (int32_t d = 0; d + 2 < L.rank; ++d) items[2] *= (uint64_t)L.dims[d];
         const int last = done == n;
-        CLPOOL_TRY(clpool__launch_1d(ctx, q, &k, (uint64_t)n_out, prev ? 1 : num_wait, prev ? &prev : wait,
-                                     last ? event : &next));
+        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : (cl_uint)L.rank, items, prev ? 1 : num_wait, prev ? &prev : wait,
+                                  last ? event : &next));
         clpool__kernel_put(ctx, &k);
         if (prev) clReleaseEvent(prev);
         prev = next;

@@ -2,8 +2,8 @@
  * GlobalMaxPool / GlobalAveragePool / GlobalLpPool: reduce each (n, c) plane
  * of S = prod(spatial) elements to one value.
  *
- * Options: DT_* dtype, -DOP=OP_MAX|OP_AVG|OP_LP, -DLP_KIND=1|2|0 (p == 1,
- * p == 2, general p; only for OP_LP), -DCHUNKED=0|1 (how a split plane is
+ * Options: DT_* dtype, -DOP=OP_MAX|OP_AVG|OP_LP, -DLP_KIND=1|2|3|0 (p == 1,
+ * p == 2, other integer p by squaring, general p via pow; only for OP_LP), -DCHUNKED=0|1 (how a split plane is
  * dealt to work-items, see below).
  *
  * Strategy (chosen on the host from the shape and the device):
@@ -51,7 +51,27 @@ inline long scan_max(__global const T *x, long first, long end, long step)
 {
     long best_i = first;
     CT best = LOAD(x, first);
-    for (long i = first + step; i < end; i += step) {
+    long i = first + step;
+    if (step == 1 && end - first >= 16) {
+        /* 8 lanes each keep their own winner over a strided subsequence; the
+         * lane winners are then combined by value, ties to the lower index. */
+        CT8 vbest = VLOAD8C(x + first);
+        long8 vidx = (long8)(0, 1, 2, 3, 4, 5, 6, 7) + first;
+        for (i = first + 8; i + 8 <= end; i += 8) {
+            const CT8 v = VLOAD8C(x + i);
+            const int8 take = MAX_BETTER8(v, vbest);
+            vbest = select(vbest, v, SELECT_MASK8(take));
+            vidx = select(vidx, (long8)(0, 1, 2, 3, 4, 5, 6, 7) + i, convert_long8(take));
+        }
+        for (int l = 0; l < 8; ++l) {
+            const CT v = LOAD(x, vidx[l]);
+            if (MAX_BETTER(v, best) || (!MAX_BETTER(best, v) && vidx[l] < best_i)) {
+                best = v;
+                best_i = vidx[l];
+            }
+        }
+    }
+    for (; i < end; i += step) {
         const CT v = LOAD(x, i);
         if (MAX_BETTER(v, best)) {
             best = v;
@@ -107,6 +127,15 @@ __kernel void global_pool_final(__global const long *partials, __global const T 
 #else
 /* ---------------------------------------------------- average and Lp */
 
+/* x^n for integer n >= 1 by squaring (a few ulp; avoids PoCL's broken double8 pown). */
+inline AT ipow(AT a, int n)
+{
+    AT r = 1;
+    for (; n; n >>= 1, a *= a)
+        if (n & 1) r *= a;
+    return r;
+}
+
 /* Value an element contributes to the sum. */
 inline AT contribution(AT x, AT p)
 {
@@ -114,6 +143,8 @@ inline AT contribution(AT x, AT p)
     return fabs(x);
 #elif OP == OP_LP && LP_KIND == 2
     return x * x;
+#elif OP == OP_LP && LP_KIND == 3
+    return ipow(fabs(x), (int)p);
 #elif OP == OP_LP
     return pow(fabs(x), p);
 #else
@@ -138,6 +169,68 @@ inline AT kahan_value(kahan k)
     return isfinite(k.plain) ? k.sum - k.comp : k.plain;
 }
 
+/* 8-lane vector form of the accumulator: independent Kahan sums per lane
+ * (SIMD, and 8 dependency chains instead of one), merged into a scalar one. */
+#if defined(DT_FLOAT64)
+typedef double8 AT8;
+typedef double4 AT4;
+typedef double2 AT2;
+#else
+typedef float8 AT8;
+typedef float4 AT4;
+typedef float2 AT2;
+#endif
+
+inline AT8 ipow8(AT8 a, int n)
+{
+    AT8 r = 1;
+    for (; n; n >>= 1, a *= a)
+        if (n & 1) r *= a;
+    return r;
+}
+
+inline AT8 contribution8(AT8 x, AT p)
+{
+#if OP == OP_LP && LP_KIND == 1
+    return fabs(x);
+#elif OP == OP_LP && LP_KIND == 2
+    return x * x;
+#elif OP == OP_LP && LP_KIND == 3
+    return ipow8(fabs(x), (int)p);
+#else
+    return x;
+#endif
+}
+
+/* General float p stays on the scalar path: PoCL 3.1's double8 pow (and
+ * pown) returned inf for ordinary inputs, and pow dominates the cost anyway. */
+#define VECTOR_SUM (OP != OP_LP || LP_KIND != 0)
+
+/* Sum of contribution(x[i]) for i in [first, end) by `step` into k. */
+inline void sum_range(kahan *k, __global const T *x, long first, long end, long step, AT p)
+{
+    long i = first;
+    if (VECTOR_SUM && step == 1 && end - first >= 16) {
+        AT8 sum = 0, comp = 0, plain = 0;
+        for (; i + 8 <= end; i += 8) {
+            const AT8 v = contribution8(VLOAD8C(x + i), p);
+            const AT8 y = v - comp;
+            const AT8 t = sum + y;
+            comp = (t - sum) - y;
+            sum = t;
+            plain += v;
+        }
+        /* Merge the lanes pairwise (3 levels: error ~3 ulp of the total). */
+        const AT8 val = sum - comp;
+        const AT4 v4 = val.lo + val.hi, p4 = plain.lo + plain.hi;
+        const AT2 v2 = v4.lo + v4.hi, p2 = p4.lo + p4.hi;
+        const AT lanes = v2.lo + v2.hi, lanes_plain = p2.lo + p2.hi;
+        if (isfinite(lanes_plain)) kahan_add(k, lanes);
+        else k->plain += lanes_plain; /* inf/NaN: only the shadow sum matters now */
+    }
+    for (; i < end; i += step) kahan_add(k, contribution((AT)LOAD(x, i), p));
+}
+
 inline AT finish(AT v, long count, AT p)
 {
 #if OP == OP_AVG
@@ -158,7 +251,7 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const lo
     if (plane >= planes) return;
     __global const T *x = in + in_offset + plane * plane_size;
     kahan k = {0, 0, 0};
-    for (long i = 0; i < plane_size; ++i) kahan_add(&k, contribution((AT)LOAD(x, i), p));
+    sum_range(&k, x, 0, plane_size, 1, p);
     STORE(out + out_offset, plane, finish(kahan_value(k), plane_size, p));
 }
 
@@ -172,7 +265,7 @@ __kernel void global_pool_partial(__global const T *in, __global AT *partials, c
     LANE_RANGE(lane, parts, plane_size, first, end, step);
     __global const T *x = in + in_offset + plane * plane_size;
     kahan k = {0, 0, 0};
-    for (long i = first; i < end; i += step) kahan_add(&k, contribution((AT)LOAD(x, i), p));
+    sum_range(&k, x, first, end, step, p);
     const int finite = isfinite(k.plain);
     partials[2 * gid] = finite ? k.sum : k.plain;
     partials[2 * gid + 1] = finite ? -k.comp : (AT)0;

@@ -1,13 +1,20 @@
 /*
- * Variadic element-wise Max with numpy broadcasting. One output element per
- * work-item, ARITY (1..4) inputs per pass; the host folds more inputs in
- * further passes with the output as input 0 (element-wise, so in place is
- * safe). The host merges contiguous dims first, so RANK is the collapsed rank.
+ * Variadic element-wise Max with numpy broadcasting, ARITY (1..4) inputs per
+ * pass; the host folds more inputs in further passes with the output as
+ * input 0 (element-wise, so in place is safe). The host merges dims that are
+ * contiguous for every input and drops size-1 dims first, so RANK is the
+ * collapsed rank and an input's stride along the innermost dim is 1
+ * (contiguous) or 0 (broadcast): bit k of INNER_MASK says which.
  *
- * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DFLAT=0|1 (1: every input
- * has the output's shape and is contiguous; no index arithmetic at all).
- * Broadcast dims have stride 0. Winner bits are copied, so every dtype is
- * exact; NaN propagates and ties keep the earlier input (common.h).
+ * 3-D NDRange: dim 0 = blocks of 8 along the innermost dim, dim 1 = the next
+ * dim, dim 2 = all outer dims together (split by division once per
+ * work-item). Each work-item loads 8 elements of a contiguous input with one
+ * vector load, or one scalar broadcast to 8 lanes, and folds the inputs
+ * lane-wise: explicit SIMD (PoCL runs work-items as scalar loops) and wide
+ * loads on GPUs. The winner's bits are stored, so every dtype is exact; NaN
+ * propagates and ties keep the earlier input (common.h).
+ *
+ * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DINNER_MASK=0..15.
  */
 #define MAX_ARITY 4
 #define MAX_RANK 12
@@ -18,46 +25,86 @@ typedef struct max_geom {
     long strides[MAX_ARITY][MAX_RANK]; /* element strides per output dim, 0 = broadcast */
     long in_offset[MAX_ARITY];
     long out_offset;
-    long total;
+    long unused;
 } max_geom;
 
-/* Fold input k's element into (best_bits, best). */
-#define FOLD(k, ptr)                                 \
-    do {                                             \
-        const CT v = LOAD(ptr, off[k]);              \
-        if (MAX_BETTER(v, best)) {                   \
-            best = v;                                \
-            best_bits = (ptr)[off[k]];               \
-        }                                            \
-    } while (0)
+#define CONTIGUOUS(k) ((INNER_MASK >> (k)) & 1)
+/* Storage bits of 8 lanes of input k at element `at` (+lane if contiguous). */
+#define LOAD_LANES(k, ptr, at) (CONTIGUOUS(k) ? vload8(0, (ptr) + (at)) : (T8)((ptr)[at]))
+#define LANE_OFFSET(k, at, j) ((at) + (CONTIGUOUS(k) ? (j) : 0))
 
 __kernel void max_n(__global T *out, __global const T *in0, __global const T *in1, __global const T *in2,
                     __global const T *in3, const max_geom g)
 {
-    const long gid = (long)get_global_id(0);
-    if (gid >= g.total) return;
-    long off[MAX_ARITY];
-    for (int k = 0; k < ARITY; ++k) off[k] = g.in_offset[k];
-#if FLAT
-    for (int k = 0; k < ARITY; ++k) off[k] += gid;
+    const long n0 = g.out_dims[RANK - 1];
+    const long i0 = (long)get_global_id(0) * 8;
+#if RANK >= 2
+    const long n1 = g.out_dims[RANK - 2];
+    const long c1 = (long)get_global_id(1);
+    if (i0 >= n0 || c1 >= n1) return;
 #else
-    long rem = gid;
-    for (int d = RANK - 1; d >= 0; --d) {
-        const long c = rem % g.out_dims[d];
-        rem /= g.out_dims[d];
-        for (int k = 0; k < ARITY; ++k) off[k] += c * g.strides[k][d];
-    }
+    const long n1 = 1, c1 = 0;
+    if (i0 >= n0) return;
 #endif
-    T best_bits = in0[off[0]];
-    CT best = LOAD(in0, off[0]);
+    const long outer = (long)get_global_id(2);
+    long at[MAX_ARITY];
+    for (int k = 0; k < ARITY; ++k) at[k] = g.in_offset[k];
+#if RANK >= 2
+    for (int k = 0; k < ARITY; ++k) at[k] += c1 * g.strides[k][RANK - 2];
+#endif
+    long rest = outer;
+    for (int d = RANK - 3; d >= 0; --d) {
+        const long c = rest % g.out_dims[d];
+        rest /= g.out_dims[d];
+        for (int k = 0; k < ARITY; ++k) at[k] += c * g.strides[k][d];
+    }
+    for (int k = 0; k < ARITY; ++k) at[k] += CONTIGUOUS(k) ? i0 : 0;
+    __global T *dst = out + g.out_offset + (outer * n1 + c1) * n0 + i0;
+
+    if (i0 + 8 <= n0) {
+        T8 best_bits = LOAD_LANES(0, in0, at[0]);
+        CT8 best = TO_CT8(best_bits);
+#define FOLD8(k, ptr)                                             \
+        {                                                         \
+            const T8 bits = LOAD_LANES(k, ptr, at[k]);            \
+            const CT8 v = TO_CT8(bits);                           \
+            const int8 take = MAX_BETTER8(v, best);               \
+            best = select(best, v, SELECT_MASK8(take));           \
+            best_bits = select(best_bits, bits, RAW_MASK8(take)); \
+        }
 #if ARITY > 1
-    FOLD(1, in1);
+        FOLD8(1, in1)
 #endif
 #if ARITY > 2
-    FOLD(2, in2);
+        FOLD8(2, in2)
 #endif
 #if ARITY > 3
-    FOLD(3, in3);
+        FOLD8(3, in3)
 #endif
-    out[g.out_offset + gid] = best_bits;
+        vstore8(best_bits, 0, dst);
+        return;
+    }
+    /* Ragged end of a row: one element at a time. */
+    for (long j = 0; i0 + j < n0; ++j) {
+        T bits = in0[LANE_OFFSET(0, at[0], j)];
+        CT best = LOAD(in0, LANE_OFFSET(0, at[0], j));
+#define FOLD1(k, ptr)                                             \
+        {                                                         \
+            const CT v = LOAD(ptr, LANE_OFFSET(k, at[k], j));     \
+            if (MAX_BETTER(v, best)) {                            \
+                best = v;                                         \
+                bits = (ptr)[LANE_OFFSET(k, at[k], j)];           \
+            }                                                     \
+        }
+#if ARITY > 1
+        FOLD1(1, in1)
+#endif
+#if ARITY > 2
+        FOLD1(2, in2)
+#endif
+#if ARITY > 3
+        FOLD1(3, in3)
+#endif
+        dst[j] = bits;
+    }
 }

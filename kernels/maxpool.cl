@@ -160,12 +160,12 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 }
 
 #if VEC8
-/* Taps of 8 outputs at stride SW starting at p: one vector load. */
+/* Storage bits of the taps of 8 outputs at stride SW starting at p: one vector load. */
 #if SW == 1
-#define TAP8(p) VLOAD8C(p)
+#define TAP8(p) vload8(0, (p))
 #define TAP_SPAN 8
 #else
-#define TAP8(p) (VLOAD16C(p).even)
+#define TAP8(p) (vload16(0, (p)).even)
 #define TAP_SPAN 16
 #endif
 
@@ -180,6 +180,7 @@ inline void maxpool2d_block8(__global const T *plane, __global T *out, __global 
 {
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
     CT8 best = 0;
+    T8 best_bits = 0;
     int8 best_tap = 0, have = 0;
 #pragma unroll
     for (int kh = 0; kh < KH; ++kh) {
@@ -190,9 +191,11 @@ inline void maxpool2d_block8(__global const T *plane, __global T *out, __global 
             const int c = w0 + kw * DW;
             const int8 col = c + lane * SW;
             const int8 valid = (col >= 0) & (col < W);
-            const CT8 v = TAP8(plane + (long)h * W + c);
+            const T8 bits = TAP8(plane + (long)h * W + c);
+            const CT8 v = TO_CT8(bits);
             const int8 take = valid & (~have | MAX_BETTER8(v, best));
             best = select(best, v, SELECT_MASK8(take));
+            best_bits = select(best_bits, bits, RAW_MASK8(take));
             best_tap = select(best_tap, (int8)(kh * KW + kw), take);
             have |= valid;
         }
@@ -209,18 +212,13 @@ inline void maxpool2d_block8(__global const T *plane, __global T *out, __global 
 #endif
 #endif
     if (lanes == 8) {
-#if RAW_STORE8
-        vstore8(best, 0, out + o);
-#else
-        /* float16/bfloat16: copy the winners' bits (a float round trip would alter NaN payloads). */
-        for (int j = 0; j < 8; ++j) out[o + j] = plane[off[j]];
-#endif
+        vstore8(best_bits, 0, out + o);
 #if WITH_INDICES
         vstore8(idx, 0, indices + o);
 #endif
     } else {
         for (int j = 0; j < lanes; ++j) {
-            out[o + j] = plane[off[j]];
+            out[o + j] = best_bits[j];
 #if WITH_INDICES
             indices[o + j] = idx[j];
 #endif
