@@ -343,7 +343,8 @@ START_TEST(run_rejects_bad_input)
     expect_failure(two_inputs, "does not broadcast");
     snprintf(two_inputs, sizeof two_inputs, "run GlobalMaxPool -i '%%s' -i '%s' -o '%%s'", other);
     expect_failure(two_inputs, "GlobalMaxPool takes 1..1 inputs, got 2");
-    write_array(other, CLPOOL_FLOAT64, &s4, x);
+    const double xd[16] = {0};
+    write_array(other, CLPOOL_FLOAT64, &s4, xd);
     snprintf(two_inputs, sizeof two_inputs, "run Max -i '%%s' -i '%s' -o '%%s'", other);
     expect_failure(two_inputs, "Max input 1 has dtype float64 but input 0 has float32");
     write_array(in_path, CLPOOL_FLOAT32, &s3, x);

@@ -13,6 +13,7 @@ clpool_missing_packages() {
 
 clpool_setup() {
   local missing
+  clpool_optional_python
   missing=$(clpool_missing_packages)
   [ -z "$missing" ] && return 0
   if [ "$(id -u)" = 0 ]; then
@@ -24,6 +25,13 @@ clpool_setup() {
     echo "Install them with: sudo apt-get install -y $missing" >&2
     return 1
   fi
+}
+
+# numpy is optional (the numpy cross-check test skips without it); try pip once.
+clpool_optional_python() {
+  command -v python3 >/dev/null || return 0
+  python3 -c "import numpy" 2>/dev/null && return 0
+  python3 -m pip install --quiet --retries 1 --timeout 20 numpy >/dev/null 2>&1 || echo "numpy unavailable: the numpy cross-check will be skipped"
 }
 
 clpool_build() {
