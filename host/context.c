@@ -80,8 +80,13 @@ clpool_status clpool_context_create_from_cl(cl_context context, cl_device_id dev
     size_t bytes = 0;
     cl_int err = clGetContextInfo(context, CL_CONTEXT_DEVICES, sizeof devs, devs, &bytes);
     if (err != CL_SUCCESS) return clpool__cl_fail(err, "clpool_context_create_from_cl: clGetContextInfo(CL_CONTEXT_DEVICES)");
+    /* A sub-device counts as its root's: PoCL lists only the root device in
+     * CL_CONTEXT_DEVICES of a context made from sub-devices. */
     int found = 0;
-    for (size_t i = 0; i < bytes / sizeof devs[0]; ++i) found |= devs[i] == device;
+    for (cl_device_id d = device; d && !found;) {
+        for (size_t i = 0; i < bytes / sizeof devs[0]; ++i) found |= devs[i] == d;
+        if (clGetDeviceInfo(d, CL_DEVICE_PARENT_DEVICE, sizeof d, &d, NULL) != CL_SUCCESS) d = NULL;
+    }
     if (!found)
         return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: device is not a device of context", fn);
     if (queue) {

@@ -30,7 +30,9 @@ static clpool_status check_input(const clpool_shape *input, const char *fn, int6
             return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
                                 "%s: spatial dim %d is 0; a global pool needs at least one element per plane", fn,
                                 (int)(i - 2));
-        s *= input->dims[i]; /* cannot overflow: the full product was checked */
+        /* The full product was checked, but with N or C = 0 it is 0 whatever the spatial dims are. */
+        if (!clpool__mul_ok(s, input->dims[i], &s))
+            return clpool__fail(CLPOOL_ERROR_OVERFLOW, "%s: the spatial size of the input overflows int64", fn);
     }
     *planes = input->dims[0] * input->dims[1];
     *plane_size = s;

@@ -9,6 +9,8 @@
  * all outputs; GB/s = bytes / time.
  *   --sweep     MaxPool 3x3/s2/p1 and Max (same shape) from 64 KiB to 512 MiB
  *   --overhead  median host cost of one enqueue call over 10,000 tiny ops
+ *   --startup   first-call latency: context creation, a first MaxPool (program
+ *               build included) vs a second one, and clpool_context_warm_up
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,10 +385,60 @@ static void bench_sweep(bench_env *env, int csv)
     }
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* One blocking MaxPool 3x3/s2/p1 on a 1x64x56x56 float32 tensor; returns ms or -1. */
+static double timed_maxpool(clpool_context *ctx)
+{
+    const int64_t ks[2] = {3, 3};
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 2, ks);
+    p.strides[0] = p.strides[1] = 2;
+    p.pads[0] = p.pads[1] = p.pads[2] = p.pads[3] = 1;
+    const clpool_shape in = {4, {1, 64, 56, 56}};
+    static float x[64 * 56 * 56], y[64 * 28 * 28];
+    const double t0 = now_ms();
+    if (clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, y, NULL) != CLPOOL_SUCCESS) return -1;
+    return now_ms() - t0;
+}
+
+/* Start-up costs on fresh contexts (PoCL's own binary cache decides cold vs warm). */
+static int bench_startup(const char *device, int csv)
+{
+    double t0 = now_ms();
+    clpool_context *ctx = NULL;
+    if (clpool_context_create(device, &ctx) != CLPOOL_SUCCESS) return -1;
+    const double create = now_ms() - t0, first = timed_maxpool(ctx), second = timed_maxpool(ctx);
+    clpool_context_release(ctx);
+    if (clpool_context_create(device, &ctx) != CLPOOL_SUCCESS) return -1;
+    t0 = now_ms();
+    const clpool_status st = clpool_context_warm_up(ctx, CLPOOL_FLOAT32);
+    const double warm = now_ms() - t0, after_warm = timed_maxpool(ctx);
+    clpool_context_release(ctx);
+    if (st != CLPOOL_SUCCESS || first < 0 || second < 0 || after_warm < 0) {
+        fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
+        return -1;
+    }
+    if (csv) {
+        printf("startup,context_create_ms,first_maxpool_ms,second_maxpool_ms,warm_up_f32_ms,maxpool_after_warm_up_ms\n");
+        printf("startup,%.2f,%.2f,%.2f,%.2f,%.2f\n", create, first, second, warm, after_warm);
+    } else {
+        printf("context create %.2f ms; first MaxPool %.2f ms, second %.2f ms; "
+               "warm_up(float32) %.2f ms, then first MaxPool %.2f ms\n",
+               create, first, second, warm, after_warm);
+    }
+    return 0;
+}
+
 int cli_bench(int argc, char **argv)
 {
     const char *device = NULL, *filter = NULL;
-    int csv = 0, sweep = 0, overhead = 0;
+    int csv = 0, sweep = 0, overhead = 0, startup = 0;
     bench_env env;
     memset(&env, 0, sizeof env);
     env.repeat = 15;
@@ -394,6 +446,7 @@ int cli_bench(int argc, char **argv)
         if (strcmp(argv[i], "--csv") == 0) csv = 1;
         else if (strcmp(argv[i], "--sweep") == 0) sweep = 1;
         else if (strcmp(argv[i], "--overhead") == 0) overhead = 1;
+        else if (strcmp(argv[i], "--startup") == 0) startup = 1;
         else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
         else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) filter = argv[++i];
         else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
@@ -407,6 +460,7 @@ int cli_bench(int argc, char **argv)
             return 2;
         }
     }
+    if (startup) return bench_startup(device, csv) == 0 ? 0 : 1;
     if (bench_env_init(&env, device) != 0) {
         bench_env_release(&env);
         return 1;

@@ -4,7 +4,7 @@
  *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device N] -i IN.npy ... -o OUT.npy [-o INDICES.npy]
  *   clpool onnx-test [--device N] DIR...
  *   clpool demo [--device N]
- *   clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead]
+ *   clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead | --startup]
  * Any bad input exits non-zero with one line on stderr and writes no output.
  */
 #include <stdio.h>
@@ -23,7 +23,7 @@ static void usage(FILE *f)
             "                  -o OUT.npy [-o INDICES.npy]\n"
             "       clpool onnx-test [--device N] DIR...\n"
             "       clpool demo [--device N]\n"
-            "       clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead]\n"
+            "       clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead | --startup]\n"
             "       clpool --version\n"
             "OP is an ONNX op name (MaxPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool, Max); attributes use ONNX names, e.g.\n"
             "  --kernel_shape 3,3 --strides 2,2 --pads 1,1,1,1 --dilations 1,1 --ceil_mode 1\n"

@@ -170,6 +170,18 @@ CLPOOL_API clpool_status clpool_context_create_from_cl(cl_context context, cl_de
 /** Release a context (NULL is a no-op). Waits for nothing: finish your queues first. */
 CLPOOL_API void clpool_context_release(clpool_context *ctx);
 
+/**
+ * Build, ahead of time, the kernel programs the common cases of every op use
+ * for `dtype` (MaxPool 3x3/s2/p1 and 2x2/s2 with and without Indices and the
+ * general N-D kernel for 1-3 spatial dims; the global pools, one- and
+ * two-pass; Max of 2 inputs same-shape and broadcast; each only where the op
+ * supports the dtype). It runs tiny real ops on the context's queue and
+ * waits for them, so first calls later skip the compile (PoCL: ~0.1-0.3 s
+ * per program cold). Unsupported dtype/device combinations are skipped, not
+ * errors. Thread-safe; may be called again (already built programs are reused).
+ */
+CLPOOL_API clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype);
+
 /** Device facts of the context's device. */
 CLPOOL_API clpool_status clpool_context_device_info(const clpool_context *ctx, clpool_device_info *info);
 /** The context's cl_context / device / default queue (borrowed, not retained). */

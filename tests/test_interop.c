@@ -1,0 +1,302 @@
+/*
+ * Embedding clpool in a caller's OpenCL pipeline: ops chained only through
+ * events on an out-of-order queue, every tensor at an odd byte offset in one
+ * arena buffer, reference counts balanced, one context shared by 8 threads,
+ * and several (sub-)devices in one cl_context. Results are checked against
+ * the plain-C references.
+ */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clpool/clpool.h>
+
+#include "reference.h"
+#include "reference_ops.h"
+
+#define TIMEOUT 600
+
+static cl_uint context_refcount(cl_context c)
+{
+    cl_uint n = 0;
+    ck_assert_int_eq(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+static cl_uint queue_refcount(cl_command_queue q)
+{
+    cl_uint n = 0;
+    ck_assert_int_eq(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+static void fill_floats(float *x, int64_t n, uint64_t seed)
+{
+    ref_rng r;
+    ref_rng_seed(&r, seed);
+    for (int64_t i = 0; i < n; ++i) x[i] = (float)ref_rng_range(&r, -50, 50) / 4.0f;
+}
+
+/* A caller-owned cl_context + out-of-order queue (in-order if unsupported). */
+typedef struct pipeline {
+    cl_context context;
+    cl_device_id device;
+    cl_command_queue queue;
+    int out_of_order;
+} pipeline;
+
+static void pipeline_open(pipeline *p)
+{
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_device_get_info(0, &info), CLPOOL_SUCCESS);
+    cl_int err;
+    p->device = info.device;
+    p->context = clCreateContext(NULL, 1, &p->device, NULL, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_command_queue_properties props = 0;
+    clGetDeviceInfo(p->device, CL_DEVICE_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    p->out_of_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+    p->queue = clCreateCommandQueue(p->context, p->device, p->out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0,
+                                    &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+}
+
+static void pipeline_close(pipeline *p)
+{
+    clReleaseCommandQueue(p->queue);
+    clReleaseContext(p->context);
+}
+
+/*
+ * MaxPool -> GlobalAveragePool -> Max, enqueued behind a user event that is
+ * completed only after all three are queued, chained by their events alone
+ * (no clFinish, no blocking call), every tensor at an odd offset in one arena.
+ */
+START_TEST(ops_chain_through_events_in_one_arena)
+{
+    pipeline p;
+    pipeline_open(&p);
+    const cl_uint ctx_refs = context_refcount(p.context), queue_refs = queue_refcount(p.queue);
+    clpool_context *ctx = NULL;
+    ck_assert_int_eq(clpool_context_create_from_cl(p.context, p.device, p.queue, &ctx), CLPOOL_SUCCESS);
+
+    const clpool_shape x_shape = {4, {2, 8, 16, 16}}, w_shape = {4, {1, 8, 1, 1}};
+    const int64_t k[2] = {2, 2};
+    clpool_maxpool_params mp;
+    clpool_maxpool_params_init(&mp, 2, k);
+    mp.strides[0] = mp.strides[1] = 2;
+    clpool_shape y_shape, z_shape, r_shape;
+    ck_assert_int_eq(clpool_maxpool_output_shape(&x_shape, &mp, &y_shape), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_global_pool_output_shape(&y_shape, &z_shape), CLPOOL_SUCCESS);
+    const clpool_shape max_in[2] = {z_shape, w_shape};
+    ck_assert_int_eq(clpool_max_output_shape(2, max_in, &r_shape), CLPOOL_SUCCESS);
+
+    /* Arena layout: offsets are multiples of 4 bytes only, never of CL_DEVICE_MEM_BASE_ADDR_ALIGN. */
+    const size_t nx = 2 * 8 * 16 * 16, ny = 2 * 8 * 8 * 8, nz = 16, nw = 8, nr = 16;
+    const size_t off_x = 12, off_y = off_x + nx * 4 + 4, off_z = off_y + ny * 4 + 20, off_w = off_z + nz * 4 + 36,
+                 off_r = off_w + nw * 4 + 4, arena_bytes = off_r + nr * 4 + 8;
+    float x[2 * 8 * 16 * 16], w[8];
+    fill_floats(x, (int64_t)nx, 1);
+    fill_floats(w, (int64_t)nw, 2);
+    cl_int err;
+    cl_mem arena = clCreateBuffer(p.context, CL_MEM_READ_WRITE, arena_bytes, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueWriteBuffer(p.queue, arena, CL_TRUE, off_x, nx * 4, x, 0, NULL, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueWriteBuffer(p.queue, arena, CL_TRUE, off_w, nw * 4, w, 0, NULL, NULL), CL_SUCCESS);
+
+    cl_event gate = clCreateUserEvent(p.context, &err), e1 = NULL, e2 = NULL, e3 = NULL;
+    ck_assert_int_eq(clpool_enqueue_maxpool(ctx, p.queue, &mp, CLPOOL_FLOAT32, &x_shape, arena, off_x, arena, off_y,
+                                            NULL, 0, 1, &gate, &e1),
+                     CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_enqueue_global_average_pool(ctx, p.queue, CLPOOL_FLOAT32, &y_shape, arena, off_y, arena,
+                                                        off_z, 1, &e1, &e2),
+                     CLPOOL_SUCCESS);
+    const cl_mem bufs[2] = {arena, arena};
+    const size_t offs[2] = {off_z, off_w};
+    ck_assert_int_eq(clpool_enqueue_max(ctx, p.queue, CLPOOL_FLOAT32, 2, max_in, bufs, offs, arena, off_r, 1, &e2, &e3),
+                     CLPOOL_SUCCESS);
+    /* Nothing may have run yet: the whole chain hangs on the gate. */
+    cl_int state = 0;
+    clGetEventInfo(e3, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL);
+    ck_assert_int_ne(state, CL_COMPLETE);
+    ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    float r[16];
+    ck_assert_int_eq(clEnqueueReadBuffer(p.queue, arena, CL_TRUE, off_r, nr * 4, r, 1, &e3, NULL), CL_SUCCESS);
+
+    float y[2 * 8 * 8 * 8], want[16];
+    double z[16];
+    ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &x_shape, &mp, x, y, NULL), 0);
+    ck_assert_int_eq(ref_global_average_pool(CLPOOL_FLOAT32, &y_shape, y, z, NULL), 0);
+    float zf[16];
+    for (int i = 0; i < 16; ++i) zf[i] = (float)z[i];
+    const void *max_data[2] = {zf, w};
+    ck_assert_int_eq(ref_max(CLPOOL_FLOAT32, 2, max_in, max_data, want), 0);
+    for (int i = 0; i < 16; ++i) ck_assert_msg(fabsf(r[i] - want[i]) <= 1e-5f * (1 + fabsf(want[i])), "r[%d] = %g, want %g", i, r[i], want[i]);
+
+    clReleaseEvent(gate);
+    clReleaseEvent(e1);
+    clReleaseEvent(e2);
+    clReleaseEvent(e3);
+    clReleaseMemObject(arena);
+    ck_assert_int_eq(clFinish(p.queue), CL_SUCCESS);
+    /* PoCL 3.1 keeps one queue reference per command gated by a user event,
+     * so compare around clpool's own release: exactly the one reference it took. */
+    const cl_uint queue_refs_in_use = queue_refcount(p.queue);
+    ck_assert_uint_ge(queue_refs_in_use, queue_refs + 1);
+    clpool_context_release(ctx);
+    ck_assert_uint_eq(queue_refcount(p.queue), queue_refs_in_use - 1);
+    ck_assert_uint_eq(context_refcount(p.context), ctx_refs);
+    pipeline_close(&p);
+}
+END_TEST
+
+/* ------------------------------------------------------------ threads */
+
+#define THREADS 8
+#define OPS_PER_THREAD 1000
+
+typedef struct worker {
+    clpool_context *ctx;
+    int id;
+    int failures;
+    char first_failure[256];
+} worker;
+
+static void note_failure(worker *w, const char *what)
+{
+    if (w->failures++ == 0) snprintf(w->first_failure, sizeof w->first_failure, "thread %d: %s", w->id, what);
+}
+
+/* Mixed small ops on the thread's own queue, each verified against the reference. */
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(clpool_context_cl_context(w->ctx), clpool_context_cl_device(w->ctx), 0, &err);
+    if (!q) {
+        note_failure(w, "clCreateCommandQueue failed");
+        return NULL;
+    }
+    ref_rng rng;
+    ref_rng_seed(&rng, 1000 + (uint64_t)w->id);
+    const clpool_shape in_shape = {4, {1, 2, 6, 6}}, b_shape = {4, {1, 2, 1, 6}};
+    float x[72], b[12], got[72], want[72];
+    cl_mem xin = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof x, NULL, &err);
+    cl_mem bin = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof b, NULL, &err);
+    cl_mem out = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof got, NULL, &err);
+    for (int op = 0; op < OPS_PER_THREAD && w->failures < 5; ++op) {
+        fill_floats(x, 72, ref_rng_next(&rng));
+        fill_floats(b, 12, ref_rng_next(&rng));
+        clEnqueueWriteBuffer(q, xin, CL_TRUE, 0, sizeof x, x, 0, NULL, NULL);
+        clEnqueueWriteBuffer(q, bin, CL_TRUE, 0, sizeof b, b, 0, NULL, NULL);
+        clpool_status st;
+        int64_t n_out;
+        const int kind = op % 3;
+        if (kind == 0) {
+            const int64_t k[2] = {3, 3};
+            clpool_maxpool_params p;
+            clpool_maxpool_params_init(&p, 2, k);
+            p.pads[0] = p.pads[1] = p.pads[2] = p.pads[3] = 1;
+            p.strides[0] = p.strides[1] = 2;
+            n_out = 2 * 3 * 3;
+            st = clpool_enqueue_maxpool(w->ctx, q, &p, CLPOOL_FLOAT32, &in_shape, xin, 0, out, 0, NULL, 0, 0, NULL, NULL);
+            ref_maxpool(CLPOOL_FLOAT32, &in_shape, &p, x, want, NULL);
+        } else if (kind == 1) {
+            n_out = 2;
+            st = clpool_enqueue_global_max_pool(w->ctx, q, CLPOOL_FLOAT32, &in_shape, xin, 0, out, 0, 0, NULL, NULL);
+            ref_global_max_pool(CLPOOL_FLOAT32, &in_shape, x, want);
+        } else {
+            const clpool_shape shapes[2] = {in_shape, b_shape};
+            const cl_mem mems[2] = {xin, bin};
+            const size_t offs[2] = {0, 0};
+            const void *data[2] = {x, b};
+            n_out = 72;
+            st = clpool_enqueue_max(w->ctx, q, CLPOOL_FLOAT32, 2, shapes, mems, offs, out, 0, 0, NULL, NULL);
+            ref_max(CLPOOL_FLOAT32, 2, shapes, data, want);
+        }
+        if (st != CLPOOL_SUCCESS) {
+            note_failure(w, clpool_last_error());
+            continue;
+        }
+        clEnqueueReadBuffer(q, out, CL_TRUE, 0, (size_t)n_out * 4, got, 0, NULL, NULL);
+        if (memcmp(got, want, (size_t)n_out * 4) != 0) note_failure(w, kind == 0 ? "MaxPool mismatch" : kind == 1 ? "GlobalMaxPool mismatch" : "Max mismatch");
+    }
+    clReleaseMemObject(xin);
+    clReleaseMemObject(bin);
+    clReleaseMemObject(out);
+    clReleaseCommandQueue(q);
+    return NULL;
+}
+
+START_TEST(one_context_shared_by_eight_threads)
+{
+    clpool_context *ctx = NULL;
+    ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
+    pthread_t threads[THREADS];
+    worker workers[THREADS];
+    for (int i = 0; i < THREADS; ++i) {
+        workers[i] = (worker){.ctx = ctx, .id = i};
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
+    }
+    int failures = 0;
+    for (int i = 0; i < THREADS; ++i) {
+        pthread_join(threads[i], NULL);
+        if (workers[i].failures) fprintf(stderr, "%s\n", workers[i].first_failure);
+        failures += workers[i].failures;
+    }
+    clpool_context_release(ctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
+/* Two sub-devices of one CPU in one cl_context, one clpool context per device. */
+START_TEST(several_devices_in_one_context)
+{
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_device_get_info(0, &info), CLPOOL_SUCCESS);
+    const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+    cl_device_id subs[8];
+    cl_uint n = 0;
+    if (info.compute_units < 2 || clCreateSubDevices(info.device, props, 8, subs, &n) != CL_SUCCESS || n < 2) {
+        printf("note: device cannot be partitioned into sub-devices; multi-device test skipped\n");
+        return;
+    }
+    cl_int err;
+    cl_context c = clCreateContext(NULL, 2, subs, NULL, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    for (int d = 0; d < 2; ++d) {
+        clpool_context *ctx = NULL;
+        ck_assert_msg(clpool_context_create_from_cl(c, subs[d], NULL, &ctx) == CLPOOL_SUCCESS, "%s", clpool_last_error());
+        const int64_t k[1] = {2};
+        clpool_maxpool_params p;
+        clpool_maxpool_params_init(&p, 1, k);
+        const clpool_shape in = {3, {1, 1, 5}};
+        const float x[5] = {1, 7, 3, 2, 9};
+        float y[4];
+        ck_assert_int_eq(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, y, NULL), CLPOOL_SUCCESS);
+        ck_assert(y[0] == 7 && y[1] == 7 && y[2] == 3 && y[3] == 9);
+        clpool_context_release(ctx);
+    }
+    clReleaseContext(c);
+    for (cl_uint i = 0; i < n; ++i) clReleaseDevice(subs[i]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("interop");
+    TCase *tc = tcase_create("interop");
+    tcase_set_timeout(tc, TIMEOUT);
+    tcase_add_test(tc, ops_chain_through_events_in_one_arena);
+    tcase_add_test(tc, one_context_shared_by_eight_threads);
+    tcase_add_test(tc, several_devices_in_one_context);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
