@@ -9,18 +9,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_util.h"
 #include "npy.h"
 #include "reference.h"
 #include "reference_ops.h"
 
 static const char *cli(void) { return getenv("CLPOOL_CLI"); }
-static const char *tmpdir(void) { return getenv("CLPOOL_TEST_TMP") ? getenv("CLPOOL_TEST_TMP") : "."; }
 
 /* Run `clpool ARGS` with stderr captured; returns the exit status. */
 static int run_cli(const char *args, char *err, size_t errlen)
 {
     char cmd[8192], errpath[1024];
-    snprintf(errpath, sizeof errpath, "%s/cli-stderr-%d.txt", tmpdir(), (int)getpid());
+    snprintf(errpath, sizeof errpath, "%s/cli-stderr-%d.txt", cu_tmpdir(), (int)getpid());
     snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>'%s'", cli(), args, errpath);
     int rc = system(cmd);
     FILE *f = fopen(errpath, "r");
@@ -36,7 +36,7 @@ static int run_cli(const char *args, char *err, size_t errlen)
 
 static void path_in_tmp(char *buf, size_t len, const char *name)
 {
-    snprintf(buf, len, "%s/%d-%s", tmpdir(), (int)getpid(), name);
+    snprintf(buf, len, "%s/%d-%s", cu_tmpdir(), (int)getpid(), name);
 }
 
 static void write_array(const char *path, int32_t dtype, const clpool_shape *shape, const void *data)
@@ -165,10 +165,6 @@ static void read_output(const char *path, int32_t dtype, const clpool_shape *sha
     for (int d = 0; d < shape->rank; ++d) ck_assert_int_eq(got->dims[d], shape->dims[d]);
 }
 
-static const clpool_dtype all_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16,
-                                          CLPOOL_INT8,    CLPOOL_INT16,   CLPOOL_INT32,   CLPOOL_INT64,
-                                          CLPOOL_UINT8,   CLPOOL_UINT16,  CLPOOL_UINT32,  CLPOOL_UINT64};
-
 START_TEST(run_max_matches_reference)
 {
     ref_rng rng;
@@ -181,7 +177,7 @@ START_TEST(run_max_matches_reference)
         path_in_tmp(paths[i], sizeof paths[i], name);
     }
     for (int c = 0; c < 36; ++c) {
-        const clpool_dtype dtype = all_dtypes[c % 12];
+        const clpool_dtype dtype = cu_all_dtypes[c % 12];
         const int n = 1 + (int)ref_rng_range(&rng, 0, 4 + (c % 4 == 0 ? 3 : 0));
         const int rank = (int)ref_rng_range(&rng, 0, 5);
         int64_t full[8];
@@ -225,8 +221,7 @@ END_TEST
 START_TEST(run_global_pools_match_reference)
 {
     static const char *ops[] = {"GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
-    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
-    static const double tolerance[] = {1e-5, 1e-12, 2e-3, 1e-2};
+    static const double tolerance[] = {1e-5, 1e-12, 2e-3, 1e-2}; /* per cu_float_dtypes[] */
     ref_rng rng;
     ref_rng_seed(&rng, 777);
     char in_path[1024], out_path[1024], args[4096], err[4096];
@@ -234,7 +229,7 @@ START_TEST(run_global_pools_match_reference)
     path_in_tmp(out_path, sizeof out_path, "global-out.npy");
     for (int c = 0; c < 24; ++c) {
         const int op = c % 3, t = (c / 3) % 4;
-        const clpool_dtype dtype = dtypes[t];
+        const clpool_dtype dtype = cu_float_dtypes[t];
         const double p = (c % 2) ? 3.0 : 2.0;
         clpool_shape in = {3 + (int32_t)ref_rng_range(&rng, 0, 3), {ref_rng_range(&rng, 1, 2), ref_rng_range(&rng, 1, 3)}};
         for (int d = 2; d < in.rank; ++d) in.dims[d] = ref_rng_range(&rng, 1, 6);
@@ -379,17 +374,11 @@ int main(void)
         return EXIT_FAILURE;
     }
     Suite *s = suite_create("cli");
-    TCase *tc = tcase_create("cli");
-    tcase_set_timeout(tc, 600);
+    TCase *tc = cu_tcase(s, "cli", 0);
     tcase_add_test(tc, run_maxpool_matches_reference);
     tcase_add_test(tc, run_max_matches_reference);
     tcase_add_test(tc, run_global_pools_match_reference);
     tcase_add_test(tc, run_rejects_bad_input);
     tcase_add_test(tc, devices_and_version);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return cu_run_suite(s, CK_NORMAL);
 }

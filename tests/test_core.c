@@ -9,13 +9,7 @@
 
 #include <clpool/clpool.h>
 
-static clpool_context *make_context(void)
-{
-    clpool_context *ctx = NULL;
-    clpool_status st = clpool_context_create(NULL, &ctx);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "context: %s", clpool_last_error());
-    return ctx;
-}
+#include "check_util.h"
 
 START_TEST(status_strings_cover_every_status)
 {
@@ -218,11 +212,11 @@ static clpool_status small_maxpool(clpool_context *ctx, float *out)
 
 START_TEST(broken_kernel_reports_build_log_and_context_stays_usable)
 {
-    const char *tmp = getenv("CLPOOL_TEST_TMP") ? getenv("CLPOOL_TEST_TMP") : ".";
+    const char *tmp = cu_tmpdir();
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/broken-kernels", tmp);
     write_kernel_dir(dir, "__kernel void maxpool(__global float *x) { this is not OpenCL C; }\n");
-    clpool_context *ctx = make_context();
+    clpool_context *ctx = cu_context_create();
     float out[3];
     setenv("CLPOOL_KERNEL_DIR", dir, 1);
     ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_ERROR_BUILD_FAILED);
@@ -246,7 +240,7 @@ END_TEST
 START_TEST(kernel_dir_override_loads_sources_from_disk)
 {
     setenv("CLPOOL_KERNEL_DIR", CLPOOL_SOURCE_DIR "/kernels", 1);
-    clpool_context *ctx = make_context();
+    clpool_context *ctx = cu_context_create();
     float out[3];
     ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
     ck_assert(out[0] == 5 && out[1] == 5 && out[2] == 3);
@@ -257,7 +251,7 @@ END_TEST
 
 START_TEST(tensor_round_trip_and_errors)
 {
-    clpool_context *ctx = make_context();
+    clpool_context *ctx = cu_context_create();
     clpool_shape s = {2, {3, 5}};
     clpool_tensor *t = NULL;
     ck_assert_int_eq(clpool_tensor_create(ctx, CLPOOL_INT16, &s, &t), CLPOOL_SUCCESS);
@@ -301,8 +295,7 @@ END_TEST
 static Suite *core_suite(void)
 {
     Suite *s = suite_create("core");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 600);
+    TCase *tc = cu_tcase(s, "core", 0);
     tcase_add_test(tc, status_strings_cover_every_status);
     tcase_add_test(tc, version_matches_macros);
     tcase_add_test(tc, dtype_table);
@@ -314,15 +307,10 @@ static Suite *core_suite(void)
     tcase_add_test(tc, broken_kernel_reports_build_log_and_context_stays_usable);
     tcase_add_test(tc, kernel_dir_override_loads_sources_from_disk);
     tcase_add_test(tc, tensor_round_trip_and_errors);
-    suite_add_tcase(s, tc);
     return s;
 }
 
 int main(void)
 {
-    SRunner *sr = srunner_create(core_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return cu_run_suite(core_suite(), CK_NORMAL);
 }

@@ -5,66 +5,25 @@
  * tests/reference_ops.c.
  *
  * Every run goes through run_case(): the input and output cl_mem are images
- * [offset bytes of sentinel][tensor][GUARD sentinel bytes]; afterwards the
+ * [offset bytes of sentinel][tensor][CU_GUARD sentinel bytes]; afterwards the
  * input image must be unchanged, the output's sentinel regions intact, and
  * every output element must match the reference.
  *
  * Check forks every test; the OpenCL context is created inside the child by
- * a checked fixture, never in main().
+ * the checked fixture of check_util.c, never in main().
  */
 #include <check.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <clpool/clpool.h>
 
+#include "check_util.h"
 #include "reference.h"
 #include "reference_ops.h"
-
-#define SENTINEL 0xA5
-#define GUARD 64
-#define TIMEOUT 600
-
-/* ------------------------------------------------------------- fixture */
-
-static clpool_context *ctx;
-static cl_command_queue own_queue; /* a caller queue, out-of-order when the device allows */
-
-static void ctx_setup(void)
-{
-    clpool_status st = clpool_context_create(NULL, &ctx);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "clpool_context_create: %s: %s", clpool_status_string(st),
-                  clpool_last_error());
-    cl_device_id dev = clpool_context_cl_device(ctx);
-    cl_command_queue_properties supported = 0;
-    clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL);
-    cl_int err;
-    own_queue = clCreateCommandQueue(clpool_context_cl_context(ctx), dev,
-                                     supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
-    ck_assert_msg(own_queue != NULL, "clCreateCommandQueue failed: %d", (int)err);
-}
-
-static void ctx_teardown(void)
-{
-    if (own_queue) clReleaseCommandQueue(own_queue);
-    own_queue = NULL;
-    clpool_context_release(ctx);
-    ctx = NULL;
-}
-
-/* 1 if `dtype` may run here; float64 needs cl_khr_fp64 (prints a note otherwise). */
-static int dtype_runs(clpool_dtype dtype)
-{
-    if (dtype != CLPOOL_FLOAT64) return 1;
-    clpool_device_info info;
-    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
-    if (!info.has_fp64) printf("note: device has no cl_khr_fp64, float64 global pool cases skipped\n");
-    return info.has_fp64;
-}
 
 /* --------------------------------------------------------------- cases */
 
@@ -99,25 +58,14 @@ static gp_case make_case(gp_op op, double p, clpool_dtype dtype, int32_t rank, c
     return c;
 }
 
-/* printf-append to buf[len] that never overruns (output is cut at len - 1). */
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-    const size_t used = strlen(buf);
-    if (used + 1 >= len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
 static const char *describe(const gp_case *c, const char *label, char *buf, size_t len)
 {
     buf[0] = '\0';
-    append(buf, len, "%s: %s %s", label, op_names[c->op], clpool_dtype_name(c->dtype));
-    if (c->op == OP_LP) append(buf, len, " p=%g", c->p);
-    append(buf, len, " input [");
-    for (int32_t i = 0; i < c->shape.rank; ++i) append(buf, len, i ? ",%lld" : "%lld", (long long)c->shape.dims[i]);
-    append(buf, len, "] offsets %zu/%zu api %d event %d", c->in_off, c->out_off, (int)c->api, c->want_event);
+    cu_append(buf, len, "%s: %s %s", label, op_names[c->op], clpool_dtype_name(c->dtype));
+    if (c->op == OP_LP) cu_append(buf, len, " p=%g", c->p);
+    cu_append(buf, len, " input ");
+    cu_append_dims(buf, len, c->shape.dims, c->shape.rank);
+    cu_append(buf, len, " offsets %zu/%zu api %d event %d", c->in_off, c->out_off, (int)c->api, c->want_event);
     return buf;
 }
 
@@ -139,35 +87,12 @@ static double tiny(clpool_dtype dtype)
 
 /* ------------------------------------------------------ running a case */
 
-static unsigned char *sentinel_image(size_t lead, size_t body)
-{
-    unsigned char *img = malloc(lead + body + GUARD);
-    ck_assert_ptr_nonnull(img);
-    memset(img, SENTINEL, lead + body + GUARD);
-    return img;
-}
-
-static cl_mem buffer_from(const unsigned char *img, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                              (void *)img, &err);
-    ck_assert_msg(m != NULL, "clCreateBuffer(%zu) failed: %d", bytes, (int)err);
-    return m;
-}
-
-static void read_back(cl_mem m, unsigned char *img, size_t bytes)
-{
-    cl_int err = clEnqueueReadBuffer(clpool_context_cl_queue(ctx), m, CL_TRUE, 0, bytes, img, 0, NULL, NULL);
-    ck_assert_msg(err == CL_SUCCESS, "clEnqueueReadBuffer failed: %d", (int)err);
-}
-
 static clpool_status call_host(const gp_case *c, const void *in, void *out)
 {
     switch (c->op) {
-    case OP_MAX: return clpool_global_max_pool_host(ctx, c->dtype, &c->shape, in, out);
-    case OP_AVG: return clpool_global_average_pool_host(ctx, c->dtype, &c->shape, in, out);
-    default: return clpool_global_lp_pool_host(ctx, c->p, c->dtype, &c->shape, in, out);
+    case OP_MAX: return clpool_global_max_pool_host(cu_ctx, c->dtype, &c->shape, in, out);
+    case OP_AVG: return clpool_global_average_pool_host(cu_ctx, c->dtype, &c->shape, in, out);
+    default: return clpool_global_lp_pool_host(cu_ctx, c->p, c->dtype, &c->shape, in, out);
     }
 }
 
@@ -176,65 +101,48 @@ static clpool_status call_enqueue(const gp_case *c, cl_command_queue q, cl_mem i
 {
     switch (c->op) {
     case OP_MAX:
-        return clpool_enqueue_global_max_pool(ctx, q, c->dtype, &c->shape, in, c->in_off, out, c->out_off, num_wait,
+        return clpool_enqueue_global_max_pool(cu_ctx, q, c->dtype, &c->shape, in, c->in_off, out, c->out_off, num_wait,
                                               wait, ev);
     case OP_AVG:
-        return clpool_enqueue_global_average_pool(ctx, q, c->dtype, &c->shape, in, c->in_off, out, c->out_off,
+        return clpool_enqueue_global_average_pool(cu_ctx, q, c->dtype, &c->shape, in, c->in_off, out, c->out_off,
                                                   num_wait, wait, ev);
     default:
-        return clpool_enqueue_global_lp_pool(ctx, q, c->p, c->dtype, &c->shape, in, c->in_off, out, c->out_off,
+        return clpool_enqueue_global_lp_pool(cu_ctx, q, c->p, c->dtype, &c->shape, in, c->in_off, out, c->out_off,
                                              num_wait, wait, ev);
     }
 }
 
-/* Runs the op; returns the output image [lead][planes elements][GUARD] with *lead set. */
+/* Runs the op; returns the output image [lead][planes elements][CU_GUARD] with *lead set. */
 static unsigned char *execute(const gp_case *c, const void *input, int64_t n_in, int64_t planes, size_t *lead,
                               const char *desc)
 {
     const size_t es = ref_dtype_size(c->dtype), in_bytes = (size_t)n_in * es, out_bytes = (size_t)planes * es;
-    const int host = c->api == API_HOST;
-    const size_t in_lead = host ? GUARD : c->in_off;
-    *lead = host ? GUARD : c->out_off;
-    unsigned char *in_img = sentinel_image(in_lead, in_bytes), *out_img = sentinel_image(*lead, out_bytes);
-    memcpy(in_img + in_lead, input, in_bytes);
-    unsigned char *in_after = malloc(in_lead + in_bytes + GUARD);
-    ck_assert_ptr_nonnull(in_after);
-    memcpy(in_after, in_img, in_lead + in_bytes + GUARD);
-    clpool_status st;
+    const int host = c->api == API_HOST, own = c->api == API_OWN_QUEUE;
+    const size_t in_lead = host ? CU_GUARD : c->in_off, in_size = CU_IMAGE_BYTES(in_lead, in_bytes);
+    *lead = host ? CU_GUARD : c->out_off;
+    unsigned char *in_img = cu_sentinel_image(in_lead, input, in_bytes);
+    unsigned char *out_img = cu_sentinel_image(*lead, NULL, out_bytes);
     if (host) {
-        st = call_host(c, in_after + in_lead, out_img + *lead);
-        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: host call: %s: %s", desc, clpool_status_string(st),
-                      clpool_last_error());
+        unsigned char *in_host = cu_sentinel_image(in_lead, input, in_bytes); /* what the helper reads */
+        cu_assert_ok(call_host(c, in_host + in_lead, out_img + *lead), "host call", desc);
+        ck_assert_msg(memcmp(in_host, in_img, in_size) == 0, "%s: the input buffer changed", desc);
+        free(in_host);
     } else {
-        cl_mem in_mem = buffer_from(in_img, in_lead + in_bytes + GUARD);
-        cl_mem out_mem = buffer_from(out_img, *lead + out_bytes + GUARD);
-        const int own = c->api == API_OWN_QUEUE;
+        cl_mem in_mem = cu_buffer_from(in_img, in_size);
+        cl_mem out_mem = cu_buffer_from(out_img, CU_IMAGE_BYTES(*lead, out_bytes));
         cl_event ev = NULL;
-        st = call_enqueue(c, own ? own_queue : NULL, in_mem, out_mem, 0, NULL, c->want_event ? &ev : NULL);
-        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: enqueue: %s: %s", desc, clpool_status_string(st),
-                      clpool_last_error());
-        if (c->want_event) {
-            ck_assert_msg(ev != NULL, "%s: no event returned", desc);
-            ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
-            cl_int exec = -1;
-            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-            ck_assert_msg(exec == CL_COMPLETE, "%s: event status %d after wait", desc, (int)exec);
-            clReleaseEvent(ev);
-        } else {
-            ck_assert_int_eq(clFinish(own ? own_queue : clpool_context_cl_queue(ctx)), CL_SUCCESS);
-        }
-        read_back(in_mem, in_after, in_lead + in_bytes + GUARD);
-        read_back(out_mem, out_img, *lead + out_bytes + GUARD);
+        cu_assert_ok(call_enqueue(c, own ? cu_own_queue : NULL, in_mem, out_mem, 0, NULL, c->want_event ? &ev : NULL),
+                     "enqueue", desc);
+        if (c->want_event) ck_assert_msg(ev != NULL, "%s: no event returned", desc);
+        cu_wait_done(own ? cu_own_queue : clpool_context_cl_queue(cu_ctx), ev, desc);
+        if (ev) clReleaseEvent(ev);
+        const cl_command_queue q = clpool_context_cl_queue(cu_ctx);
+        cu_assert_buffer_unchanged(q, in_mem, in_img, in_size, "input", desc);
+        cu_read_back(q, out_mem, out_img, CU_IMAGE_BYTES(*lead, out_bytes), desc);
         clReleaseMemObject(in_mem);
         clReleaseMemObject(out_mem);
     }
-    ck_assert_msg(memcmp(in_after, in_img, in_lead + in_bytes + GUARD) == 0, "%s: the input buffer changed", desc);
-    for (size_t b = 0; b < *lead; ++b)
-        ck_assert_msg(out_img[b] == SENTINEL, "%s: output byte %zu before the tensor was overwritten", desc, b);
-    for (size_t b = 0; b < GUARD; ++b)
-        ck_assert_msg(out_img[*lead + out_bytes + b] == SENTINEL, "%s: output guard byte %zu was overwritten", desc,
-                      b);
-    free(in_after);
+    cu_assert_guards(out_img, *lead, out_bytes, "output", desc);
     free(in_img);
     return out_img;
 }
@@ -278,13 +186,8 @@ static int run_case(const gp_case *c, const void *input, const char *label, char
     const clpool_dtype dt = c->dtype;
     clpool_shape ref_shape, lib_shape;
     ck_assert_msg(ref_global_pool_shape(&c->shape, &ref_shape) == 0, "%s: the reference rejects the shape", desc);
-    clpool_status st = clpool_global_pool_output_shape(&c->shape, &lib_shape);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_global_pool_output_shape: %s: %s", desc, clpool_status_string(st),
-                  clpool_last_error());
-    ck_assert_int_eq(lib_shape.rank, ref_shape.rank);
-    for (int32_t i = 0; i < ref_shape.rank; ++i)
-        ck_assert_msg(lib_shape.dims[i] == ref_shape.dims[i], "%s: output dim %d: library %lld, reference %lld", desc,
-                      (int)i, (long long)lib_shape.dims[i], (long long)ref_shape.dims[i]);
+    cu_assert_ok(clpool_global_pool_output_shape(&c->shape, &lib_shape), "clpool_global_pool_output_shape", desc);
+    cu_assert_shape_eq(&lib_shape, &ref_shape, desc);
 
     const int64_t n_in = ref_shape_elements(&c->shape), planes = ref_shape_elements(&ref_shape);
     const int64_t plane_size = planes ? n_in / planes : 0;
@@ -328,10 +231,10 @@ static int run_case(const gp_case *c, const void *input, const char *label, char
         }
         if (bad && wrong++ == 0) {
             why[0] = '\0';
-            append(why, why_len, "%s: plane %lld: %s", desc, (long long)i, msg);
+            cu_append(why, why_len, "%s: plane %lld: %s", desc, (long long)i, msg);
         }
     }
-    if (wrong > 1) append(why, why_len, " (and %d more planes)", wrong - 1);
+    if (wrong > 1) cu_append(why, why_len, " (and %d more planes)", wrong - 1);
     free(out_img);
     free(want_bits);
     free(want);
@@ -362,26 +265,7 @@ static void tally_check(const tally *t)
 
 /* ------------------------------------------------------ random inputs */
 
-static const clpool_dtype float_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
 static const double p_values[] = {1.0, 2.0, 3.0, 0.5, 2.5};
-
-/* NaN bit patterns per float dtype: quiet, negative, payload, signalling, negative signalling. */
-static const uint64_t nan_f32[] = {0x7FC00000u, 0xFFC00000u, 0x7FC00123u, 0x7F800001u, 0xFFBFFFFFu};
-static const uint64_t nan_f64[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF8000000000ABCull,
-                                   0x7FF0000000000001ull, 0xFFF7FFFFFFFFFFFFull};
-static const uint64_t nan_f16[] = {0x7E00u, 0xFE00u, 0x7E12u, 0x7C01u, 0xFD00u};
-static const uint64_t nan_bf16[] = {0x7FC0u, 0xFFC0u, 0x7FC5u, 0x7F81u, 0xFF90u};
-#define N_NAN 5
-
-static uint64_t nan_pattern(clpool_dtype dtype, int k)
-{
-    switch (dtype) {
-    case CLPOOL_FLOAT32: return nan_f32[k];
-    case CLPOOL_FLOAT64: return nan_f64[k];
-    case CLPOOL_FLOAT16: return nan_f16[k];
-    default: return nan_bf16[k];
-    }
-}
 
 typedef enum value_mode { VALUES_POSITIVE, VALUES_MIXED, VALUES_INTEGERS } value_mode;
 
@@ -390,17 +274,18 @@ typedef enum special { SPECIAL_NONE, SPECIAL_NAN, SPECIAL_PINF, SPECIAL_NINF, SP
 
 static void put_special(ref_rng *r, clpool_dtype dtype, void *data, int64_t base, int64_t size, special kind)
 {
+    const uint64_t *nan = cu_nan_patterns(dtype);
     const int count = (int)ref_rng_range(r, 1, 3);
     for (int k = 0; k < count; ++k) {
         const int64_t at = base + ref_rng_range(r, 0, size - 1);
         switch (kind) {
-        case SPECIAL_NAN: ref_store_bits(dtype, data, at, nan_pattern(dtype, (int)ref_rng_range(r, 0, N_NAN - 1))); break;
+        case SPECIAL_NAN: ref_store_bits(dtype, data, at, nan[ref_rng_range(r, 0, CU_N_NAN - 1)]); break;
         case SPECIAL_PINF: ref_store(dtype, data, at, INFINITY); break;
         case SPECIAL_NINF: ref_store(dtype, data, at, -INFINITY); break;
         case SPECIAL_BOTH_INF: ref_store(dtype, data, at, k % 2 ? -INFINITY : INFINITY); break;
         case SPECIAL_NAN_INF:
             if (k % 2) ref_store(dtype, data, at, INFINITY);
-            else ref_store_bits(dtype, data, at, nan_pattern(dtype, (int)ref_rng_range(r, 0, N_NAN - 1)));
+            else ref_store_bits(dtype, data, at, nan[ref_rng_range(r, 0, CU_N_NAN - 1)]);
             break;
         case SPECIAL_NONE: break;
         }
@@ -470,7 +355,7 @@ static void random_shape(ref_rng *r, clpool_shape *s)
 
 static void random_suite(clpool_dtype dtype, uint64_t seed, int cases)
 {
-    if (!dtype_runs(dtype)) return;
+    if (!cu_dtype_runs(dtype, "global pool")) return;
     ref_rng r;
     ref_rng_seed(&r, seed);
     int per_op[3] = {0, 0, 0}, specials = 0;
@@ -525,8 +410,8 @@ START_TEST(test_host_api)
     static const int64_t small[] = {2, 3, 5, 7}, big[] = {1, 2, 3000};
     tally tl = {0, 0, ""};
     for (size_t t = 0; t < 4; ++t) {
-        const clpool_dtype dt = float_dtypes[t];
-        if (!dtype_runs(dt)) continue;
+        const clpool_dtype dt = cu_float_dtypes[t];
+        if (!cu_dtype_runs(dt, "global pool")) continue;
         for (int op = OP_MAX; op <= OP_LP; ++op) {
             for (int b = 0; b < 2; ++b) {
                 gp_case c = make_case((gp_op)op, p_values[(t + (size_t)op + (size_t)b) % 5], dt, b ? 3 : 4,
@@ -582,9 +467,9 @@ START_TEST(test_huge_planes)
     fill_planes(&r, CLPOOL_FLOAT32, input + 2 * plane, 1, plane, VALUES_POSITIVE, 50.0, 0.0);
     input[7] = 1000.0f; /* plane 0's maximum, early */
     input[plane + plane / 2 + 3] = INFINITY;
-    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + 700001, nan_f32[2]);
-    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + 900000, nan_f32[1]);
-    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + plane - 1, nan_f32[3]);
+    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + 700001, cu_nan_patterns(CLPOOL_FLOAT32)[2]);
+    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + 900000, cu_nan_patterns(CLPOOL_FLOAT32)[1]);
+    ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + plane - 1, cu_nan_patterns(CLPOOL_FLOAT32)[3]);
     const int64_t dims[] = {1, 3, 1024, 1024};
     tally t = {0, 0, ""};
     for (int op = OP_MAX; op <= OP_LP; ++op) {
@@ -646,8 +531,9 @@ START_TEST(test_nan_and_inf)
 {
     tally tl = {0, 0, ""};
     for (size_t t = 0; t < 4; ++t) {
-        const clpool_dtype dt = float_dtypes[t];
-        if (!dtype_runs(dt)) continue;
+        const clpool_dtype dt = cu_float_dtypes[t];
+        if (!cu_dtype_runs(dt, "global pool")) continue;
+        const uint64_t *nan = cu_nan_patterns(dt);
         for (int big = 0; big < 2; ++big) {
             const int64_t size = big ? 5000 : 5, planes = 6;
             const int64_t at[3] = {size / 5, size / 2, size - 1};
@@ -659,13 +545,13 @@ START_TEST(test_nan_and_inf)
             ref_store(dt, input, 0 * size + at[1], INFINITY);
             ref_store(dt, input, 1 * size + at[0], INFINITY);
             ref_store(dt, input, 1 * size + at[2], -INFINITY);
-            ref_store_bits(dt, input, 2 * size + at[1], nan_pattern(dt, 2));
-            ref_store_bits(dt, input, 2 * size + at[2], nan_pattern(dt, 1));
+            ref_store_bits(dt, input, 2 * size + at[1], nan[2]);
+            ref_store_bits(dt, input, 2 * size + at[2], nan[1]);
             for (int64_t i = 0; i < size; ++i) ref_store(dt, input, 3 * size + i, -INFINITY);
             for (int64_t i = 0; i < size; ++i) ref_store(dt, input, 4 * size + i, -m * (1.0 + (double)(i % 5) / 2.0));
             ref_store(dt, input, 4 * size + at[2], -0.5 * m);
             ref_store(dt, input, 5 * size + at[0], INFINITY);
-            ref_store_bits(dt, input, 5 * size + at[2], nan_pattern(dt, 3));
+            ref_store_bits(dt, input, 5 * size + at[2], nan[3]);
             const clpool_shape shape = {3, {2, 3, size}};
 
             /* Pin the reference's IEEE behaviour first. */
@@ -679,8 +565,8 @@ START_TEST(test_nan_and_inf)
             ck_assert(lp[0] == INFINITY && lp[1] == INFINITY && isnan(lp[2]) && lp[3] == INFINITY && isfinite(lp[4]) &&
                       isnan(lp[5]));
             ck_assert(ref_load(dt, mx, 0) == INFINITY && ref_load(dt, mx, 1) == INFINITY &&
-                      ref_load_bits(dt, mx, 2) == nan_pattern(dt, 2) && ref_load(dt, mx, 3) == -INFINITY &&
-                      ref_load(dt, mx, 4) == -0.5 * m && ref_load_bits(dt, mx, 5) == nan_pattern(dt, 3));
+                      ref_load_bits(dt, mx, 2) == nan[2] && ref_load(dt, mx, 3) == -INFINITY &&
+                      ref_load(dt, mx, 4) == -0.5 * m && ref_load_bits(dt, mx, 5) == nan[3]);
 
             for (int op = OP_MAX; op <= OP_LP; ++op) {
                 const int n_p = op == OP_LP ? 5 : 1;
@@ -708,8 +594,9 @@ START_TEST(test_max_order_across_partials)
 {
     tally tl = {0, 0, ""};
     for (size_t t = 0; t < 4; ++t) {
-        const clpool_dtype dt = float_dtypes[t];
-        if (!dtype_runs(dt)) continue;
+        const clpool_dtype dt = cu_float_dtypes[t];
+        if (!cu_dtype_runs(dt, "global pool")) continue;
+        const uint64_t *nan = cu_nan_patterns(dt);
         for (int big = 0; big < 3; ++big) {
             const int64_t size = big == 0 ? 4 : big == 1 ? 4096 : 1 << 20, planes = 6;
             unsigned char *input = malloc((size_t)(planes * size) * 8);
@@ -728,8 +615,8 @@ START_TEST(test_max_order_across_partials)
                 {0, 0, size - 2, nz},                              /* +0 first, -0 late */
                 {3, nz, 3 + (size > 4), 0},                        /* neighbours: -0, then +0 */
                 {size / 2 - 1, nz, size / 2, 0},                   /* neighbours in the middle */
-                {3, nan_pattern(dt, 2), 3 + (size > 4), nan_pattern(dt, 0)}, /* two NaNs, neighbours */
-                {size / 3, nan_pattern(dt, 1), size - 1, nan_pattern(dt, 2)}, /* two NaNs, far apart */
+                {3, nan[2], 3 + (size > 4), nan[0]}, /* two NaNs, neighbours */
+                {size / 3, nan[1], size - 1, nan[2]}, /* two NaNs, far apart */
             };
             for (int64_t pl = 0; pl < planes; ++pl) {
                 ref_store_bits(dt, input, pl * size + pairs[pl].at1, pairs[pl].b1);
@@ -750,33 +637,23 @@ END_TEST
 /* N = 0 (and C = 0): success, and the returned event waits for the wait list. */
 START_TEST(test_empty_output_and_wait_list)
 {
-    static const unsigned char zeros[256];
-    cl_mem in = buffer_from(zeros, sizeof zeros), out = buffer_from(zeros, sizeof zeros);
+    cl_mem in = cu_zero_buffer(256), out = cu_zero_buffer(256);
     const clpool_shape empty = {4, {0, 3, 4, 4}}, no_channels = {3, {2, 0, 9}};
     for (int op = OP_MAX; op <= OP_LP; ++op) {
         gp_case c = make_case((gp_op)op, 2.0, CLPOOL_FLOAT32, 4, empty.dims);
-        cl_int err;
-        cl_event gate = clCreateUserEvent(clpool_context_cl_context(ctx), &err), done = NULL;
-        ck_assert_int_eq(err, CL_SUCCESS);
-        clpool_status st = call_enqueue(&c, NULL, in, out, 1, &gate, &done);
-        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+        cl_event gate = cu_user_event(), done = NULL;
+        cu_assert_ok(call_enqueue(&c, NULL, in, out, 1, &gate, &done), op_names[op], "empty, gated");
         ck_assert_ptr_nonnull(done);
-        clFlush(clpool_context_cl_queue(ctx));
-        cl_int exec = CL_COMPLETE;
-        ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
-        ck_assert_msg(exec != CL_COMPLETE, "empty %s completed before its wait list", op_names[op]);
+        cu_assert_pending(clpool_context_cl_queue(cu_ctx), done, "empty %s", op_names[op]);
         ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-        ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-        ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
-        ck_assert_int_eq(exec, CL_COMPLETE);
+        cu_wait_done(clpool_context_cl_queue(cu_ctx), done, op_names[op]);
         clReleaseEvent(done);
         clReleaseEvent(gate);
 
         /* C = 0 on the caller's queue, float16, no wait list. */
         c = make_case((gp_op)op, 0.5, CLPOOL_FLOAT16, 3, no_channels.dims);
         done = NULL;
-        st = call_enqueue(&c, own_queue, in, out, 0, NULL, &done);
-        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+        cu_assert_ok(call_enqueue(&c, cu_own_queue, in, out, 0, NULL, &done), op_names[op], "C = 0");
         ck_assert_ptr_nonnull(done);
         ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
         clReleaseEvent(done);
@@ -798,35 +675,28 @@ START_TEST(test_wait_list_honoured)
     float *input = malloc((size_t)size * sizeof(float));
     ck_assert_ptr_nonnull(input);
     for (int64_t i = 0; i < size; ++i) input[i] = (float)(i % 100);
-    cl_mem in = buffer_from((const unsigned char *)input, (size_t)size * sizeof(float));
+    cl_mem in = cu_buffer_from(input, (size_t)size * sizeof(float));
     float init[2] = {-1.0f, -1.0f};
-    cl_mem out = buffer_from((const unsigned char *)init, sizeof init);
+    cl_mem out = cu_buffer_from(init, sizeof init);
     for (int op = OP_MAX; op <= OP_LP; ++op) {
         gp_case c = make_case((gp_op)op, 1.0, CLPOOL_FLOAT32, 3, (int64_t[]){1, 1, size});
         c.in_off = 0, c.out_off = 4;
-        cl_int err;
-        cl_event gate = clCreateUserEvent(clpool_context_cl_context(ctx), &err), done = NULL;
-        ck_assert_int_eq(err, CL_SUCCESS);
-        clpool_status st = call_enqueue(&c, own_queue, in, out, 1, &gate, &done);
-        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
-        clFlush(own_queue);
-        cl_int exec = CL_COMPLETE;
-        clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-        ck_assert_msg(exec != CL_COMPLETE, "%s completed before its wait list", op_names[op]);
+        cl_event gate = cu_user_event(), done = NULL;
+        cu_assert_ok(call_enqueue(&c, cu_own_queue, in, out, 1, &gate, &done), op_names[op], "gated");
+        cu_assert_pending(cu_own_queue, done, "%s", op_names[op]);
         float got[2];
-        ck_assert_int_eq(clEnqueueReadBuffer(clpool_context_cl_queue(ctx), out, CL_TRUE, 0, sizeof got, got, 0, NULL,
-                                             NULL),
-                         CL_SUCCESS);
+        cu_read_back(clpool_context_cl_queue(cu_ctx), out, got, sizeof got, op_names[op]);
         ck_assert_msg(got[1] == -1.0f, "%s wrote its output before the gate opened", op_names[op]);
         ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-        ck_assert_int_eq(clEnqueueReadBuffer(own_queue, out, CL_TRUE, 0, sizeof got, got, 1, &done, NULL), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueReadBuffer(cu_own_queue, out, CL_TRUE, 0, sizeof got, got, 1, &done, NULL),
+                         CL_SUCCESS);
         const float want = op == OP_MAX ? 99.0f : op == OP_AVG ? 49.5f : 49.5f * (float)size;
         ck_assert_msg(fabsf(got[1] - want) <= 1e-5f * want, "%s: got %g, expected %g", op_names[op], got[1], want);
         ck_assert_msg(got[0] == -1.0f, "%s wrote before its output offset", op_names[op]);
         clReleaseEvent(done);
         clReleaseEvent(gate);
         const float reset = -1.0f;
-        ck_assert_int_eq(clEnqueueWriteBuffer(own_queue, out, CL_TRUE, 4, 4, &reset, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueWriteBuffer(cu_own_queue, out, CL_TRUE, 4, 4, &reset, 0, NULL, NULL), CL_SUCCESS);
     }
     clReleaseMemObject(in);
     clReleaseMemObject(out);
@@ -935,16 +805,15 @@ START_TEST(test_validation)
     memset(&v, 0, sizeof v);
     v.op = vc->op;
     v.p = 2.0;
-    v.ctx = ctx;
+    v.ctx = cu_ctx;
     v.dtype = CLPOOL_FLOAT32;
     v.shape = (clpool_shape){4, {1, 2, 4, 4}};
     v.shape_ptr = &v.shape;
-    static const unsigned char zeros[VBUF];
-    v.input = buffer_from(zeros, VBUF);
-    v.output = buffer_from(zeros, VBUF);
+    v.input = cu_zero_buffer(VBUF);
+    v.output = cu_zero_buffer(VBUF);
     cl_mem mems[2] = {v.input, v.output};
     vc->mutate(&v);
-    if (v.dtype == CLPOOL_FLOAT64 && !dtype_runs(v.dtype)) {
+    if (v.dtype == CLPOOL_FLOAT64 && !cu_dtype_runs(v.dtype, "global pool")) {
         clReleaseMemObject(mems[0]);
         clReleaseMemObject(mems[1]);
         return;
@@ -966,28 +835,11 @@ START_TEST(test_validation)
                                            v.out_off, v.num_wait, v.wait, &ev);
         break;
     }
-    const char *msg = clpool_last_error();
-    ck_assert_msg(st == vc->status, "%s: status %s, expected %s (%s)", vc->name, clpool_status_string(st),
-                  clpool_status_string(vc->status), msg);
-    if (vc->status == CLPOOL_SUCCESS) {
-        ck_assert_ptr_nonnull(ev);
-        ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
-        clReleaseEvent(ev);
-    } else {
-        ck_assert_msg(strstr(msg, enqueue_names[v.op]) && strstr(msg, vc->message),
-                      "%s: message \"%s\" lacks \"%s\" or \"%s\"", vc->name, msg, enqueue_names[v.op], vc->message);
-        ck_assert_msg(ev == NULL, "%s: a failed call returned an event", vc->name);
-    }
+    cu_assert_enqueue_status(vc->name, enqueue_names[v.op], st, ev, vc->status, vc->message);
     if (vc->shape_fn_too) {
         clpool_shape out;
         const clpool_status st2 = clpool_global_pool_output_shape(v.shape_ptr, &out);
-        msg = clpool_last_error();
-        ck_assert_msg(st2 == vc->status, "%s: output_shape status %s, expected %s (%s)", vc->name,
-                      clpool_status_string(st2), clpool_status_string(vc->status), msg);
-        if (vc->status != CLPOOL_SUCCESS)
-            ck_assert_msg(strstr(msg, "clpool_global_pool_output_shape") && strstr(msg, vc->message),
-                          "%s: message \"%s\" lacks \"clpool_global_pool_output_shape\" or \"%s\"", vc->name, msg,
-                          vc->message);
+        cu_assert_status(vc->name, "clpool_global_pool_output_shape", st2, vc->status, vc->message);
     }
     clReleaseMemObject(mems[0]);
     clReleaseMemObject(mems[1]);
@@ -1000,12 +852,12 @@ START_TEST(test_validation_host_and_shape)
     const clpool_shape ok = {5, {2, 3, 4, 5, 6}};
     float in[720], out[6];
     memset(in, 0, sizeof in);
-    ck_assert_int_eq(clpool_global_lp_pool_host(ctx, -1.0, CLPOOL_FLOAT32, &ok, in, out), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_int_eq(clpool_global_lp_pool_host(cu_ctx, -1.0, CLPOOL_FLOAT32, &ok, in, out), CLPOOL_ERROR_INVALID_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "p = -1 must be finite and > 0"));
-    ck_assert_int_eq(clpool_global_max_pool_host(ctx, CLPOOL_INT16, &ok, in, out), CLPOOL_ERROR_UNSUPPORTED_DTYPE);
+    ck_assert_int_eq(clpool_global_max_pool_host(cu_ctx, CLPOOL_INT16, &ok, in, out), CLPOOL_ERROR_UNSUPPORTED_DTYPE);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "not supported by GlobalMaxPool"));
     const clpool_shape rank2 = {2, {3, 4}};
-    ck_assert_int_eq(clpool_global_average_pool_host(ctx, CLPOOL_FLOAT32, &rank2, in, out), CLPOOL_ERROR_INVALID_SHAPE);
+    ck_assert_int_eq(clpool_global_average_pool_host(cu_ctx, CLPOOL_FLOAT32, &rank2, in, out), CLPOOL_ERROR_INVALID_SHAPE);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "input rank 2 must be >= 3"));
 
     clpool_shape s;
@@ -1024,45 +876,32 @@ END_TEST
 
 /* ------------------------------------------------------------ main */
 
-static TCase *tcase(Suite *s, const char *name, int with_ctx)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, TIMEOUT);
-    if (with_ctx) tcase_add_checked_fixture(tc, ctx_setup, ctx_teardown);
-    suite_add_tcase(s, tc);
-    return tc;
-}
-
 int main(void)
 {
     Suite *s = suite_create("global_pool");
-    TCase *tc = tcase(s, "random", 1);
+    TCase *tc = cu_tcase(s, "random", 1);
     tcase_add_test(tc, test_random_float32);
     tcase_add_test(tc, test_random_float64);
     tcase_add_test(tc, test_random_float16);
     tcase_add_test(tc, test_random_bfloat16);
     tcase_add_test(tc, test_host_api);
 
-    tc = tcase(s, "large", 1);
+    tc = cu_tcase(s, "large", 1);
     tcase_add_test(tc, test_many_small_planes);
     tcase_add_test(tc, test_huge_planes);
     tcase_add_test(tc, test_accuracy_large_plane);
 
-    tc = tcase(s, "semantics", 1);
+    tc = cu_tcase(s, "semantics", 1);
     tcase_add_test(tc, test_nan_and_inf);
     tcase_add_test(tc, test_max_order_across_partials);
 
-    tc = tcase(s, "events", 1);
+    tc = cu_tcase(s, "events", 1);
     tcase_add_test(tc, test_empty_output_and_wait_list);
     tcase_add_test(tc, test_wait_list_honoured);
 
-    tc = tcase(s, "validation", 1);
+    tc = cu_tcase(s, "validation", 1);
     tcase_add_loop_test(tc, test_validation, 0, N_VCASES);
     tcase_add_test(tc, test_validation_host_and_shape);
 
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return cu_run_suite(s, CK_ENV);
 }

@@ -3,74 +3,27 @@
  * plain-C reference (tests/reference_ops.c), bit for bit, on every dtype.
  *
  * Every run goes through run_case(): each cl_mem is an image of sentinel
- * gaps, tensors and GUARD trailing sentinel bytes. After the op the whole
+ * gaps, tensors and CU_GUARD trailing sentinel bytes. After the op the whole
  * image is read back and must equal the initial image with only the output
  * region replaced by the reference result: this checks the output, unwritten
  * elements, out-of-bounds writes and untouched inputs in one comparison.
  *
  * Check forks every test; the OpenCL context is created inside the child by
- * a checked fixture, never in main().
+ * the checked fixture of check_util.c, never in main().
  */
 #include <check.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <clpool/clpool.h>
 
+#include "check_util.h"
 #include "reference.h"
 #include "reference_ops.h"
 
-#define SENTINEL 0xA5
-#define GUARD 64
-#define TIMEOUT 600
 #define MAX_IN 16
-
-/* ------------------------------------------------------------- fixture */
-
-static clpool_context *ctx;
-static cl_command_queue own_queue; /* a caller queue, out-of-order when the device allows */
-static int own_queue_ooo;
-
-static void ctx_setup(void)
-{
-    clpool_status st = clpool_context_create(NULL, &ctx);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "clpool_context_create: %s: %s", clpool_status_string(st),
-                  clpool_last_error());
-    cl_device_id dev = clpool_context_cl_device(ctx);
-    cl_command_queue_properties supported = 0;
-    clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL);
-    own_queue_ooo = (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
-    cl_int err;
-    own_queue = clCreateCommandQueue(clpool_context_cl_context(ctx), dev,
-                                     own_queue_ooo ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &err);
-    ck_assert_msg(own_queue != NULL, "clCreateCommandQueue failed: %d", (int)err);
-}
-
-static void ctx_teardown(void)
-{
-    if (own_queue) clReleaseCommandQueue(own_queue);
-    own_queue = NULL;
-    clpool_context_release(ctx);
-    ctx = NULL;
-}
-
-static int device_has_fp64(void)
-{
-    clpool_device_info info;
-    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
-    return info.has_fp64;
-}
-
-/* 1 if float64 may run; prints a note once per test otherwise. */
-static int dtype_runs(clpool_dtype dtype)
-{
-    if (dtype != CLPOOL_FLOAT64 || device_has_fp64()) return 1;
-    printf("note: device has no cl_khr_fp64, float64 Max cases skipped\n");
-    return 0;
-}
 
 /* --------------------------------------------------------------- cases */
 
@@ -100,36 +53,18 @@ static void case_init(max_case *c, clpool_dtype dtype)
     c->want_event = 1;
 }
 
-/* printf-append to buf[len] that never overruns (output is cut at len - 1). */
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-    const size_t used = strlen(buf);
-    if (used + 1 >= len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
-static void append_shape(char *buf, size_t len, const clpool_shape *s)
-{
-    append(buf, len, "[");
-    for (int32_t i = 0; i < s->rank; ++i) append(buf, len, i ? ",%lld" : "%lld", (long long)s->dims[i]);
-    append(buf, len, "]");
-}
-
 /* One line naming everything about a case, for failure messages. */
 static const char *describe(const max_case *c, const char *label, char *buf, size_t len)
 {
     buf[0] = '\0';
-    append(buf, len, "%s: %s Max of %zu inputs", label, clpool_dtype_name(c->dtype), c->n);
+    cu_append(buf, len, "%s: %s Max of %zu inputs", label, clpool_dtype_name(c->dtype), c->n);
     for (size_t i = 0; i < c->n; ++i) {
-        append(buf, len, " ");
-        append_shape(buf, len, &c->shapes[i]);
-        if (c->alias_of[i] >= 0) append(buf, len, "(=in%d)", c->alias_of[i]);
+        cu_append(buf, len, " ");
+        cu_append_dims(buf, len, c->shapes[i].dims, c->shapes[i].rank);
+        if (c->alias_of[i] >= 0) cu_append(buf, len, "(=in%d)", c->alias_of[i]);
     }
-    append(buf, len, "; packed %d inplace %d api %d event %d gated %d", c->packed, c->inplace, (int)c->api,
-           c->want_event, c->gated);
+    cu_append(buf, len, "; packed %d inplace %d api %d event %d gated %d", c->packed, c->inplace, (int)c->api,
+              c->want_event, c->gated);
     return buf;
 }
 
@@ -141,37 +76,15 @@ typedef struct image {
     cl_mem mem;
 } image;
 
-static cl_mem buffer_from(const unsigned char *bytes, size_t size)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, size,
-                              (void *)bytes, &err);
-    ck_assert_msg(m != NULL, "clCreateBuffer(%zu) failed: %d", size, (int)err);
-    return m;
-}
-
-static image *image_new(image *imgs, int *count, size_t size)
+/* Appends a new image of `body` bytes and CU_GUARD, all sentinel, to imgs[*count]. */
+static image *image_new(image *imgs, int *count, size_t body)
 {
     image *im = &imgs[(*count)++];
-    im->size = size;
-    im->init = malloc(size);
-    im->expect = malloc(size);
-    ck_assert(im->init && im->expect);
-    memset(im->init, SENTINEL, size);
+    im->size = CU_IMAGE_BYTES(0, body);
+    im->init = cu_sentinel_image(0, NULL, body);
+    im->expect = malloc(im->size);
+    ck_assert_ptr_nonnull(im->expect);
     return im;
-}
-
-/* Waits for `ev` (or finishes `q`) and checks that the op completed. */
-static void wait_done(cl_command_queue q, cl_event ev, const char *desc)
-{
-    if (!ev) {
-        ck_assert_int_eq(clFinish(q), CL_SUCCESS);
-        return;
-    }
-    ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
-    cl_int exec = -1;
-    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-    ck_assert_msg(exec == CL_COMPLETE, "%s: event status %d after wait", desc, (int)exec);
 }
 
 /* Reports the first output element that differs, with the inputs that fed it. */
@@ -183,7 +96,7 @@ static void compare_output(const max_case *c, const clpool_shape *out, const voi
         if (w == g) continue;
         char feed[1024] = "";
         for (size_t i = 0; i < c->n; ++i)
-            append(feed, sizeof feed, " 0x%llx",
+            cu_append(feed, sizeof feed, " 0x%llx",
                    (unsigned long long)ref_load_bits(c->dtype, c->data[i], ref_broadcast_index(out, &c->shapes[i], o)));
         ck_abort_msg("%s: output element %lld: expected 0x%llx, got 0x%llx; inputs:%s", desc, (long long)o,
                      (unsigned long long)w, (unsigned long long)g, feed);
@@ -201,16 +114,10 @@ static void compare_image(const image *im, const char *what, const char *desc)
 static void run_host(const max_case *c, const clpool_shape *out, const void *want, int64_t n_out, const char *desc)
 {
     const size_t es = ref_dtype_size(c->dtype), bytes = (size_t)n_out * es;
-    unsigned char *buf = malloc(bytes + 2 * GUARD);
-    ck_assert_ptr_nonnull(buf);
-    memset(buf, SENTINEL, bytes + 2 * GUARD);
-    const clpool_status st = clpool_max_host(ctx, c->dtype, c->n, c->shapes, c->data, buf + GUARD);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_max_host: %s: %s", desc, clpool_status_string(st),
-                  clpool_last_error());
-    compare_output(c, out, want, buf + GUARD, n_out, desc);
-    for (size_t b = 0; b < GUARD; ++b)
-        ck_assert_msg(buf[b] == SENTINEL && buf[GUARD + bytes + b] == SENTINEL, "%s: host output guard overwritten",
-                      desc);
+    unsigned char *buf = cu_sentinel_image(CU_GUARD, NULL, bytes);
+    cu_assert_ok(clpool_max_host(cu_ctx, c->dtype, c->n, c->shapes, c->data, buf + CU_GUARD), "clpool_max_host", desc);
+    compare_output(c, out, want, buf + CU_GUARD, n_out, desc);
+    cu_assert_guards(buf, CU_GUARD, bytes, "host output", desc);
     free(buf);
 }
 
@@ -225,14 +132,8 @@ static void run_case(const max_case *c, const char *label)
 
     clpool_shape ref_shape, lib_shape;
     ck_assert_msg(ref_max_shape(c->n, c->shapes, &ref_shape) == 0, "%s: the reference rejects the shapes", desc);
-    clpool_status st = clpool_max_output_shape(c->n, c->shapes, &lib_shape);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_max_output_shape: %s: %s", desc, clpool_status_string(st),
-                  clpool_last_error());
-    ck_assert_msg(lib_shape.rank == ref_shape.rank, "%s: output rank %d, reference %d", desc, (int)lib_shape.rank,
-                  (int)ref_shape.rank);
-    for (int32_t a = 0; a < ref_shape.rank; ++a)
-        ck_assert_msg(lib_shape.dims[a] == ref_shape.dims[a], "%s: output dim %d: library %lld, reference %lld", desc,
-                      (int)a, (long long)lib_shape.dims[a], (long long)ref_shape.dims[a]);
+    cu_assert_ok(clpool_max_output_shape(c->n, c->shapes, &lib_shape), "clpool_max_output_shape", desc);
+    cu_assert_shape_eq(&lib_shape, &ref_shape, desc);
 
     const int64_t n_out = ref_shape_elements(&ref_shape);
     void *want = malloc((size_t)n_out * es + 1);
@@ -254,7 +155,7 @@ static void run_case(const max_case *c, const char *label)
         ck_assert(c->gap[i] % es == 0);
         if (c->alias_of[i] < 0 && c->packed) packed_size += c->gap[i] + in_bytes[i];
     }
-    image *packed = c->packed ? image_new(imgs, &n_img, packed_size + GUARD) : NULL;
+    image *packed = c->packed ? image_new(imgs, &n_img, packed_size) : NULL;
     size_t pos = 0;
     for (size_t i = 0; i < c->n; ++i) {
         const int a = c->alias_of[i];
@@ -267,7 +168,7 @@ static void run_case(const max_case *c, const char *label)
             img_of[i] = 0, off[i] = pos + c->gap[i];
             pos = off[i] + in_bytes[i];
         } else {
-            image_new(imgs, &n_img, c->gap[i] + in_bytes[i] + GUARD);
+            image_new(imgs, &n_img, c->gap[i] + in_bytes[i]);
             img_of[i] = n_img - 1, off[i] = c->gap[i];
         }
         memcpy(imgs[img_of[i]].init + off[i], c->data[i], in_bytes[i]);
@@ -280,43 +181,31 @@ static void run_case(const max_case *c, const char *label)
                       "%s: test bug: the in-place input must have the output shape", desc);
         out_img = img_of[k], out_off = off[k];
     } else {
-        image_new(imgs, &n_img, c->out_gap + (size_t)n_out * es + GUARD);
+        image_new(imgs, &n_img, c->out_gap + (size_t)n_out * es);
         out_img = n_img - 1, out_off = c->out_gap;
     }
     for (int m = 0; m < n_img; ++m) {
         memcpy(imgs[m].expect, imgs[m].init, imgs[m].size);
-        imgs[m].mem = buffer_from(imgs[m].init, imgs[m].size);
+        imgs[m].mem = cu_buffer_from(imgs[m].init, imgs[m].size);
     }
     memcpy(imgs[out_img].expect + out_off, want, (size_t)n_out * es);
 
     cl_mem mems[MAX_IN];
     for (size_t i = 0; i < c->n; ++i) mems[i] = imgs[img_of[i]].mem;
-    const cl_command_queue q = c->api == API_OWN_QUEUE ? own_queue : clpool_context_cl_queue(ctx);
-    cl_event gate = NULL, ev = NULL;
-    if (c->gated) {
-        cl_int err;
-        gate = clCreateUserEvent(clpool_context_cl_context(ctx), &err);
-        ck_assert_int_eq(err, CL_SUCCESS);
-    }
-    st = clpool_enqueue_max(ctx, c->api == API_OWN_QUEUE ? own_queue : NULL, dt, c->n, c->shapes, mems, off,
-                            imgs[out_img].mem, out_off, gate ? 1 : 0, gate ? &gate : NULL,
-                            (c->want_event || gate) ? &ev : NULL);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_enqueue_max: %s: %s", desc, clpool_status_string(st),
-                  clpool_last_error());
+    const cl_command_queue q = c->api == API_OWN_QUEUE ? cu_own_queue : clpool_context_cl_queue(cu_ctx);
+    cl_event gate = c->gated ? cu_user_event() : NULL, ev = NULL;
+    const clpool_status st = clpool_enqueue_max(cu_ctx, c->api == API_OWN_QUEUE ? cu_own_queue : NULL, dt, c->n,
+                                                c->shapes, mems, off, imgs[out_img].mem, out_off, gate ? 1 : 0,
+                                                gate ? &gate : NULL, (c->want_event || gate) ? &ev : NULL);
+    cu_assert_ok(st, "clpool_enqueue_max", desc);
     if (c->want_event || gate) ck_assert_msg(ev != NULL, "%s: no event returned", desc);
     if (gate) {
-        clFlush(q);
-        cl_int exec = CL_COMPLETE;
-        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-        ck_assert_msg(exec != CL_COMPLETE, "%s: Max completed before its wait list", desc);
+        cu_assert_pending(q, ev, "%s: Max", desc);
         ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
     }
-    wait_done(q, ev, desc);
-    for (int m = 0; m < n_img; ++m) {
-        const cl_int err = clEnqueueReadBuffer(clpool_context_cl_queue(ctx), imgs[m].mem, CL_TRUE, 0, imgs[m].size,
-                                               imgs[m].init, 0, NULL, NULL);
-        ck_assert_msg(err == CL_SUCCESS, "%s: clEnqueueReadBuffer failed: %d", desc, (int)err);
-    }
+    cu_wait_done(q, ev, desc);
+    for (int m = 0; m < n_img; ++m)
+        cu_read_back(clpool_context_cl_queue(cu_ctx), imgs[m].mem, imgs[m].init, imgs[m].size, desc);
     compare_output(c, &ref_shape, want, imgs[out_img].init + out_off, n_out, desc);
     for (int m = 0; m < n_img; ++m) compare_image(&imgs[m], m == out_img ? "output buffer" : "input buffer", desc);
 
@@ -331,29 +220,6 @@ static void run_case(const max_case *c, const char *label)
 }
 
 /* ------------------------------------------------------ random inputs */
-
-static const clpool_dtype all_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16,
-                                          CLPOOL_INT8,    CLPOOL_INT16,   CLPOOL_INT32,   CLPOOL_INT64,
-                                          CLPOOL_UINT8,   CLPOOL_UINT16,  CLPOOL_UINT32,  CLPOOL_UINT64};
-
-/* NaN bit patterns per float dtype: quiet, negative, payload, signalling, negative signalling. */
-static const uint64_t nan_f32[] = {0x7FC00000u, 0xFFC00000u, 0x7FC00123u, 0x7F800001u, 0xFFBFFFFFu};
-static const uint64_t nan_f64[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF8000000000ABCull,
-                                   0x7FF0000000000001ull, 0xFFF7FFFFFFFFFFFFull};
-static const uint64_t nan_f16[] = {0x7E00u, 0xFE00u, 0x7E12u, 0x7C01u, 0xFD00u};
-static const uint64_t nan_bf16[] = {0x7FC0u, 0xFFC0u, 0x7FC5u, 0x7F81u, 0xFF90u};
-#define N_NAN 5
-
-static const uint64_t *nan_patterns(clpool_dtype dtype)
-{
-    switch (dtype) {
-    case CLPOOL_FLOAT32: return nan_f32;
-    case CLPOOL_FLOAT64: return nan_f64;
-    case CLPOOL_FLOAT16: return nan_f16;
-    case CLPOOL_BFLOAT16: return nan_bf16;
-    default: return NULL;
-    }
-}
 
 #define S64(v) ((uint64_t)(int64_t)(v))
 #define P53 ((int64_t)1 << 53)
@@ -434,7 +300,7 @@ static void fill_random(ref_rng *r, clpool_dtype dtype, void *data, int64_t n, c
     for (int64_t i = 0; i < n; ++i) {
         const double u = ref_rng_unit(r);
         if (ref_dtype_is_float(dtype) && u < nan_rate) {
-            ref_store_bits(dtype, data, i, nan_patterns(dtype)[ref_rng_range(r, 0, N_NAN - 1)]);
+            ref_store_bits(dtype, data, i, cu_nan_patterns(dtype)[ref_rng_range(r, 0, CU_N_NAN - 1)]);
         } else if (mix->dense) {
             ref_store_bits(dtype, data, i, dense_value(r, dtype));
         } else if (ref_dtype_is_float(dtype)) {
@@ -465,9 +331,7 @@ static void fill_random(ref_rng *r, clpool_dtype dtype, void *data, int64_t n, c
                 ref_store_bits(dtype, data, i, ref_rng_next(r));
         }
         unsigned char *p = (unsigned char *)data + (size_t)i * es;
-        size_t b = 0;
-        while (b < es && p[b] == SENTINEL) ++b;
-        if (b == es) p[0] ^= 1; /* an unwritten output element must never look right */
+        if (cu_all_sentinel(p, es)) p[0] ^= 1; /* an unwritten output element must never look right */
     }
 }
 
@@ -563,7 +427,7 @@ static void random_case(ref_rng *r, clpool_dtype dtype, size_t n_max, max_case *
 
 static void random_suite(clpool_dtype dtype, uint64_t seed, int cases, size_t n_max)
 {
-    if (!dtype_runs(dtype)) return;
+    if (!cu_dtype_runs(dtype, "Max")) return;
     ref_rng r;
     ref_rng_seed(&r, seed);
     int empty = 0, inplace = 0, many = 0;
@@ -618,7 +482,7 @@ END_TEST
 static void spot(clpool_dtype dtype, size_t n, const clpool_shape *shapes, const uint64_t *const *bits,
                  const uint64_t *want, const char *label)
 {
-    if (!dtype_runs(dtype)) return;
+    if (!cu_dtype_runs(dtype, "Max")) return;
     max_case c;
     case_init(&c, dtype);
     c.n = n;
@@ -658,8 +522,6 @@ static void spot(clpool_dtype dtype, size_t n, const clpool_shape *shapes, const
     for (size_t i = 0; i < n; ++i) free(blocks[i]);
 }
 
-static const clpool_dtype float_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
-
 static uint64_t fbits(clpool_dtype dtype, double v)
 {
     uint64_t b = 0;
@@ -671,8 +533,8 @@ static uint64_t fbits(clpool_dtype dtype, double v)
 START_TEST(test_nan_and_signed_zero)
 {
     for (size_t t = 0; t < 4; ++t) {
-        const clpool_dtype dt = float_dtypes[t];
-        const uint64_t *nan = nan_patterns(dt);
+        const clpool_dtype dt = cu_float_dtypes[t];
+        const uint64_t *nan = cu_nan_patterns(dt);
         const uint64_t z = fbits(dt, 0.0), nz = fbits(dt, -0.0), one = fbits(dt, 1.0), two = fbits(dt, 2.0);
         const uint64_t pinf = fbits(dt, INFINITY), ninf = fbits(dt, -INFINITY);
         /*            0       1       2      3     4       5       6       7      */
@@ -763,7 +625,7 @@ END_TEST
 static void inplace_case(clpool_dtype dtype, uint64_t seed, size_t n, int k, int packed, const clpool_shape *full,
                          run_api api)
 {
-    if (!dtype_runs(dtype)) return;
+    if (!cu_dtype_runs(dtype, "Max")) return;
     ref_rng r;
     ref_rng_seed(&r, seed);
     max_case c;
@@ -801,7 +663,7 @@ END_TEST
 
 static void many_inputs(clpool_dtype dtype, uint64_t seed, size_t n, const clpool_shape *full, int gated)
 {
-    if (!dtype_runs(dtype)) return;
+    if (!cu_dtype_runs(dtype, "Max")) return;
     ref_rng r;
     ref_rng_seed(&r, seed);
     max_case c;
@@ -818,14 +680,14 @@ static void many_inputs(clpool_dtype dtype, uint64_t seed, size_t n, const clpoo
     }
     c.out_gap = 7 * ref_dtype_size(dtype);
     char label[96];
-    snprintf(label, sizeof label, "%zu inputs on an %s queue", n, own_queue_ooo ? "out-of-order" : "in-order");
+    snprintf(label, sizeof label, "%zu inputs on an %s queue", n, cu_own_queue_ooo ? "out-of-order" : "in-order");
     run_case(&c, label);
     case_data_free(&cd);
 }
 
 START_TEST(test_many_inputs_out_of_order)
 {
-    if (!own_queue_ooo) printf("note: device has no out-of-order queues; many-input cases run in order\n");
+    if (!cu_own_queue_ooo) printf("note: device has no out-of-order queues; many-input cases run in order\n");
     const clpool_shape big = {4, {2, 3, 17, 19}}, small = {2, {5, 7}};
     many_inputs(CLPOOL_FLOAT32, 0x7001, 9, &big, 0);
     many_inputs(CLPOOL_FLOAT32, 0x7002, 13, &big, 1);
@@ -846,7 +708,7 @@ START_TEST(test_empty_outputs)
     };
     for (size_t k = 0; k < sizeof empties / sizeof empties[0]; ++k) {
         max_case c;
-        case_init(&c, all_dtypes[k * 5 % 12]);
+        case_init(&c, cu_all_dtypes[k * 5 % 12]);
         c.n = 3;
         static const unsigned char zeros[64];
         for (int i = 0; i < 3; ++i) c.shapes[i] = empties[k][i], c.data[i] = zeros, c.gap[i] = 8;
@@ -967,7 +829,7 @@ START_TEST(test_validation)
     const vcase *vc = &vcases[_i];
     vcall v;
     memset(&v, 0, sizeof v);
-    v.ctx = ctx;
+    v.ctx = cu_ctx;
     v.dtype = CLPOOL_FLOAT32;
     v.n = 3;
     v.shapes[0] = full234;
@@ -977,10 +839,7 @@ START_TEST(test_validation)
     v.inputs_ptr = v.inputs;
     v.offsets_ptr = v.offsets;
     cl_mem mems[VIN + 1];
-    for (int i = 0; i <= VIN; ++i) {
-        static const unsigned char zeros[VBUF];
-        mems[i] = buffer_from(zeros, VBUF);
-    }
+    for (int i = 0; i <= VIN; ++i) mems[i] = cu_zero_buffer(VBUF);
     for (int i = 0; i < VIN; ++i) v.inputs[i] = mems[i];
     v.output = mems[VIN];
 
@@ -988,18 +847,7 @@ START_TEST(test_validation)
     cl_event ev = NULL;
     const clpool_status st = clpool_enqueue_max(v.ctx, NULL, v.dtype, v.n, v.shapes_ptr, v.inputs_ptr, v.offsets_ptr,
                                                 v.output, v.out_off, v.num_wait, v.wait, &ev);
-    const char *msg = clpool_last_error();
-    ck_assert_msg(st == vc->status, "%s: status %s, expected %s (%s)", vc->name, clpool_status_string(st),
-                  clpool_status_string(vc->status), msg);
-    if (vc->status == CLPOOL_SUCCESS) {
-        ck_assert_ptr_nonnull(ev);
-        ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
-        clReleaseEvent(ev);
-    } else {
-        ck_assert_msg(strstr(msg, vc->message) != NULL, "%s: message \"%s\" lacks \"%s\"", vc->name, msg,
-                      vc->message);
-        ck_assert_msg(ev == NULL, "%s: a failed call returned an event", vc->name);
-    }
+    cu_assert_enqueue_status(vc->name, NULL, st, ev, vc->status, vc->message);
     for (int i = 0; i <= VIN; ++i) clReleaseMemObject(mems[i]);
 }
 END_TEST
@@ -1026,19 +874,10 @@ END_TEST
 
 /* ------------------------------------------------------------ main */
 
-static TCase *tcase(Suite *s, const char *name, int with_ctx)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, TIMEOUT);
-    if (with_ctx) tcase_add_checked_fixture(tc, ctx_setup, ctx_teardown);
-    suite_add_tcase(s, tc);
-    return tc;
-}
-
 int main(void)
 {
     Suite *s = suite_create("max");
-    TCase *tc = tcase(s, "random", 1);
+    TCase *tc = cu_tcase(s, "random", 1);
     tcase_add_test(tc, test_random_float32);
     tcase_add_test(tc, test_random_float64);
     tcase_add_test(tc, test_random_float16);
@@ -1052,7 +891,7 @@ int main(void)
     tcase_add_test(tc, test_random_uint32);
     tcase_add_test(tc, test_random_uint64);
 
-    tc = tcase(s, "semantics", 1);
+    tc = cu_tcase(s, "semantics", 1);
     tcase_add_test(tc, test_nan_and_signed_zero);
     tcase_add_test(tc, test_wide_integers_exact);
     tcase_add_test(tc, test_broadcast_shapes);
@@ -1060,14 +899,10 @@ int main(void)
     tcase_add_test(tc, test_many_inputs_out_of_order);
     tcase_add_test(tc, test_empty_outputs);
 
-    tc = tcase(s, "validation", 1);
+    tc = cu_tcase(s, "validation", 1);
     tcase_add_loop_test(tc, test_validation, 0, N_VCASES);
-    tc = tcase(s, "validation_host", 0);
+    tc = cu_tcase(s, "validation_host", 0);
     tcase_add_test(tc, test_output_shape_fn);
 
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return cu_run_suite(s, CK_ENV);
 }

@@ -4,13 +4,13 @@
  * one test per validation path, and empty-output / wait-list behaviour.
  *
  * Every run goes through run_case_expect(): buffers are laid out as
- * [offset bytes of sentinel][tensor][GUARD bytes of sentinel]; afterwards the
+ * [offset bytes of sentinel][tensor][CU_GUARD bytes of sentinel]; afterwards the
  * sentinel regions must be intact, no tensor element may still hold the
  * sentinel (the generators never produce it), the input must be unchanged,
  * and values (bitwise) and indices must equal the reference.
  *
  * Check forks every test; the OpenCL context is created inside the child by
- * a checked fixture, never in main().
+ * the checked fixture of check_util.c, never in main().
  */
 #include <check.h>
 #include <math.h>
@@ -20,45 +20,8 @@
 
 #include <clpool/clpool.h>
 
+#include "check_util.h"
 #include "reference.h"
-
-#define SENTINEL 0xA5 /* no generated value or index consists of these bytes */
-#define GUARD 64      /* sentinel bytes after every tensor */
-#define TIMEOUT 600
-
-/* ------------------------------------------------------------- fixture */
-
-static clpool_context *ctx;
-static cl_command_queue own_queue; /* a caller queue (out-of-order if the device allows) */
-
-static void ctx_setup(void)
-{
-    clpool_status st = clpool_context_create(NULL, &ctx);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "clpool_context_create: %s: %s", clpool_status_string(st),
-                  clpool_last_error());
-    cl_device_id dev = clpool_context_cl_device(ctx);
-    cl_command_queue_properties supported = 0;
-    clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL);
-    cl_int err;
-    own_queue = clCreateCommandQueue(clpool_context_cl_context(ctx), dev,
-                                     supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
-    ck_assert_msg(own_queue != NULL, "clCreateCommandQueue failed: %d", (int)err);
-}
-
-static void ctx_teardown(void)
-{
-    if (own_queue) clReleaseCommandQueue(own_queue);
-    own_queue = NULL;
-    clpool_context_release(ctx);
-    ctx = NULL;
-}
-
-static int device_has_fp64(void)
-{
-    clpool_device_info info;
-    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
-    return info.has_fp64;
-}
 
 /* --------------------------------------------------------------- cases */
 
@@ -75,31 +38,25 @@ typedef struct mp_case {
     int want_event;                  /* API_ENQUEUE: ask for an event */
 } mp_case;
 
-static int fmt_list(char *buf, size_t len, const int64_t *v, int32_t n)
-{
-    int used = snprintf(buf, len, "[");
-    for (int32_t i = 0; i < n && (size_t)used < len; ++i)
-        used += snprintf(buf + used, len - used, i ? ",%lld" : "%lld", (long long)v[i]);
-    if ((size_t)used < len) used += snprintf(buf + used, len - used, "]");
-    return used;
-}
-
 /* One line naming everything about a case, for failure messages. */
 static const char *describe(const mp_case *c, char *buf, size_t len)
 {
     const clpool_maxpool_params *p = &c->params;
     const int32_t ns = p->spatial_rank;
-    char shape[160], k[128], s[128], d[128], pads[256];
-    fmt_list(shape, sizeof shape, c->shape.dims, c->shape.rank);
-    fmt_list(k, sizeof k, p->kernel_shape, ns);
-    fmt_list(s, sizeof s, p->strides, ns);
-    fmt_list(d, sizeof d, p->dilations, ns);
-    fmt_list(pads, sizeof pads, p->pads, 2 * ns);
-    snprintf(buf, len,
-             "%s input %s kernel %s strides %s dilations %s pads %s ceil_mode %d auto_pad %d storage_order %d "
-             "indices %d api %d offsets %zu/%zu/%zu",
-             clpool_dtype_name(c->dtype), shape, k, s, d, pads, (int)p->ceil_mode, (int)p->auto_pad,
-             (int)p->storage_order, c->with_indices, (int)c->api, c->in_off, c->out_off, c->idx_off);
+    buf[0] = '\0';
+    cu_append(buf, len, "%s input ", clpool_dtype_name(c->dtype));
+    cu_append_dims(buf, len, c->shape.dims, c->shape.rank);
+    cu_append(buf, len, " kernel ");
+    cu_append_dims(buf, len, p->kernel_shape, ns);
+    cu_append(buf, len, " strides ");
+    cu_append_dims(buf, len, p->strides, ns);
+    cu_append(buf, len, " dilations ");
+    cu_append_dims(buf, len, p->dilations, ns);
+    cu_append(buf, len, " pads ");
+    cu_append_dims(buf, len, p->pads, 2 * ns);
+    cu_append(buf, len, " ceil_mode %d auto_pad %d storage_order %d indices %d api %d offsets %zu/%zu/%zu",
+              (int)p->ceil_mode, (int)p->auto_pad, (int)p->storage_order, c->with_indices, (int)c->api, c->in_off,
+              c->out_off, c->idx_off);
     return buf;
 }
 
@@ -122,52 +79,20 @@ static mp_case make_case(clpool_dtype dtype, int32_t rank, const int64_t *dims, 
 
 /* ------------------------------------------------------ running a case */
 
-/* Checks the sentinel regions of an image [lead][body][GUARD] and that no
+/* Checks the sentinel regions of an image [lead][body][CU_GUARD] and that no
  * element of the body still holds the sentinel. */
 static void verify_image(const unsigned char *img, size_t lead, int64_t elements, size_t esize, const char *what,
                          const char *desc)
 {
-    const size_t body = (size_t)elements * esize;
-    for (size_t i = 0; i < lead; ++i)
-        ck_assert_msg(img[i] == SENTINEL, "%s: %s: byte %zu before the tensor was overwritten (0x%02x)", desc, what,
-                      lead - i, img[i]);
-    for (size_t i = 0; i < GUARD; ++i)
-        ck_assert_msg(img[lead + body + i] == SENTINEL,
-                      "%s: %s: guard byte %zu after the tensor was overwritten (0x%02x)", desc, what, i,
-                      img[lead + body + i]);
-    for (int64_t e = 0; e < elements; ++e) {
-        size_t b = 0;
-        while (b < esize && img[lead + (size_t)e * esize + b] == SENTINEL) ++b;
-        ck_assert_msg(b < esize, "%s: %s element %lld was never written", desc, what, (long long)e);
-    }
-}
-
-static unsigned char *sentinel_image(size_t lead, size_t body)
-{
-    unsigned char *img = malloc(lead + body + GUARD);
-    ck_assert_ptr_nonnull(img);
-    memset(img, SENTINEL, lead + body + GUARD);
-    return img;
-}
-
-static cl_mem buffer_from(const unsigned char *img, size_t bytes)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                              (void *)img, &err);
-    ck_assert_msg(m != NULL, "clCreateBuffer(%zu) failed: %d", bytes, (int)err);
-    return m;
-}
-
-static void read_back(cl_command_queue q, cl_mem m, unsigned char *img, size_t bytes)
-{
-    cl_int err = clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, img, 0, NULL, NULL);
-    ck_assert_msg(err == CL_SUCCESS, "clEnqueueReadBuffer failed: %d", (int)err);
+    cu_assert_guards(img, lead, (size_t)elements * esize, what, desc);
+    for (int64_t e = 0; e < elements; ++e)
+        ck_assert_msg(!cu_all_sentinel(img + lead + (size_t)e * esize, esize), "%s: %s element %lld was never written",
+                      desc, what, (long long)e);
 }
 
 /*
  * Runs c through the chosen API and returns the output and indices images
- * ([lead][n_out elements][GUARD]; *out_lead / *idx_lead give the leads).
+ * ([lead][n_out elements][CU_GUARD]; *out_lead / *idx_lead give the leads).
  */
 static void execute(const mp_case *c, const void *input, int64_t n_in, int64_t n_out, unsigned char **out_img,
                     size_t *out_lead, unsigned char **idx_img, size_t *idx_lead, const char *desc)
@@ -175,47 +100,37 @@ static void execute(const mp_case *c, const void *input, int64_t n_in, int64_t n
     const size_t esize = ref_dtype_size(c->dtype);
     const size_t in_bytes = (size_t)n_in * esize, out_bytes = (size_t)n_out * esize, idx_bytes = (size_t)n_out * 8;
     const int host = c->api == API_HOST;
-    *out_lead = host ? GUARD : c->out_off;
-    *idx_lead = host ? GUARD : c->idx_off;
-    const size_t in_lead = host ? GUARD : c->in_off;
-    unsigned char *in_img = sentinel_image(in_lead, in_bytes);
-    memcpy(in_img + in_lead, input, in_bytes);
-    *out_img = sentinel_image(*out_lead, out_bytes);
-    *idx_img = c->with_indices ? sentinel_image(*idx_lead, idx_bytes) : NULL;
+    *out_lead = host ? CU_GUARD : c->out_off;
+    *idx_lead = host ? CU_GUARD : c->idx_off;
+    const size_t in_lead = host ? CU_GUARD : c->in_off;
+    unsigned char *in_img = cu_sentinel_image(in_lead, input, in_bytes);
+    *out_img = cu_sentinel_image(*out_lead, NULL, out_bytes);
+    *idx_img = c->with_indices ? cu_sentinel_image(*idx_lead, NULL, idx_bytes) : NULL;
     clpool_status st;
 
     if (host) {
-        st = clpool_maxpool_host(ctx, &c->params, c->dtype, &c->shape, in_img + in_lead, *out_img + *out_lead,
+        st = clpool_maxpool_host(cu_ctx, &c->params, c->dtype, &c->shape, in_img + in_lead, *out_img + *out_lead,
                                  c->with_indices ? (int64_t *)(void *)(*idx_img + *idx_lead) : NULL);
-        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_maxpool_host: %s: %s", desc, clpool_status_string(st),
-                      clpool_last_error());
+        cu_assert_ok(st, "clpool_maxpool_host", desc);
     } else {
-        cl_mem in_mem = buffer_from(in_img, in_lead + in_bytes + GUARD);
-        cl_mem out_mem = buffer_from(*out_img, *out_lead + out_bytes + GUARD);
-        cl_mem idx_mem = c->with_indices ? buffer_from(*idx_img, *idx_lead + idx_bytes + GUARD) : NULL;
+        cl_mem in_mem = cu_buffer_from(in_img, CU_IMAGE_BYTES(in_lead, in_bytes));
+        cl_mem out_mem = cu_buffer_from(*out_img, CU_IMAGE_BYTES(*out_lead, out_bytes));
+        cl_mem idx_mem = c->with_indices ? cu_buffer_from(*idx_img, CU_IMAGE_BYTES(*idx_lead, idx_bytes)) : NULL;
         const int own = c->api == API_ENQUEUE_OWN_QUEUE;
-        cl_command_queue q = own ? own_queue : clpool_context_cl_queue(ctx);
+        cl_command_queue q = own ? cu_own_queue : clpool_context_cl_queue(cu_ctx);
         cl_event ev = NULL;
-        st = clpool_enqueue_maxpool(ctx, own ? own_queue : NULL, &c->params, c->dtype, &c->shape, in_mem, c->in_off,
-                                    out_mem, c->out_off, idx_mem, c->idx_off, 0, NULL,
+        st = clpool_enqueue_maxpool(cu_ctx, own ? cu_own_queue : NULL, &c->params, c->dtype, &c->shape, in_mem,
+                                    c->in_off, out_mem, c->out_off, idx_mem, c->idx_off, 0, NULL,
                                     (own || c->want_event) ? &ev : NULL);
-        ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_enqueue_maxpool: %s: %s", desc, clpool_status_string(st),
-                      clpool_last_error());
+        cu_assert_ok(st, "clpool_enqueue_maxpool", desc);
         if (own || c->want_event) {
             ck_assert_msg(ev != NULL, "%s: no event returned", desc);
-            ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
-            cl_int exec = -1;
-            clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-            ck_assert_msg(exec == CL_COMPLETE, "%s: event status %d after wait", desc, (int)exec);
+            cu_wait_done(q, ev, desc);
             clReleaseEvent(ev);
         }
-        unsigned char *in_after = malloc(in_lead + in_bytes + GUARD);
-        ck_assert_ptr_nonnull(in_after);
-        read_back(q, in_mem, in_after, in_lead + in_bytes + GUARD);
-        read_back(q, out_mem, *out_img, *out_lead + out_bytes + GUARD);
-        if (idx_mem) read_back(q, idx_mem, *idx_img, *idx_lead + idx_bytes + GUARD);
-        ck_assert_msg(memcmp(in_after, in_img, in_lead + in_bytes + GUARD) == 0, "%s: the input buffer changed", desc);
-        free(in_after);
+        cu_assert_buffer_unchanged(q, in_mem, in_img, CU_IMAGE_BYTES(in_lead, in_bytes), "input", desc);
+        cu_read_back(q, out_mem, *out_img, CU_IMAGE_BYTES(*out_lead, out_bytes), desc);
+        if (idx_mem) cu_read_back(q, idx_mem, *idx_img, CU_IMAGE_BYTES(*idx_lead, idx_bytes), desc);
         clReleaseMemObject(in_mem);
         clReleaseMemObject(out_mem);
         if (idx_mem) clReleaseMemObject(idx_mem);
@@ -241,13 +156,8 @@ static void run_case_expect(const mp_case *c, const void *input, const clpool_sh
     char why[256] = "";
     ck_assert_msg(ref_maxpool_shape(&c->shape, &c->params, &ref_shape, NULL, why, sizeof why) == 0,
                   "%s: reference rejects the case: %s", desc, why);
-    clpool_status st = clpool_maxpool_output_shape(&c->shape, &c->params, &lib_shape);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: clpool_maxpool_output_shape: %s: %s", desc, clpool_status_string(st),
-                  clpool_last_error());
-    ck_assert_int_eq(lib_shape.rank, ref_shape.rank);
-    for (int32_t i = 0; i < ref_shape.rank; ++i)
-        ck_assert_msg(lib_shape.dims[i] == ref_shape.dims[i], "%s: output dim %d: library %lld, reference %lld", desc,
-                      (int)i, (long long)lib_shape.dims[i], (long long)ref_shape.dims[i]);
+    cu_assert_ok(clpool_maxpool_output_shape(&c->shape, &c->params, &lib_shape), "clpool_maxpool_output_shape", desc);
+    cu_assert_shape_eq(&lib_shape, &ref_shape, desc);
 
     const int64_t n_in = ref_shape_elements(&c->shape), n_out = ref_shape_elements(&ref_shape);
     void *ref_out = malloc((size_t)n_out * esize + 1);
@@ -297,25 +207,6 @@ static void run_case(const mp_case *c, const void *input) { run_case_expect(c, i
 
 /* ------------------------------------------------------ random inputs */
 
-/* NaN bit patterns per float dtype: quiet, negative, payload, signalling. */
-static const uint64_t nan_f32[] = {0x7FC00000u, 0xFFC00000u, 0x7FC00123u, 0x7F800001u, 0xFFBFFFFFu};
-static const uint64_t nan_f64[] = {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF8000000000ABCull,
-                                   0x7FF0000000000001ull, 0xFFF7FFFFFFFFFFFFull};
-static const uint64_t nan_f16[] = {0x7E00u, 0xFE00u, 0x7E12u, 0x7C01u, 0xFD00u};
-static const uint64_t nan_bf16[] = {0x7FC0u, 0xFFC0u, 0x7FC5u, 0x7F81u, 0xFF90u};
-
-static const uint64_t *nan_patterns(clpool_dtype dtype)
-{
-    switch (dtype) {
-    case CLPOOL_FLOAT32: return nan_f32;
-    case CLPOOL_FLOAT64: return nan_f64;
-    case CLPOOL_FLOAT16: return nan_f16;
-    case CLPOOL_BFLOAT16: return nan_bf16;
-    default: return NULL;
-    }
-}
-#define N_NAN_PATTERNS 5
-
 static const int int8_values[] = {-128, -127, -1, 127, 126};
 static const int uint8_values[] = {255, 254, 128, 127};
 
@@ -331,7 +222,7 @@ static void fill_random(ref_rng *r, clpool_dtype dtype, void *data, int64_t n)
         } else if (dtype == CLPOOL_UINT8) {
             ref_store(dtype, data, i, u < 0.8 ? (double)ref_rng_range(r, 0, 3) : uint8_values[ref_rng_range(r, 0, 3)]);
         } else if (u < nan_rate) {
-            ref_store_bits(dtype, data, i, nan_patterns(dtype)[ref_rng_range(r, 0, N_NAN_PATTERNS - 1)]);
+            ref_store_bits(dtype, data, i, cu_nan_patterns(dtype)[ref_rng_range(r, 0, CU_N_NAN - 1)]);
         } else if (u < nan_rate + inf_rate) {
             ref_store(dtype, data, i, ref_rng_chance(r, 0.5) ? INFINITY : -INFINITY);
         } else if (u < nan_rate + inf_rate + 0.05) {
@@ -394,10 +285,7 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
  */
 static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32_t ns_hi, int cases, run_api only_api)
 {
-    if (dtype == CLPOOL_FLOAT64 && !device_has_fp64()) {
-        printf("note: device has no cl_khr_fp64, float64 MaxPool cases skipped\n");
-        return;
-    }
+    if (!cu_dtype_runs(dtype, "MaxPool")) return;
     ref_rng r;
     ref_rng_seed(&r, seed);
     int ran = 0, rejected = 0;
@@ -617,10 +505,9 @@ START_TEST(test_ties_first_wins)
     spot(&c, sevens, (int64_t[]){1, 1, 4, 4}, out, (int64_t[]){0, 0, 1, 2, 0, 0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8});
 
     /* Signed zeros tie: the first one's bits are copied. */
-    static const clpool_dtype floats[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
     for (size_t t = 0; t < 4; ++t) {
-        if (floats[t] == CLPOOL_FLOAT64 && !device_has_fp64()) continue;
-        c = make_case(floats[t], 3, (int64_t[]){1, 1, 4}, (int64_t[]){2});
+        if (cu_float_dtypes[t] == CLPOOL_FLOAT64 && !cu_device_has_fp64()) continue;
+        c = make_case(cu_float_dtypes[t], 3, (int64_t[]){1, 1, 4}, (int64_t[]){2});
         c.params.strides[0] = 2;
         spot(&c, (double[]){-0.0, 0.0, 0.0, -0.0}, (int64_t[]){1, 1, 2}, (double[]){-0.0, 0.0}, (int64_t[]){0, 2});
     }
@@ -629,11 +516,10 @@ END_TEST
 
 START_TEST(test_nan_windows)
 {
-    static const clpool_dtype floats[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
     for (size_t t = 0; t < 4; ++t) {
-        const clpool_dtype dt = floats[t];
-        if (dt == CLPOOL_FLOAT64 && !device_has_fp64()) continue;
-        const uint64_t *nan = nan_patterns(dt);
+        const clpool_dtype dt = cu_float_dtypes[t];
+        if (dt == CLPOOL_FLOAT64 && !cu_device_has_fp64()) continue;
+        const uint64_t *nan = cu_nan_patterns(dt);
         /* [1, Na, 3, Nb, Nc, -inf, -inf, 2, +inf, Nd], kernel 2, stride 1. */
         static const double in[10] = {1, 0, 3, 0, 0, -INFINITY, -INFINITY, 2, INFINITY, 0};
         static const int nan_at[4] = {1, 3, 4, 9};
@@ -687,16 +573,9 @@ END_TEST
 
 /* ------------------------------------------------ empty output, events */
 
-static cl_mem small_buffer(void)
-{
-    static const unsigned char zeros[256];
-    return buffer_from(zeros, sizeof zeros);
-}
-
 START_TEST(test_empty_output_and_wait_list)
 {
-    cl_context cl = clpool_context_cl_context(ctx);
-    cl_mem in = small_buffer(), out = small_buffer(), idx = small_buffer();
+    cl_mem in = cu_zero_buffer(256), out = cu_zero_buffer(256), idx = cu_zero_buffer(256);
     clpool_maxpool_params p;
     ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, (int64_t[]){2, 2}), CLPOOL_SUCCESS);
     const clpool_shape empty = {4, {0, 3, 4, 4}};
@@ -706,39 +585,35 @@ START_TEST(test_empty_output_and_wait_list)
     ck_assert_int_eq(out_shape.dims[2], 3);
 
     /* The returned event must wait for the user event in the wait list. */
-    cl_int err;
-    cl_event gate = clCreateUserEvent(cl, &err), done = NULL;
-    ck_assert_int_eq(err, CL_SUCCESS);
-    clpool_status st = clpool_enqueue_maxpool(ctx, NULL, &p, CLPOOL_FLOAT32, &empty, in, 4, out, 8, idx, 16, 1, &gate,
-                                              &done);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+    cl_event gate = cu_user_event(), done = NULL;
+    clpool_status st = clpool_enqueue_maxpool(cu_ctx, NULL, &p, CLPOOL_FLOAT32, &empty, in, 4, out, 8, idx, 16, 1,
+                                              &gate, &done);
+    cu_assert_ok(st, "clpool_enqueue_maxpool", "empty, gated");
     ck_assert_ptr_nonnull(done);
-    clFlush(clpool_context_cl_queue(ctx));
-    cl_int exec = CL_COMPLETE;
-    ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
-    ck_assert_msg(exec != CL_COMPLETE, "empty MaxPool completed before its wait list");
+    cu_assert_pending(clpool_context_cl_queue(cu_ctx), done, "empty MaxPool");
     ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-    ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
-    ck_assert_int_eq(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL), CL_SUCCESS);
-    ck_assert_int_eq(exec, CL_COMPLETE);
+    cu_wait_done(clpool_context_cl_queue(cu_ctx), done, "empty MaxPool");
     clReleaseEvent(done);
     clReleaseEvent(gate);
 
     /* C = 0 on a caller queue, no wait list: still an event that completes. */
     const clpool_shape no_channels = {4, {2, 0, 4, 4}};
     done = NULL;
-    st = clpool_enqueue_maxpool(ctx, own_queue, &p, CLPOOL_INT8, &no_channels, in, 0, out, 0, NULL, 0, 0, NULL, &done);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
+    st = clpool_enqueue_maxpool(cu_ctx, cu_own_queue, &p, CLPOOL_INT8, &no_channels, in, 0, out, 0, NULL, 0, 0, NULL,
+                                &done);
+    cu_assert_ok(st, "clpool_enqueue_maxpool", "C = 0");
     ck_assert_ptr_nonnull(done);
     ck_assert_int_eq(clWaitForEvents(1, &done), CL_SUCCESS);
     clReleaseEvent(done);
 
     /* Without an event or wait list, and through the host helper. */
-    ck_assert_int_eq(clpool_enqueue_maxpool(ctx, NULL, &p, CLPOOL_UINT8, &empty, in, 0, out, 0, idx, 0, 0, NULL, NULL),
-                     CLPOOL_SUCCESS);
+    ck_assert_int_eq(
+        clpool_enqueue_maxpool(cu_ctx, NULL, &p, CLPOOL_UINT8, &empty, in, 0, out, 0, idx, 0, 0, NULL, NULL),
+        CLPOOL_SUCCESS);
     unsigned char host_in[1], host_out[1];
     int64_t host_idx[1];
-    ck_assert_int_eq(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT16, &empty, host_in, host_out, host_idx), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_maxpool_host(cu_ctx, &p, CLPOOL_FLOAT16, &empty, host_in, host_out, host_idx),
+                     CLPOOL_SUCCESS);
     clReleaseMemObject(in);
     clReleaseMemObject(out);
     clReleaseMemObject(idx);
@@ -751,23 +626,18 @@ START_TEST(test_wait_list_honoured)
     mp_case c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 4, 4}, (int64_t[]){2, 2});
     float input[16];
     for (int i = 0; i < 16; ++i) input[i] = (float)i;
-    cl_mem in = buffer_from((const unsigned char *)input, sizeof input);
+    cl_mem in = cu_buffer_from(input, sizeof input);
     unsigned char init[9 * 4];
-    memset(init, SENTINEL, sizeof init);
-    cl_mem out = buffer_from(init, sizeof init);
-    cl_int err;
-    cl_event gate = clCreateUserEvent(clpool_context_cl_context(ctx), &err), done = NULL;
-    ck_assert_int_eq(err, CL_SUCCESS);
-    clpool_status st = clpool_enqueue_maxpool(ctx, own_queue, &c.params, c.dtype, &c.shape, in, 0, out, 0, NULL, 0, 1,
-                                              &gate, &done);
-    ck_assert_msg(st == CLPOOL_SUCCESS, "%s: %s", clpool_status_string(st), clpool_last_error());
-    clFlush(own_queue);
-    cl_int exec = CL_COMPLETE;
-    clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL);
-    ck_assert_msg(exec != CL_COMPLETE, "MaxPool completed before its wait list");
+    memset(init, CU_SENTINEL, sizeof init);
+    cl_mem out = cu_buffer_from(init, sizeof init);
+    cl_event gate = cu_user_event(), done = NULL;
+    clpool_status st = clpool_enqueue_maxpool(cu_ctx, cu_own_queue, &c.params, c.dtype, &c.shape, in, 0, out, 0, NULL,
+                                              0, 1, &gate, &done);
+    cu_assert_ok(st, "clpool_enqueue_maxpool", "gated");
+    cu_assert_pending(cu_own_queue, done, "MaxPool");
     ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
     float got[9];
-    ck_assert_int_eq(clEnqueueReadBuffer(own_queue, out, CL_TRUE, 0, sizeof got, got, 1, &done, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueReadBuffer(cu_own_queue, out, CL_TRUE, 0, sizeof got, got, 1, &done, NULL), CL_SUCCESS);
     for (int i = 0; i < 9; ++i) ck_assert_float_eq(got[i], (float)((i / 3 + 1) * 4 + i % 3 + 1));
     clReleaseEvent(done);
     clReleaseEvent(gate);
@@ -928,49 +798,27 @@ START_TEST(test_validation)
     const vcase *vc = &vcases[_i];
     vcall v;
     memset(&v, 0, sizeof v);
-    v.ctx = ctx;
+    v.ctx = cu_ctx;
     v.dtype = CLPOOL_FLOAT32;
     v.shape = (clpool_shape){4, {1, 1, 4, 4}};
     v.shape_ptr = &v.shape;
     ck_assert_int_eq(clpool_maxpool_params_init(&v.params, 2, (int64_t[]){2, 2}), CLPOOL_SUCCESS);
     v.params_ptr = &v.params;
-    cl_int err;
     cl_mem mems[3];
-    for (int i = 0; i < 3; ++i) {
-        mems[i] = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE, VBUF, NULL, &err);
-        ck_assert_int_eq(err, CL_SUCCESS);
-    }
+    for (int i = 0; i < 3; ++i) mems[i] = cu_zero_buffer(VBUF);
     v.input = mems[0], v.output = mems[1], v.indices = mems[2];
-    v.user_event = clCreateUserEvent(clpool_context_cl_context(ctx), &err);
-    ck_assert_int_eq(err, CL_SUCCESS);
+    v.user_event = cu_user_event();
 
     vc->mutate(&v);
     cl_event ev = NULL;
     const clpool_status st = clpool_enqueue_maxpool(v.ctx, v.queue, v.params_ptr, v.dtype, v.shape_ptr, v.input,
                                                     v.in_off, v.output, v.out_off, v.indices, v.idx_off, v.num_wait,
                                                     v.wait, &ev);
-    const char *msg = clpool_last_error();
-    ck_assert_msg(st == vc->status, "%s: status %s, expected %s (%s)", vc->name, clpool_status_string(st),
-                  clpool_status_string(vc->status), msg);
-    if (vc->status == CLPOOL_SUCCESS) {
-        ck_assert_ptr_nonnull(ev);
-        ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
-        clReleaseEvent(ev);
-    } else {
-        ck_assert_msg(strstr(msg, "clpool_enqueue_maxpool") && strstr(msg, vc->message),
-                      "%s: message \"%s\" lacks \"clpool_enqueue_maxpool\" or \"%s\"", vc->name, msg, vc->message);
-        ck_assert_msg(ev == NULL, "%s: a failed call returned an event", vc->name);
-    }
+    cu_assert_enqueue_status(vc->name, "clpool_enqueue_maxpool", st, ev, vc->status, vc->message);
     if (vc->shape_fn_too) {
         clpool_shape out;
         const clpool_status st2 = clpool_maxpool_output_shape(v.shape_ptr, v.params_ptr, &out);
-        msg = clpool_last_error();
-        ck_assert_msg(st2 == vc->status, "%s: output_shape status %s, expected %s (%s)", vc->name,
-                      clpool_status_string(st2), clpool_status_string(vc->status), msg);
-        if (vc->status != CLPOOL_SUCCESS)
-            ck_assert_msg(strstr(msg, "clpool_maxpool_output_shape") && strstr(msg, vc->message),
-                          "%s: message \"%s\" lacks \"clpool_maxpool_output_shape\" or \"%s\"", vc->name, msg,
-                          vc->message);
+        cu_assert_status(vc->name, "clpool_maxpool_output_shape", st2, vc->status, vc->message);
     }
     if (v.other_context) {
         clReleaseCommandQueue(v.queue);
@@ -993,19 +841,10 @@ END_TEST
 
 /* ------------------------------------------------------------ main */
 
-static TCase *tcase(Suite *s, const char *name, int with_ctx)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, TIMEOUT);
-    if (with_ctx) tcase_add_checked_fixture(tc, ctx_setup, ctx_teardown);
-    suite_add_tcase(s, tc);
-    return tc;
-}
-
 int main(void)
 {
     Suite *s = suite_create("maxpool");
-    TCase *tc = tcase(s, "random", 1);
+    TCase *tc = cu_tcase(s, "random", 1);
     tcase_add_test(tc, test_random_float32);
     tcase_add_test(tc, test_random_float64);
     tcase_add_test(tc, test_random_float16);
@@ -1015,7 +854,7 @@ int main(void)
     tcase_add_test(tc, test_random_high_rank);
     tcase_add_test(tc, test_host_api);
 
-    tc = tcase(s, "onnx_semantics", 1);
+    tc = cu_tcase(s, "onnx_semantics", 1);
     tcase_add_test(tc, test_onnx_ceil_mode);
     tcase_add_test(tc, test_onnx_same_upper_lower);
     tcase_add_test(tc, test_onnx_dilations);
@@ -1024,18 +863,14 @@ int main(void)
     tcase_add_test(tc, test_nan_windows);
     tcase_add_test(tc, test_integer_extremes);
 
-    tc = tcase(s, "events", 1);
+    tc = cu_tcase(s, "events", 1);
     tcase_add_test(tc, test_empty_output_and_wait_list);
     tcase_add_test(tc, test_wait_list_honoured);
 
-    tc = tcase(s, "validation", 1);
+    tc = cu_tcase(s, "validation", 1);
     tcase_add_loop_test(tc, test_validation, 0, N_VCASES);
-    tc = tcase(s, "validation_host", 0);
+    tc = cu_tcase(s, "validation_host", 0);
     tcase_add_test(tc, test_validation_shape_fn_null_output);
 
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return cu_run_suite(s, CK_ENV);
 }
