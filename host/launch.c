@@ -52,10 +52,11 @@ clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__a
     return CLPOOL_SUCCESS;
 }
 
+/* Smallest power of two >= n, but never above cap (which need not be a power of two). */
 static size_t pow2_at_least(uint64_t n, size_t cap)
 {
     size_t p = 1;
-    while (p < n && p < cap) p <<= 1;
+    while (p < n && p * 2 <= cap) p <<= 1;
     return p;
 }
 

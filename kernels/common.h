@@ -158,9 +158,13 @@ typedef T16 CT16;
 #else
 #define MAX_BETTER8(v, best) convert_int8((v) > (best))
 #endif
+/* A 64-bit select() mask from an int8 one. Not plain convert_long8(m):
+ * rusticl (Mesa 22.3) folds the sign test of a widened comparison result to
+ * false, so select() would never take b; a fresh 64-bit compare is kept. */
+#define LONG_MASK8(m) (convert_long8(m) != 0)
 /* select() wants a mask with CT8's element width. */
 #if defined(DT_FLOAT64) || defined(DT_INT64) || defined(DT_UINT64)
-#define SELECT_MASK8(m) convert_long8(m)
+#define SELECT_MASK8(m) LONG_MASK8(m)
 #elif defined(DT_INT8) || defined(DT_UINT8)
 #define SELECT_MASK8(m) convert_char8(m)
 #elif defined(DT_INT16) || defined(DT_UINT16)

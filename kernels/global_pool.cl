@@ -61,13 +61,15 @@ inline long scan_max(__global const T *x, long first, long end, long step)
             const CT8 v = VLOAD8C(x + i);
             const int8 take = MAX_BETTER8(v, vbest);
             vbest = select(vbest, v, SELECT_MASK8(take));
-            vidx = select(vidx, (long8)(0, 1, 2, 3, 4, 5, 6, 7) + i, convert_long8(take));
+            vidx = select(vidx, (long8)(0, 1, 2, 3, 4, 5, 6, 7) + i, LONG_MASK8(take));
         }
+        long lane_idx[8]; /* OpenCL C 1.2 has no run-time vector subscripts */
+        vstore8(vidx, 0, lane_idx);
         for (int l = 0; l < 8; ++l) {
-            const CT v = LOAD(x, vidx[l]);
-            if (MAX_BETTER(v, best) || (!MAX_BETTER(best, v) && vidx[l] < best_i)) {
+            const CT v = LOAD(x, lane_idx[l]);
+            if (MAX_BETTER(v, best) || (!MAX_BETTER(best, v) && lane_idx[l] < best_i)) {
                 best = v;
-                best_i = vidx[l];
+                best_i = lane_idx[l];
             }
         }
     }

@@ -19,10 +19,13 @@
 #define MAX_ARITY 4
 #define MAX_RANK 12
 
-/* Mirrors clpool__max_geom in host/max.c. */
+/* Mirrors clpool__max_geom in host/max.c (same bytes). strides is flat,
+ * [k * MAX_RANK + d]: rusticl (Mesa 22.3) sizes a 2-D array member as
+ * outer length x element (long[4][12] as 32 bytes), so clSetKernelArg
+ * rejects the struct and the field offsets after it would be wrong. */
 typedef struct max_geom {
     long out_dims[MAX_RANK];
-    long strides[MAX_ARITY][MAX_RANK]; /* element strides per output dim, 0 = broadcast */
+    long strides[MAX_ARITY * MAX_RANK]; /* element strides per output dim, 0 = broadcast */
     long in_offset[MAX_ARITY];
     long out_offset;
     long unused;
@@ -50,13 +53,13 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
     long at[MAX_ARITY];
     for (int k = 0; k < ARITY; ++k) at[k] = g.in_offset[k];
 #if RANK >= 2
-    for (int k = 0; k < ARITY; ++k) at[k] += c1 * g.strides[k][RANK - 2];
+    for (int k = 0; k < ARITY; ++k) at[k] += c1 * g.strides[k * MAX_RANK + RANK - 2];
 #endif
     long rest = outer;
     for (int d = RANK - 3; d >= 0; --d) {
         const long c = rest % g.out_dims[d];
         rest /= g.out_dims[d];
-        for (int k = 0; k < ARITY; ++k) at[k] += c * g.strides[k][d];
+        for (int k = 0; k < ARITY; ++k) at[k] += c * g.strides[k * MAX_RANK + d];
     }
     for (int k = 0; k < ARITY; ++k) at[k] += CONTIGUOUS(k) ? i0 : 0;
     __global T *dst = out + g.out_offset + (outer * n1 + c1) * n0 + i0;

@@ -200,15 +200,14 @@ inline void maxpool2d_block8(__global const T *plane, __global T *out, __global 
             have |= valid;
         }
     }
+#if WITH_INDICES
     const int8 kh = best_tap / KW, kw = best_tap - kh * KW;
     const long8 h = convert_long8(h0 + kh * DH);
     const long8 w = convert_long8(w0 + lane * SW + kw * DW);
-    const long8 off = h * W + w;
-#if WITH_INDICES
 #if STORAGE_ORDER == 1
     const long8 idx = nc * H * W + w * H + h;
 #else
-    const long8 idx = nc * H * W + off;
+    const long8 idx = nc * H * W + h * W + w;
 #endif
 #endif
     if (lanes == 8) {
@@ -217,10 +216,17 @@ inline void maxpool2d_block8(__global const T *plane, __global T *out, __global 
         vstore8(idx, 0, indices + o);
 #endif
     } else {
-        for (int j = 0; j < lanes; ++j) {
-            out[o + j] = best_bits[j];
+        /* Ragged end of a row: spill the lanes (no run-time vector subscripts in OpenCL C 1.2). */
+        T lane_bits[8];
+        vstore8(best_bits, 0, lane_bits);
 #if WITH_INDICES
-            indices[o + j] = idx[j];
+        long lane_idx[8];
+        vstore8(idx, 0, lane_idx);
+#endif
+        for (int j = 0; j < lanes; ++j) {
+            out[o + j] = lane_bits[j];
+#if WITH_INDICES
+            indices[o + j] = lane_idx[j];
 #endif
         }
     }

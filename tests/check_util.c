@@ -265,3 +265,17 @@ void cu_assert_shape_eq(const clpool_shape *lib, const clpool_shape *ref, const 
         ck_assert_msg(lib->dims[a] == ref->dims[a], "%s: output dim %d: library %lld, reference %lld", desc, (int)a,
                       (long long)lib->dims[a], (long long)ref->dims[a]);
 }
+
+cl_uint cu_context_refcount(cl_context c)
+{
+    cl_uint n = 0;
+    ck_assert_int_eq(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+cl_uint cu_queue_refcount(cl_command_queue q)
+{
+    cl_uint n = 0;
+    ck_assert_int_eq(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}

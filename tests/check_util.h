@@ -137,4 +137,10 @@ void cu_assert_enqueue_status(const char *name, const char *fn, clpool_status go
 /** Asserts that a library output shape equals the reference's, rank and every dim. */
 void cu_assert_shape_eq(const clpool_shape *lib, const clpool_shape *ref, const char *desc);
 
+/* ------------------------------------------------------ reference counts */
+
+/** CL_CONTEXT_REFERENCE_COUNT / CL_QUEUE_REFERENCE_COUNT (asserts the query succeeds): retain/release balance tests. */
+cl_uint cu_context_refcount(cl_context c);
+cl_uint cu_queue_refcount(cl_command_queue q);
+
 #endif /* CLPOOL_TESTS_CHECK_UTIL_H */

@@ -102,20 +102,6 @@ START_TEST(device_specs)
 }
 END_TEST
 
-static cl_uint refcount_context(cl_context c)
-{
-    cl_uint n = 0;
-    ck_assert_int_eq(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
-    return n;
-}
-
-static cl_uint refcount_queue(cl_command_queue q)
-{
-    cl_uint n = 0;
-    ck_assert_int_eq(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
-    return n;
-}
-
 START_TEST(adopted_objects_are_retained_and_released_once)
 {
     clpool_device_info info;
@@ -125,17 +111,17 @@ START_TEST(adopted_objects_are_retained_and_released_once)
     ck_assert_int_eq(err, CL_SUCCESS);
     cl_command_queue q = clCreateCommandQueue(c, info.device, 0, &err);
     ck_assert_int_eq(err, CL_SUCCESS);
-    const cl_uint c0 = refcount_context(c), q0 = refcount_queue(q);
+    const cl_uint c0 = cu_context_refcount(c), q0 = cu_queue_refcount(q);
 
     clpool_context *ctx = NULL;
     ck_assert_int_eq(clpool_context_create_from_cl(c, info.device, q, &ctx), CLPOOL_SUCCESS);
     ck_assert_ptr_eq(clpool_context_cl_context(ctx), c);
     ck_assert_ptr_eq(clpool_context_cl_device(ctx), info.device);
     ck_assert_ptr_eq(clpool_context_cl_queue(ctx), q);
-    ck_assert_uint_gt(refcount_context(c), c0);
+    ck_assert_uint_gt(cu_context_refcount(c), c0);
     clpool_context_release(ctx);
-    ck_assert_uint_eq(refcount_context(c), c0);
-    ck_assert_uint_eq(refcount_queue(q), q0);
+    ck_assert_uint_eq(cu_context_refcount(c), c0);
+    ck_assert_uint_eq(cu_queue_refcount(q), q0);
 
     /* Without a queue clpool makes (and later releases) its own. */
     ck_assert_int_eq(clpool_context_create_from_cl(c, info.device, NULL, &ctx), CLPOOL_SUCCESS);
@@ -143,14 +129,14 @@ START_TEST(adopted_objects_are_retained_and_released_once)
     ck_assert_ptr_nonnull(own);
     ck_assert_ptr_ne(own, q);
     clpool_context_release(ctx);
-    ck_assert_uint_eq(refcount_context(c), c0);
+    ck_assert_uint_eq(cu_context_refcount(c), c0);
 
     /* A queue of another context is refused, and nothing is retained. */
     cl_context other = clCreateContext(NULL, 1, &info.device, NULL, NULL, &err);
     cl_command_queue oq = clCreateCommandQueue(other, info.device, 0, &err);
     ck_assert_int_eq(clpool_context_create_from_cl(c, info.device, oq, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "queue belongs to another context"));
-    ck_assert_uint_eq(refcount_context(c), c0);
+    ck_assert_uint_eq(cu_context_refcount(c), c0);
     ck_assert_int_eq(clpool_context_create_from_cl(NULL, info.device, NULL, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "context is NULL"));
     ck_assert_int_eq(clpool_context_create_from_cl(c, NULL, NULL, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT);
@@ -249,6 +235,41 @@ START_TEST(kernel_dir_override_loads_sources_from_disk)
 }
 END_TEST
 
+/* float64 runs where the device has cl_khr_fp64; elsewhere every op refuses
+ * it with CLPOOL_ERROR_UNSUPPORTED_DEVICE (never a kernel build failure). */
+START_TEST(float64_needs_fp64)
+{
+    clpool_context *ctx = cu_context_create();
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    const clpool_status want = info.has_fp64 ? CLPOOL_SUCCESS : CLPOOL_ERROR_UNSUPPORTED_DEVICE;
+    const int64_t k[1] = {2};
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 1, k);
+    clpool_shape in = {3, {1, 1, 4}};
+    const double x[4] = {1, 5, 2, 3};
+    double out[4] = {0}; /* Max writes 4 */
+    const void *inputs[2] = {x, x};
+    const clpool_shape shapes[2] = {in, in};
+    const char *names[5] = {"MaxPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool", "Max"};
+    for (int op = 0; op < 5; ++op) {
+        clpool_status st = op == 0 ? clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT64, &in, x, out, NULL)
+                         : op == 1 ? clpool_global_max_pool_host(ctx, CLPOOL_FLOAT64, &in, x, out)
+                         : op == 2 ? clpool_global_average_pool_host(ctx, CLPOOL_FLOAT64, &in, x, out)
+                         : op == 3 ? clpool_global_lp_pool_host(ctx, 2.0, CLPOOL_FLOAT64, &in, x, out)
+                                   : clpool_max_host(ctx, CLPOOL_FLOAT64, 2, shapes, inputs, out);
+        ck_assert_msg(st == want, "%s float64: %s, expected %s (%s)", names[op], clpool_status_string(st),
+                      clpool_status_string(want), clpool_last_error());
+        if (st != CLPOOL_SUCCESS)
+            ck_assert_msg(strstr(clpool_last_error(), "float64 needs cl_khr_fp64") != NULL, "%s", clpool_last_error());
+    }
+    if (!info.has_fp64) printf("note: device has no cl_khr_fp64: float64 refused by every op as expected\n");
+    float f[3];
+    ck_assert_int_eq(small_maxpool(ctx, f), CLPOOL_SUCCESS); /* the context stays usable */
+    clpool_context_release(ctx);
+}
+END_TEST
+
 START_TEST(tensor_round_trip_and_errors)
 {
     clpool_context *ctx = cu_context_create();
@@ -306,6 +327,7 @@ static Suite *core_suite(void)
     tcase_add_test(tc, last_error_is_per_thread);
     tcase_add_test(tc, broken_kernel_reports_build_log_and_context_stays_usable);
     tcase_add_test(tc, kernel_dir_override_loads_sources_from_disk);
+    tcase_add_test(tc, float64_needs_fp64);
     tcase_add_test(tc, tensor_round_trip_and_errors);
     return s;
 }

@@ -172,7 +172,8 @@ static int alloc_output(npy_array *out, int32_t dtype_code, const clpool_shape *
 
 static int api_error(const char *op, clpool_status status, char *err, size_t errlen)
 {
-    return errf(err, errlen, "%s failed: %s: %s", op, clpool_status_string(status), clpool_last_error());
+    errf(err, errlen, "%s failed: %s: %s", op, clpool_status_string(status), clpool_last_error());
+    return status == CLPOOL_ERROR_UNSUPPORTED_DEVICE ? CLI_UNSUPPORTED : -1;
 }
 
 /* Copy an INTS attribute into dst, checking its length. */
@@ -291,11 +292,9 @@ int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
         return errf(err, errlen, "%s takes %d..%d inputs, got %d", op->name, op->min_inputs, op->max_inputs, call->n_inputs);
     if (call->n_outputs < 1 || call->n_outputs > op->max_outputs)
         return errf(err, errlen, "%s produces 1..%d outputs, %d requested", op->name, op->max_outputs, call->n_outputs);
-    if (op->run(ctx, call, err, errlen) != 0) {
-        cli_op_call_free(call);
-        return -1;
-    }
-    return 0;
+    const int rc = op->run(ctx, call, err, errlen);
+    if (rc != 0) cli_op_call_free(call);
+    return rc;
 }
 
 void cli_op_call_free(cli_op_call *call)

@@ -28,7 +28,9 @@ int cli_op_known(const char *op);
 /* Parse `--name value` for `op` into attr (typed by the op's attribute table). */
 int cli_parse_attr(const char *op, const char *name, const char *value, onnx_attr *attr, char *err, size_t errlen);
 
-/* Validate the call and run it on ctx (blocking). Returns 0 or -1 with err set. */
+/* Validate the call and run it on ctx (blocking). Returns 0, or -1 with err set
+ * (CLI_UNSUPPORTED when the device lacks a feature, e.g. float64 without fp64). */
+#define CLI_UNSUPPORTED (-2)
 int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 
 void cli_op_call_free(cli_op_call *call);

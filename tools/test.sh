@@ -1,20 +1,49 @@
 #!/usr/bin/env bash
-# Install what is missing, build, and run the whole ctest suite on the OpenCL device.
-#   ./tools/test.sh              release build in build/, all tests
-#   ./tools/test.sh --sanitize   ASan + UBSan build in build-sanitize/, all tests
+# Install what is missing, build, and run the whole ctest suite once per
+# OpenCL implementation found (PoCL, and Mesa rusticl on its llvmpipe CPU
+# device), each pinned with OCL_ICD_VENDORS; one summary line per platform.
+#   ./tools/test.sh              release build in build/, every platform
+#   ./tools/test.sh --sanitize   ASan + UBSan build in build-sanitize/, PoCL only
 set -euo pipefail
 CLPOOL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$CLPOOL_ROOT/tools/common.sh"
+CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd"
 clpool_setup
 
 BUILD="$CLPOOL_ROOT/build"
 EXTRA=()
+PLATFORMS=(pocl rusticl)
 case "${1:-}" in
   "") ;;
-  --sanitize) BUILD="$CLPOOL_ROOT/build-sanitize"; EXTRA=(-DCLPOOL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug) ;;
+  --sanitize) BUILD="$CLPOOL_ROOT/build-sanitize"; EXTRA=(-DCLPOOL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug); PLATFORMS=(pocl) ;;
   *) echo "usage: $0 [--sanitize]" >&2; exit 2 ;;
 esac
 clpool_build "$BUILD" "${EXTRA[@]}"
-# Kernel caches stay inside the build tree; never $HOME.
-export POCL_CACHE_DIR="$BUILD/pocl-cache"
-ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)"
+
+summary=()
+failed=0
+for platform in "${PLATFORMS[@]}"; do
+  icd="/etc/OpenCL/vendors/$platform.icd"
+  if [ ! -f "$icd" ]; then
+    summary+=("$platform: not installed ($icd missing), skipped")
+    continue
+  fi
+  echo "=== ctest on $platform ($icd)"
+  start=$(date +%s)
+  # Kernel caches stay inside the build tree (per platform); never $HOME.
+  if env OCL_ICD_VENDORS="$icd" RUSTICL_ENABLE=llvmpipe POCL_CACHE_DIR="$BUILD/pocl-cache" \
+      MESA_SHADER_CACHE_DIR="$BUILD/mesa-cache-$platform" \
+      ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" > "$BUILD/ctest-$platform.log" 2>&1; then
+    result=PASS
+  else
+    result=FAIL
+    failed=1
+    cat "$BUILD/ctest-$platform.log"
+  fi
+  tail -n 3 "$BUILD/ctest-$platform.log" | grep -E "tests passed" || true
+  summary+=("$platform: $result, $(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$BUILD/ctest-$platform.log" || echo 'no ctest summary'), $(( $(date +%s) - start )) s")
+done
+echo
+echo "=== summary ($(basename "$BUILD"))"
+printf '%s\n' "${summary[@]}"
+exit $failed
