@@ -213,7 +213,19 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
 {
     long i = first;
     if (VECTOR_SUM && step == 1 && end - first >= 16) {
-        AT8 sum = 0, comp = 0, plain = 0;
+        /* Two independent 8-lane Kahan sums: the add latency chain, not memory,
+         * bounds one accumulator, so a second one doubles the throughput. */
+        AT8 sum = 0, comp = 0, plain = 0, sum2 = 0, comp2 = 0;
+        for (; i + 16 <= end; i += 16) {
+            const AT8 v = contribution8(VLOAD8C(x + i), p), v2 = contribution8(VLOAD8C(x + i + 8), p);
+            const AT8 y = v - comp, y2 = v2 - comp2;
+            const AT8 t = sum + y, t2 = sum2 + y2;
+            comp = (t - sum) - y;
+            comp2 = (t2 - sum2) - y2;
+            sum = t;
+            sum2 = t2;
+            plain += v + v2;
+        }
         for (; i + 8 <= end; i += 8) {
             const AT8 v = contribution8(VLOAD8C(x + i), p);
             const AT8 y = v - comp;
@@ -222,8 +234,8 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
             sum = t;
             plain += v;
         }
-        /* Merge the lanes pairwise (3 levels: error ~3 ulp of the total). */
-        const AT8 val = sum - comp;
+        /* Merge the lanes pairwise (4 levels: error ~4 ulp of the total). */
+        const AT8 val = (sum - comp) + (sum2 - comp2);
         const AT4 v4 = val.lo + val.hi, p4 = plain.lo + plain.hi;
         const AT2 v2 = v4.lo + v4.hi, p2 = p4.lo + p4.hi;
         const AT lanes = v2.lo + v2.hi, lanes_plain = p2.lo + p2.hi;
