@@ -94,6 +94,15 @@ typedef struct clpool__source {
 extern const clpool__source clpool__sources[];
 extern const size_t clpool__source_count;
 
+/* ------------------------------------------------- program-binary cache */
+
+/* 64-bit FNV-1a continuing from h (start with 0xcbf29ce484222325). */
+uint64_t clpool__fnv1a(uint64_t h, const void *data, size_t len);
+/* A built program for `key` from the on-disk cache, or NULL (never an error). */
+cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_len, const char *options);
+/* Store a freshly built program under `key`; failures are ignored. */
+void clpool__cache_store(clpool_context *ctx, const char *key, size_t key_len, cl_program program);
+
 /* ------------------------------------------------------------- launch */
 
 /* The queue to use: `queue` if given (must belong to ctx), else the context's. */

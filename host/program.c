@@ -81,6 +81,21 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
     CLPOOL_TRY(load_source("common.h", &owned[0], &texts[0], &lens[0]));
     CLPOOL_TRY(load_source(source_name, &owned[1], &texts[1], &lens[1]));
 
+    /* Everything that could change the binary; see binary_cache.c. */
+    uint64_t source_hash = clpool__fnv1a(0xcbf29ce484222325ull, texts[0], lens[0]);
+    source_hash = clpool__fnv1a(source_hash, texts[1], lens[1]);
+    char key[1200];
+    const int key_len = snprintf(key, sizeof key, "clpool %s\nsource %s %016llx\noptions %s\nplatform %s\ndevice %s\n%s\ndriver %s\n",
+                                 clpool_version_string(), source_name, (unsigned long long)source_hash, options,
+                                 ctx->info.platform_name, ctx->info.device_name, ctx->info.device_version,
+                                 ctx->info.driver_version);
+    const int cacheable = key_len > 0 && (size_t)key_len < sizeof key;
+    if (cacheable && (program = clpool__cache_load(ctx, key, (size_t)key_len, options)) != NULL) {
+        *out = program;
+        program = NULL;
+        goto cleanup;
+    }
+
     cl_int err;
     program = clCreateProgramWithSource(ctx->context, 2, texts, lens, &err);
     if (!program) {
@@ -103,6 +118,7 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
         }
         goto cleanup;
     }
+    if (cacheable) clpool__cache_store(ctx, key, (size_t)key_len, program);
     *out = program;
     program = NULL;
 cleanup:
