@@ -10,7 +10,22 @@
  *     the context's queue), cl_mem buffers with BYTE offsets, an event wait
  *     list, and return an optional event that completes when the op is done.
  *   - Objects are opaque; what clpool creates it releases, what it adopts it
- *     retains and releases exactly once.
+ *     retains and releases exactly once. Events returned to the caller are
+ *     the caller's to release. Shapes, params and host arrays are only read
+ *     during the call (nothing is kept).
+ *   - Threads: every function may be called from any thread. A context may
+ *     be shared by many threads at once (program builds are serialised per
+ *     context; each call uses its own cl_kernel). A tensor must not be
+ *     uploaded/downloaded from two threads at once. clpool_context_release
+ *     must not race with other calls on the same context.
+ *   - Errors: NULL pointers, bad enums/attributes -> INVALID_ARGUMENT; bad
+ *     ranks/dims/broadcasting -> INVALID_SHAPE; size products past int64 or
+ *     size_t -> OVERFLOW; cl_mem too small for offset + shape ->
+ *     BUFFER_TOO_SMALL; dtype not allowed for the op -> UNSUPPORTED_DTYPE;
+ *     float64 without cl_khr_fp64 -> UNSUPPORTED_DEVICE; kernel compile
+ *     failure -> BUILD_FAILED (log in the message); any other OpenCL failure
+ *     -> OPENCL naming the call and code. A failed call enqueues nothing,
+ *     returns no event and leaves the context usable.
  *   - No function prints anything.
  */
 #ifndef CLPOOL_CLPOOL_H
