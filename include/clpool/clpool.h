@@ -24,8 +24,9 @@
  *     BUFFER_TOO_SMALL; dtype not allowed for the op -> UNSUPPORTED_DTYPE;
  *     float64 without cl_khr_fp64 -> UNSUPPORTED_DEVICE; kernel compile
  *     failure -> BUILD_FAILED (log in the message); any other OpenCL failure
- *     -> OPENCL naming the call and code. A failed call enqueues nothing,
- *     returns no event and leaves the context usable.
+ *     -> OPENCL naming the call and code. A failed call returns no event and
+ *     leaves the context usable; validation failures enqueue nothing (a
+ *     multi-pass op failing in a later pass may leave earlier passes queued).
  *   - No function prints anything.
  */
 #ifndef CLPOOL_CLPOOL_H
