@@ -168,6 +168,16 @@ static clpool_status plan_maxpool(const clpool_shape *input, const clpool_maxpoo
     return CLPOOL_SUCCESS;
 }
 
+/* The output (and Indices) shape a plan implies. */
+static void plan_output_shape(const clpool_shape *input, const maxpool_plan *plan, clpool_shape *output)
+{
+    memset(output, 0, sizeof *output);
+    output->rank = input->rank;
+    output->dims[0] = input->dims[0];
+    output->dims[1] = input->dims[1];
+    for (int32_t i = 0; i < plan->ns; ++i) output->dims[2 + i] = plan->out[i];
+}
+
 clpool_status clpool_maxpool_output_shape(const clpool_shape *input, const clpool_maxpool_params *params,
                                           clpool_shape *output)
 {
@@ -175,13 +185,8 @@ clpool_status clpool_maxpool_output_shape(const clpool_shape *input, const clpoo
     CLPOOL_REQUIRE_NOT_NULL(output, fn);
     maxpool_plan plan;
     clpool_status status = plan_maxpool(input, params, fn, &plan);
-    if (status != CLPOOL_SUCCESS) return status;
-    memset(output, 0, sizeof *output);
-    output->rank = input->rank;
-    output->dims[0] = input->dims[0];
-    output->dims[1] = input->dims[1];
-    for (int32_t i = 0; i < plan.ns; ++i) output->dims[2 + i] = plan.out[i];
-    return CLPOOL_SUCCESS;
+    if (status == CLPOOL_SUCCESS) plan_output_shape(input, &plan, output);
+    return status;
 }
 
 static int maxpool_dtype_ok(clpool_dtype dtype)
@@ -304,7 +309,7 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     maxpool_plan plan;
     clpool_status status = plan_maxpool(input_shape, params, fn, &plan);
     if (status != CLPOOL_SUCCESS) return status;
-    clpool_maxpool_output_shape(input_shape, params, &out_shape);
+    plan_output_shape(input_shape, &plan, &out_shape);
     const size_t esize = clpool_dtype_size(dtype);
     const int64_t n_in = clpool_shape_elements(input_shape), n_out = clpool_shape_elements(&out_shape);
     if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
