@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* --------------------------------------------------- fixture and suites */
 
@@ -277,5 +278,16 @@ cl_uint cu_queue_refcount(cl_command_queue q)
 {
     cl_uint n = 0;
     ck_assert_int_eq(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL), CL_SUCCESS);
+    return n;
+}
+
+cl_uint cu_settled_context_refcount(cl_context c, cl_uint want)
+{
+    cl_uint n = cu_context_refcount(c);
+    for (int i = 0; i < 200 && n != want; ++i) {
+        const struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        n = cu_context_refcount(c);
+    }
     return n;
 }

@@ -180,7 +180,8 @@ START_TEST(reference_counts_balance_after_ops)
     clReleaseMemObject(b);
     ck_assert_int_eq(clFinish(p.queue), CL_SUCCESS);
     clpool_context_release(ctx);
-    ck_assert_uint_eq(cu_context_refcount(p.context), ctx_refs);
+    ck_assert_int_eq(clFinish(p.queue), CL_SUCCESS);
+    ck_assert_uint_eq(cu_settled_context_refcount(p.context, ctx_refs), ctx_refs);
     ck_assert_uint_eq(cu_queue_refcount(p.queue), queue_refs);
     pipeline_close(&p);
 }
