@@ -52,24 +52,27 @@ inline long scan_max(__global const T *x, long first, long end, long step)
     long best_i = first;
     CT best = LOAD(x, first);
     long i = first + step;
-    if (step == 1 && end - first >= 16) {
-        /* 8 lanes each keep their own winner over a strided subsequence; the
-         * lane winners are then combined by value, ties to the lower index. */
+    if (step == 1 && end - first >= 16 && end - first <= INT_MAX) {
+        /* 8 lanes each keep their own winner over a strided subsequence (its
+         * position as an int relative to `first`: cheaper selects than long);
+         * the lane winners are then combined by value, ties to the lower index. */
+        const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
         CT8 vbest = VLOAD8C(x + first);
-        long8 vidx = (long8)(0, 1, 2, 3, 4, 5, 6, 7) + first;
+        int8 vpos = lane;
         for (i = first + 8; i + 8 <= end; i += 8) {
             const CT8 v = VLOAD8C(x + i);
             const int8 take = MAX_BETTER8(v, vbest);
             vbest = select(vbest, v, SELECT_MASK8(take));
-            vidx = select(vidx, (long8)(0, 1, 2, 3, 4, 5, 6, 7) + i, LONG_MASK8(take));
+            vpos = select(vpos, lane + (int)(i - first), take);
         }
-        long lane_idx[8]; /* OpenCL C 1.2 has no run-time vector subscripts */
-        vstore8(vidx, 0, lane_idx);
+        int lane_pos[8]; /* OpenCL C 1.2 has no run-time vector subscripts */
+        vstore8(vpos, 0, lane_pos);
         for (int l = 0; l < 8; ++l) {
-            const CT v = LOAD(x, lane_idx[l]);
-            if (MAX_BETTER(v, best) || (!MAX_BETTER(best, v) && lane_idx[l] < best_i)) {
+            const long at = first + lane_pos[l];
+            const CT v = LOAD(x, at);
+            if (MAX_BETTER(v, best) || (!MAX_BETTER(best, v) && at < best_i)) {
                 best = v;
-                best_i = lane_idx[l];
+                best_i = at;
             }
         }
     }
