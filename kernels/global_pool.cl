@@ -132,31 +132,6 @@ __kernel void global_pool_final(__global const long *partials, __global const T 
 #else
 /* ---------------------------------------------------- average and Lp */
 
-/* x^n for integer n >= 1 by squaring (a few ulp; avoids PoCL's broken double8 pown). */
-inline AT ipow(AT a, int n)
-{
-    AT r = 1;
-    for (; n; n >>= 1, a *= a)
-        if (n & 1) r *= a;
-    return r;
-}
-
-/* Value an element contributes to the sum. */
-inline AT contribution(AT x, AT p)
-{
-#if OP == OP_LP && LP_KIND == 1
-    return fabs(x);
-#elif OP == OP_LP && LP_KIND == 2
-    return x * x;
-#elif OP == OP_LP && LP_KIND == 3
-    return ipow(fabs(x), (int)p);
-#elif OP == OP_LP
-    return pow(fabs(x), p);
-#else
-    return x;
-#endif
-}
-
 /* Kahan sum with a plain shadow sum for non-finite inputs. */
 typedef struct { AT sum, comp, plain; } kahan;
 
@@ -186,29 +161,33 @@ typedef float4 AT4;
 typedef float2 AT2;
 #endif
 
-inline AT8 ipow8(AT8 a, int n)
-{
-    AT8 r = 1;
-    for (; n; n >>= 1, a *= a)
-        if (n & 1) r *= a;
-    return r;
-}
+/*
+ * ipow(a, n): a^n for integer n >= 1 by squaring (a few ulp; PoCL 3.1's
+ * double8 pown returned inf). contribution(x, p): what an element adds to the
+ * sum. Written once, instantiated for AT and AT8; OP and LP_KIND are
+ * constants, so the dead branches fold away.
+ */
+#define CLPOOL_DEFINE_CONTRIBUTION(type, suffix)                  \
+    inline type ipow##suffix(type a, int n)                       \
+    {                                                             \
+        type r = 1;                                               \
+        for (; n; n >>= 1, a *= a)                                \
+            if (n & 1) r *= a;                                    \
+        return r;                                                 \
+    }                                                             \
+    inline type contribution##suffix(type x, AT p)                \
+    {                                                             \
+        if (OP != OP_LP) return x;                                \
+        if (LP_KIND == 1) return fabs(x);                         \
+        if (LP_KIND == 2) return x * x;                           \
+        if (LP_KIND == 3) return ipow##suffix(fabs(x), (int)p);   \
+        return pow(fabs(x), (type)p);                             \
+    }
+CLPOOL_DEFINE_CONTRIBUTION(AT, )
+CLPOOL_DEFINE_CONTRIBUTION(AT8, 8)
 
-inline AT8 contribution8(AT8 x, AT p)
-{
-#if OP == OP_LP && LP_KIND == 1
-    return fabs(x);
-#elif OP == OP_LP && LP_KIND == 2
-    return x * x;
-#elif OP == OP_LP && LP_KIND == 3
-    return ipow8(fabs(x), (int)p);
-#else
-    return x;
-#endif
-}
-
-/* General float p stays on the scalar path: PoCL 3.1's double8 pow (and
- * pown) returned inf for ordinary inputs, and pow dominates the cost anyway. */
+/* General float p stays on the scalar path: PoCL 3.1's double8 pow returned
+ * inf for ordinary inputs, and pow dominates the cost anyway. */
 #define VECTOR_SUM (OP != OP_LP || LP_KIND != 0)
 
 /* Sum of contribution(x[i]) for i in [first, end) by `step` into k. */

@@ -287,11 +287,8 @@ static size_t build_cases(bench_case *out, size_t cap)
 
 static int bench_env_init(bench_env *env, const char *device)
 {
-    clpool_context *probe = NULL;
-    if (clpool_context_create(device, &probe) != CLPOOL_SUCCESS) {
-        fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
-        return -1;
-    }
+    clpool_context *probe = cli_open_context(device, "clpool bench");
+    if (!probe) return -1;
     /* Our own profiling queue, adopted by a clpool context: how a pipeline embeds clpool. */
     cl_int err;
     env->cl = clpool_context_cl_context(probe);

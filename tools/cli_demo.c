@@ -253,12 +253,8 @@ int cli_demo(int argc, char **argv)
         fprintf(stderr, "clpool demo: unexpected argument '%s'\n", argv[0]);
         return 2;
     }
-    clpool_context *ctx = NULL;
-    clpool_status st = clpool_context_create(device, &ctx);
-    if (st != CLPOOL_SUCCESS) {
-        fprintf(stderr, "clpool demo: %s: %s\n", clpool_status_string(st), clpool_last_error());
-        return 1;
-    }
+    clpool_context *ctx = cli_open_context(device, "clpool demo");
+    if (!ctx) return 1;
     clpool_device_info info;
     clpool_context_device_info(ctx, &info);
     printf("clpool %s on %s / %s (%u compute units, fp64 %s)\n\n", clpool_version_string(), info.platform_name,

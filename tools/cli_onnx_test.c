@@ -155,12 +155,8 @@ int cli_onnx_test(int argc, char **argv)
         fprintf(stderr, "clpool onnx-test: give at least one test directory\n");
         return 2;
     }
-    clpool_context *ctx = NULL;
-    clpool_status st = clpool_context_create(device, &ctx);
-    if (st != CLPOOL_SUCCESS) {
-        fprintf(stderr, "clpool onnx-test: %s: %s\n", clpool_status_string(st), clpool_last_error());
-        return 1;
-    }
+    clpool_context *ctx = cli_open_context(device, "clpool onnx-test");
+    if (!ctx) return 1;
     int passed = 0, failed = 0, unsupported = 0;
     for (int i = first; i < argc; ++i) {
         char why[1024] = "";

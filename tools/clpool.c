@@ -15,6 +15,14 @@
 #include "cli.h"
 #include "cli_ops.h"
 
+clpool_context *cli_open_context(const char *device, const char *who)
+{
+    clpool_context *ctx = NULL;
+    clpool_status st = clpool_context_create(device, &ctx);
+    if (st != CLPOOL_SUCCESS) fprintf(stderr, "%s: %s: %s\n", who, clpool_status_string(st), clpool_last_error());
+    return ctx;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -141,12 +149,8 @@ static int cmd_run(int argc, char **argv)
             goto done;
         }
     }
-    clpool_context *ctx = NULL;
-    clpool_status st = clpool_context_create(device, &ctx);
-    if (st != CLPOOL_SUCCESS) {
-        fprintf(stderr, "clpool run: %s: %s\n", clpool_status_string(st), clpool_last_error());
-        goto done;
-    }
+    clpool_context *ctx = cli_open_context(device, "clpool run");
+    if (!ctx) goto done;
     call = (cli_op_call){.op = op, .attrs = attrs, .n_attrs = n_attrs, .inputs = inputs, .n_inputs = n_in,
                          .bfloat16 = bfloat16, .n_outputs = n_out};
     int ok = cli_run_op(ctx, &call, err, sizeof err) == 0;
