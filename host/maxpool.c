@@ -1,5 +1,6 @@
 /* MaxPool: attribute validation, shape inference and launch. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -219,6 +220,7 @@ typedef struct maxpool_call {
     cl_mem input, output, indices; /* indices may be NULL */
     cl_long in_off, out_off, idx_off;
     cl_long in_limit; /* elements in the input cl_mem: vector loads may read up to here */
+    size_t esize;
     int64_t n_out;
 } maxpool_call;
 
@@ -239,16 +241,26 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
     return status;
 }
 
+/* Outputs per work-item of the 2-D kernel: 0 = one, scalar (strides above 2);
+ * else 16 lanes (8 for 8-byte types). */
+static int vector_width(const maxpool_call *c, int64_t stride_w)
+{
+    if (stride_w > 2) return 0;
+    const char *force = getenv("CLPOOL_MAXPOOL_VW");
+    if (force && (!strcmp(force, "8") || !strcmp(force, "16"))) return atoi(force);
+    return c->esize >= 8 ? 8 : 16;
+}
+
 static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
                                cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
     const clpool_maxpool_params *p = c->params;
     char common[96], options[256];
     common_options(c, common, sizeof common);
-    const int vec8 = p->strides[1] <= 2; /* 8 outputs per work-item as vector loads */
-    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DDH=%lld -DDW=%lld -DVEC8=%d", common,
+    const int vw = vector_width(c, p->strides[1]);
+    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DDH=%lld -DDW=%lld -DVW=%d", common,
              (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], (long long)p->dilations[0], (long long)p->dilations[1], vec8);
+             (long long)p->strides[1], (long long)p->dilations[0], (long long)p->dilations[1], vw);
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
@@ -259,7 +271,8 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
     if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);
     if (status != CLPOOL_SUCCESS) return status;
-    const uint64_t items[3] = {(uint64_t)((c->plan->out[1] + (vec8 ? 7 : 0)) / (vec8 ? 8 : 1)), (uint64_t)c->plan->out[0],
+    const int block = vw ? vw : 1;
+    const uint64_t items[3] = {(uint64_t)((c->plan->out[1] + block - 1) / block), (uint64_t)c->plan->out[0],
                                (uint64_t)(c->in->dims[0] * c->in->dims[1])};
     return clpool__launch(ctx, q, k, 3, items, num_wait, wait, event);
 }
@@ -326,7 +339,7 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     maxpool_call call = {.params = params, .plan = &plan, .in = input_shape, .input = input, .output = output,
                          .indices = indices, .in_off = (cl_long)(input_offset / esize),
                          .out_off = (cl_long)(output_offset / esize),
-                         .idx_off = (cl_long)(indices_offset / sizeof(cl_long)), .n_out = n_out};
+                         .idx_off = (cl_long)(indices_offset / sizeof(cl_long)), .n_out = n_out, .esize = esize};
     clpool__dtype_options(dtype, call.dtype_option, sizeof call.dtype_option);
     size_t in_bytes = 0;
     clGetMemObjectInfo(input, CL_MEM_SIZE, sizeof in_bytes, &in_bytes, NULL); /* checked valid above */

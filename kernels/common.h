@@ -78,23 +78,30 @@ typedef ulong CT;
 #endif
 
 /*
- * Vector forms for kernels that give each work-item 8 outputs:
- *   T8, T16        storage vectors (ushort8 for float16/bfloat16)
- *   CT8, CT16      compute vectors (float8 for float16/bfloat16)
- *   TO_CT8(r), TO_CT16(r)   storage -> compute (exact)
- *   VLOAD8C(p), VLOAD16C(p) load as compute vectors
- *   MAX_BETTER8(v, best)    per-lane MAX_BETTER as an int8 mask (-1 = take v)
- *   SELECT_MASK8(m), RAW_MASK8(m)  that mask at CT8's / T8's element width
+ * Vector forms for kernels that give each work-item n = 8 or 16 outputs
+ * (n may be a macro such as VW: the pasting helpers expand it first):
+ *   TV(n), CTV(n)          storage / compute vectors (ushortn / floatn for
+ *                          float16 and bfloat16); T8, CT8, T16, CT16 name them
+ *   TO_CTV(n, r)           storage -> compute (exact)
+ *   MAX_BETTERV(n, v, best) per-lane MAX_BETTER as an intn mask (-1 = take v)
+ *   SELECT_MASKV(n, m), RAW_MASKV(n, m)  that mask at CTV's / TV's element width
+ *   VLOADV(n, p), VSTOREV(n, v, p)  vloadn(0, p) / vstoren(v, 0, p)
  * Max-like kernels select the storage bits alongside the values and store
  * the bits, so results are exact for every dtype (float16/bfloat16 NaN
  * payloads included) without converting back.
  */
+#define CLPOOL_PASTE(a, b) a##b
+#define CLPOOL_XPASTE(a, b) CLPOOL_PASTE(a, b)
+#define VLOADV(n, p) CLPOOL_XPASTE(vload, n)(0, (p))
+#define VSTOREV(n, v, p) CLPOOL_XPASTE(vstore, n)((v), 0, (p))
+#define INTV(n) CLPOOL_XPASTE(int, n)
+#define LONGV(n) CLPOOL_XPASTE(long, n)
+#define CONVERT_INTV(n, x) CLPOOL_XPASTE(convert_int, n)(x)
+#define CONVERT_LONGV(n, x) CLPOOL_XPASTE(convert_long, n)(x)
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
-typedef ushort8 T8;
-typedef ushort16 T16;
-typedef float8 CT8;
-typedef float16 CT16;
-#define RAW_MASK8(m) convert_short8(m)
+#define TV(n) CLPOOL_XPASTE(ushort, n)
+#define CTV(n) CLPOOL_XPASTE(float, n)
+#define RAW_MASKV(n, m) CLPOOL_XPASTE(convert_short, n)(m)
 #if defined(DT_FLOAT16)
 /* Bit-level half -> float (vload_half is slow on PoCL): scaling by 2^112
  * converts normals and subnormals alike; inf/NaN keep their payload. */
@@ -110,11 +117,9 @@ typedef float16 CT16;
     }
 CLPOOL_HALF_TO_FLOAT(8)
 CLPOOL_HALF_TO_FLOAT(16)
-#define TO_CT8(r) half8_to_float(r)
-#define TO_CT16(r) half16_to_float(r)
+#define TO_CTV(n, r) CLPOOL_XPASTE(CLPOOL_XPASTE(half, n), _to_float)(r)
 #else
-#define TO_CT8(r) as_float8(convert_uint8(r) << 16)
-#define TO_CT16(r) as_float16(convert_uint16(r) << 16)
+#define TO_CTV(n, r) CLPOOL_XPASTE(as_float, n)(CLPOOL_XPASTE(convert_uint, n)(r) << 16)
 #endif
 #else
 #if defined(DT_FLOAT32)
@@ -138,39 +143,101 @@ CLPOOL_HALF_TO_FLOAT(16)
 #else
 #define CLPOOL_SCALAR ulong
 #endif
-#define CLPOOL_VEC2(t, n) t##n
-#define CLPOOL_VEC(t, n) CLPOOL_VEC2(t, n)
-typedef CLPOOL_VEC(CLPOOL_SCALAR, 8) T8;
-typedef CLPOOL_VEC(CLPOOL_SCALAR, 16) T16;
-typedef T8 CT8;
-typedef T16 CT16;
-#define TO_CT8(r) (r)
-#define TO_CT16(r) (r)
-#define RAW_MASK8(m) SELECT_MASK8(m)
+#define TV(n) CLPOOL_XPASTE(CLPOOL_SCALAR, n)
+#define CTV(n) TV(n)
+#define TO_CTV(n, r) (r)
+#define RAW_MASKV(n, m) SELECT_MASKV(n, m)
 #endif
+typedef TV(8) T8;
+typedef TV(16) T16;
+typedef CTV(8) CT8;
+typedef CTV(16) CT16;
+#define TO_CT8(r) TO_CTV(8, r)
+#define TO_CT16(r) TO_CTV(16, r)
 #define VLOAD8C(p) TO_CT8(vload8(0, (p)))
 #define VLOAD16C(p) TO_CT16(vload16(0, (p)))
 
 #if IS_FLOAT_TYPE
 /* Written as isgreater | (isnan & !isnan): the equivalent ~isnan(best) & ~(v <= best)
  * made PoCL's code 14x slower on a plain two-input Max. */
-#define MAX_BETTER8(v, best) convert_int8(isgreater(v, best) | (isnan(v) & ~isnan(best)))
+#define MAX_BETTERV(n, v, best) CONVERT_INTV(n, isgreater(v, best) | (isnan(v) & ~isnan(best)))
 #else
-#define MAX_BETTER8(v, best) convert_int8((v) > (best))
+#define MAX_BETTERV(n, v, best) CONVERT_INTV(n, (v) > (best))
 #endif
-/* A 64-bit select() mask from an int8 one. Not plain convert_long8(m):
+#define MAX_BETTER8(v, best) MAX_BETTERV(8, v, best)
+/* A 64-bit select() mask from an int mask. Not plain convert_longn(m):
  * rusticl (Mesa 22.3) folds the sign test of a widened comparison result to
  * false, so select() would never take b; a fresh 64-bit compare is kept. */
-#define LONG_MASK8(m) (convert_long8(m) != 0)
-/* select() wants a mask with CT8's element width. */
+#define LONG_MASKV(n, m) (CONVERT_LONGV(n, m) != 0)
+#define LONG_MASK8(m) LONG_MASKV(8, m)
+/* select() wants a mask with CTV's element width. */
 #if defined(DT_FLOAT64) || defined(DT_INT64) || defined(DT_UINT64)
-#define SELECT_MASK8(m) LONG_MASK8(m)
+#define SELECT_MASKV(n, m) LONG_MASKV(n, m)
 #elif defined(DT_INT8) || defined(DT_UINT8)
-#define SELECT_MASK8(m) convert_char8(m)
+#define SELECT_MASKV(n, m) CLPOOL_XPASTE(convert_char, n)(m)
 #elif defined(DT_INT16) || defined(DT_UINT16)
-#define SELECT_MASK8(m) convert_short8(m)
+#define SELECT_MASKV(n, m) CLPOOL_XPASTE(convert_short, n)(m)
 #else
-#define SELECT_MASK8(m) (m)
+#define SELECT_MASKV(n, m) (m)
+#endif
+#define SELECT_MASK8(m) SELECT_MASKV(8, m)
+#define RAW_MASK8(m) RAW_MASKV(8, m)
+
+/*
+ * Order keys, for max-like kernels that carry storage bits lane-wise:
+ *   KTV(n) KEYV(n, bits)  a lane-wise key of the storage bits
+ *   BETTERV(n, k, best)   MAX_BETTER on keys, a MASKV(n) (-1 = take k)
+ *   MASKV(n)              mask type with the storage element's width, so
+ *                         select() on keys and bits needs no conversion
+ *   TO_MASKV(n, m)        an intn mask (0 / -1) as MASKV(n)
+ * float16/bfloat16 keys are shorts whose signed order is the IEEE order with
+ * -0 == +0 and every NaN above +inf (and equal to each other), so the NaN rule
+ * (first NaN wins, then stays) is a plain strict > with no float conversion.
+ */
+#if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+#if defined(DT_FLOAT16)
+#define CLPOOL_KEY_INF 0x7c00
+#else
+#define CLPOOL_KEY_INF 0x7f80
+#endif
+#define CLPOOL_KEY_FN(n)                                                                      \
+    inline short##n order_key##n(ushort##n bits)                                             \
+    {                                                                                         \
+        const short##n mag = as_short##n(bits & (ushort)0x7fff);                              \
+        const short##n signed_mag = select(mag, -mag, as_short##n(bits) < (short)0);          \
+        return select(signed_mag, (short##n)0x7fff, mag > (short)CLPOOL_KEY_INF);             \
+    }
+CLPOOL_KEY_FN(8)
+CLPOOL_KEY_FN(16)
+#define MASK_SCALAR short
+#define KTV(n) CLPOOL_XPASTE(short, n)
+#define KEYV(n, bits) CLPOOL_XPASTE(order_key, n)(bits)
+#define BETTERV(n, k, best) ((k) > (best))
+#else
+#if defined(DT_FLOAT32) || defined(DT_INT32) || defined(DT_UINT32)
+#define MASK_SCALAR int
+#elif defined(DT_FLOAT64) || defined(DT_INT64) || defined(DT_UINT64)
+#define MASK_SCALAR long
+#elif defined(DT_INT8) || defined(DT_UINT8)
+#define MASK_SCALAR char
+#else
+#define MASK_SCALAR short
+#endif
+#define KTV(n) TV(n)
+#define KEYV(n, bits) (bits)
+#if IS_FLOAT_TYPE
+#define BETTERV(n, k, best) (isgreater(k, best) | (isnan(k) & ~isnan(best)))
+#else
+#define BETTERV(n, k, best) ((k) > (best))
+#endif
+#endif
+#define MASKV(n) CLPOOL_XPASTE(MASK_SCALAR, n)
+#if defined(DT_FLOAT32) || defined(DT_INT32) || defined(DT_UINT32)
+#define TO_MASKV(n, m) (m)
+#elif defined(DT_FLOAT64) || defined(DT_INT64) || defined(DT_UINT64)
+#define TO_MASKV(n, m) LONG_MASKV(n, m)
+#else
+#define TO_MASKV(n, m) CLPOOL_XPASTE(CLPOOL_XPASTE(convert_, MASK_SCALAR), n)(m)
 #endif
 
 /*

@@ -108,20 +108,22 @@ __kernel void maxpool(__global const T *in, __global T *out,
  * -DDH -DDW: small constants, loops fully unrolled) over a 3-D NDRange
  * (column block, oh, n*C), so no work-item divides.
  *
- * With -DVEC8=1 (SW of 1 or 2) a work-item owns 8 neighbouring outputs of a
- * row and loads each tap as one vector (vload8, or vload16 keeping the even
+ * With -DVW=8 or 16 (SW of 1 or 2) a work-item owns VW neighbouring outputs
+ * of a row and loads each tap as one vector (vloadVW, or two keeping the even
  * lanes for stride 2), running the max, NaN and first-wins rules lane-wise
  * with padding masked per lane: explicit SIMD, which PoCL does not get from
- * its work-item loops, and wide loads on GPUs. Only a block whose vector
- * loads would leave the buffer itself (first/last rows of a tensor at the
- * very start/end of its cl_mem) takes the scalar path. in_limit = elements
- * in the input cl_mem; H and W must fit in int (the host checks).
+ * its work-item loops, and wide loads on GPUs. The host picks VW so one block
+ * spans at least 32 bytes (16 lanes for 1- and 2-byte types). Only a block
+ * whose vector loads would leave the buffer itself (first/last rows of a
+ * tensor at the very start/end of its cl_mem) takes the scalar path.
+ * in_limit = elements in the input cl_mem; H and W must fit in int (the host
+ * checks).
  *
  * The scalar path clamps taps into the plane and masks them, so padding
  * never wins; `have` lets the first valid tap take the initial slot.
  */
-#if VEC8
-#define BLOCK 8
+#if VW
+#define BLOCK VW
 #else
 #define BLOCK 1
 #endif
@@ -159,69 +161,95 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #endif
 }
 
-#if VEC8
-/* Storage bits of the taps of 8 outputs at stride SW starting at p: one vector load. */
+#if VW
+/* Storage bits of the taps of VW outputs at stride SW starting at p. */
 #if SW == 1
-#define TAP8(p) vload8(0, (p))
-#define TAP_SPAN 8
-#else
-#define TAP8(p) (vload16(0, (p)).even)
+#define TAPV(p) VLOADV(VW, p)
+#define TAP_SPAN VW
+#elif VW == 8
+#define TAPV(p) (vload16(0, (p)).even)
 #define TAP_SPAN 16
+#else
+#define TAPV(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
+#define TAP_SPAN 32
+#endif
+#if VW == 8
+#define LANE_IDS (int8)(0, 1, 2, 3, 4, 5, 6, 7)
+#else
+#define LANE_IDS (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #endif
 
 /*
- * 8 outputs (lanes) of one row. Taps outside the plane are masked per lane
- * (`valid`); a tap's vector load may still touch elements outside the plane
- * (the caller checked it stays inside the buffer) but masked lanes never win.
- * `have` lets each lane's first valid tap take its initial slot.
+ * VW outputs (lanes) of one row. With `interior` (a constant after inlining)
+ * every tap of every lane lies inside the plane: no masks, and integer
+ * MaxPool without Indices is a plain lane-wise max(). Otherwise taps outside
+ * the plane are masked per lane (`valid`); a tap's vector load may still
+ * touch elements outside the plane (the caller checked it stays inside the
+ * buffer) but masked lanes never win, and `have` lets each lane's first valid
+ * tap take its initial slot.
  */
-inline void maxpool2d_block8(__global const T *plane, __global T *out, __global long *indices, const int H,
-                             const int W, const int h0, const int w0, const int lanes, const long o, const long nc)
+__attribute__((always_inline)) inline void maxpool2d_block(__global const T *plane, __global T *out,
+                                                           __global long *indices, const int H, const int W,
+                                                           const int h0, const int w0, const int lanes, const long o,
+                                                           const long nc, const int interior)
 {
-    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
-    CT8 best = 0;
-    T8 best_bits = 0;
-    int8 best_tap = 0, have = 0;
+    const INTV(VW) lane = LANE_IDS;
+    /* Which lanes' taps fall inside the row, per kernel column (all rows alike). */
+    MASKV(VW) valid[KW];
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) {
+        const INTV(VW) col = w0 + kw * DW + lane * SW;
+        valid[kw] = interior ? (MASKV(VW))(-1) : TO_MASKV(VW, (col >= 0) & (col < W));
+    }
+    KTV(VW) best = 0;
+    TV(VW) best_bits = 0;
+    MASKV(VW) best_tap = 0, have = 0;
 #pragma unroll
     for (int kh = 0; kh < KH; ++kh) {
         const int h = h0 + kh * DH;
-        if (h < 0 || h >= H) continue; /* uniform for the work-item */
+        if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw) {
-            const int c = w0 + kw * DW;
-            const int8 col = c + lane * SW;
-            const int8 valid = (col >= 0) & (col < W);
-            const T8 bits = TAP8(plane + (long)h * W + c);
-            const CT8 v = TO_CT8(bits);
-            const int8 take = valid & (~have | MAX_BETTER8(v, best));
-            best = select(best, v, SELECT_MASK8(take));
-            best_bits = select(best_bits, bits, RAW_MASK8(take));
-            best_tap = select(best_tap, (int8)(kh * KW + kw), take);
-            have |= valid;
+            const TV(VW) bits = TAPV(plane + (long)h * W + w0 + kw * DW);
+#if !IS_FLOAT_TYPE && !WITH_INDICES
+            if (interior) { /* integers: bits are the value, ties are identical */
+                best_bits = kh + kw == 0 ? bits : max(best_bits, bits);
+                continue;
+            }
+#endif
+            const KTV(VW) k = KEYV(VW, bits);
+            const MASKV(VW) take = interior ? (kh + kw == 0 ? (MASKV(VW))(-1) : BETTERV(VW, k, best))
+                                            : valid[kw] & (~have | BETTERV(VW, k, best));
+            best = select(best, k, take);
+            best_bits = select(best_bits, bits, take);
+#if WITH_INDICES
+            best_tap = select(best_tap, (MASKV(VW))(kh * KW + kw), take);
+#endif
+            have |= valid[kw];
         }
     }
 #if WITH_INDICES
-    const int8 kh = best_tap / KW, kw = best_tap - kh * KW;
-    const long8 h = convert_long8(h0 + kh * DH);
-    const long8 w = convert_long8(w0 + lane * SW + kw * DW);
+    const INTV(VW) tap = CONVERT_INTV(VW, best_tap), kh = tap / KW, kw = tap - kh * KW;
+    const LONGV(VW) h = CONVERT_LONGV(VW, h0 + kh * DH);
+    const LONGV(VW) w = CONVERT_LONGV(VW, w0 + lane * SW + kw * DW);
 #if STORAGE_ORDER == 1
-    const long8 idx = nc * H * W + w * H + h;
+    const LONGV(VW) idx = nc * H * W + w * H + h;
 #else
-    const long8 idx = nc * H * W + h * W + w;
+    const LONGV(VW) idx = nc * H * W + h * W + w;
 #endif
 #endif
-    if (lanes == 8) {
-        vstore8(best_bits, 0, out + o);
+    if (lanes == VW) {
+        VSTOREV(VW, best_bits, out + o);
 #if WITH_INDICES
-        vstore8(idx, 0, indices + o);
+        VSTOREV(VW, idx, indices + o);
 #endif
     } else {
         /* Ragged end of a row: spill the lanes (no run-time vector subscripts in OpenCL C 1.2). */
-        T lane_bits[8];
-        vstore8(best_bits, 0, lane_bits);
+        T lane_bits[VW];
+        VSTOREV(VW, best_bits, lane_bits);
 #if WITH_INDICES
-        long lane_idx[8];
-        vstore8(idx, 0, lane_idx);
+        long lane_idx[VW];
+        VSTOREV(VW, idx, lane_idx);
 #endif
         for (int j = 0; j < lanes; ++j) {
             out[o + j] = lane_bits[j];
@@ -246,19 +274,29 @@ __kernel void maxpool2d(__global const T *in, __global T *out,
 #else
     indices += idx_offset;
 #endif
-    const long ow0 = (long)get_global_id(0) * BLOCK, oh = (long)get_global_id(1), nc = (long)get_global_id(2);
+    long ow0 = (long)get_global_id(0) * BLOCK;
+    const long oh = (long)get_global_id(1), nc = (long)get_global_id(2);
     if (ow0 >= OW || oh >= OH) return;
+#if VW
+    /* The last block of a row ends at the row's end, overlapping its
+     * neighbour (both write the same values): every block is full width. */
+    if (ow0 + VW > OW && OW >= VW) ow0 = OW - VW;
+#endif
     __global const T *plane = in + in_offset + nc * H * W;
     out += out_offset;
     const long o = (nc * OH + oh) * OW + ow0;
-#if VEC8
+#if VW
     /* Vector loads span [first, last] in buffer elements; they must stay inside the buffer. */
     const long h0 = oh * SH - pad_h, w0 = ow0 * SW - pad_w;
     const long row_lo = max(h0, 0L), row_hi = min(h0 + (KH - 1) * DH, H - 1);
     const long first = in_offset + nc * H * W + row_lo * W + w0;
     const long last = in_offset + nc * H * W + row_hi * W + w0 + (KW - 1) * DW + TAP_SPAN - 1;
     if (first >= 0 && last < in_limit) {
-        maxpool2d_block8(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, (int)min(OW - ow0, 8L), o, nc);
+        const int lanes = (int)min(OW - ow0, (long)VW);
+        if (h0 >= 0 && h0 + (KH - 1) * DH < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) * DW < W)
+            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, o, nc, 1);
+        else
+            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, o, nc, 0);
         return;
     }
 #endif

@@ -341,6 +341,49 @@ START_TEST(test_random_high_rank)
 }
 END_TEST
 
+/*
+ * 2-D rows wide enough for the vector kernel's blocks (16 lanes, stride 1 or
+ * 2, kernels up to 7): interior and edge blocks, the overlapped last block of
+ * a row, rows narrower than a block, and blocks at the buffer's very end.
+ */
+static void wide_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
+{
+    if (!cu_dtype_runs(dtype, "MaxPool")) return;
+    ref_rng r;
+    ref_rng_seed(&r, seed);
+    int ran = 0;
+    for (int attempts = 0; ran < cases; ++attempts) {
+        ck_assert_msg(attempts < 20 * cases, "too many invalid wide-row cases");
+        mp_case c;
+        random_case(&r, dtype, 2, &c);
+        clpool_maxpool_params *p = &c.params;
+        c.shape.dims[2] = ref_rng_range(&r, 1, 9);
+        c.shape.dims[3] = ref_rng_range(&r, 12, 150);
+        p->kernel_shape[0] = ref_rng_range(&r, 1, 4);
+        p->kernel_shape[1] = ref_rng_range(&r, 1, 7);
+        p->strides[1] = ref_rng_range(&r, 1, 2);
+        if (ref_rng_chance(&r, 0.3)) c.in_off = 0;
+        clpool_shape out;
+        if (ref_maxpool_shape(&c.shape, p, &out, NULL, NULL, 0) != 0) continue;
+        const int64_t n = ref_shape_elements(&c.shape);
+        void *input = malloc((size_t)n * ref_dtype_size(dtype));
+        ck_assert_ptr_nonnull(input);
+        fill_random(&r, dtype, input, n);
+        run_case(&c, input);
+        free(input);
+        ++ran;
+    }
+    printf("maxpool wide rows %s: %d cases passed\n", clpool_dtype_name(dtype), ran);
+}
+
+START_TEST(test_wide_rows)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                          CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
+    for (int i = 0; i < 6; ++i) wide_row_suite(dtypes[i], 0x3001 + (uint64_t)i, 24);
+}
+END_TEST
+
 START_TEST(test_host_api)
 {
     random_suite(CLPOOL_FLOAT32, 0x3001, 1, 3, 6, API_HOST);
@@ -852,6 +895,7 @@ int main(void)
     tcase_add_test(tc, test_random_int8);
     tcase_add_test(tc, test_random_uint8);
     tcase_add_test(tc, test_random_high_rank);
+    tcase_add_test(tc, test_wide_rows);
     tcase_add_test(tc, test_host_api);
 
     tc = cu_tcase(s, "onnx_semantics", 1);
