@@ -143,6 +143,9 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     cl_command_queue q;
     if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
     const size_t es = dt->size;
+    const int vw = es >= 8 ? 8 : 16; /* lanes per block: 16, or 8 for 8-byte types */
+    /* Blocks per work-item: about 256 bytes of output on CPUs, one on GPUs. */
+    const int nb = (ctx->info.type & CL_DEVICE_TYPE_CPU) ? (int)(256 / ((size_t)vw * es)) : 1;
     const int64_t n_out = clpool_shape_elements(&out);
     if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output")) != CLPOOL_SUCCESS) return status;
     for (size_t i = 0; i < n; ++i) {
@@ -200,8 +203,8 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }
         g.out_offset = (cl_long)(output_offset / es);
-        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DINNER_MASK=%d", dtopt, arity, (int)L.rank,
-                 inner_mask);
+        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DINNER_MASK=%d -DVW=%d -DNB=%d", dtopt, arity,
+                 (int)L.rank, inner_mask, vw, nb);
         CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", options, "max_n", &k));
         CLPOOL_TRY(clpool__set_arg(&k, 0, sizeof output, &output));
         for (int a = 0; a < MAX_ARITY; ++a) {
@@ -211,8 +214,9 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
             CLPOOL_TRY(clpool__set_arg(&k, (cl_uint)(1 + a), sizeof m, &m));
         }
         CLPOOL_TRY(clpool__set_arg(&k, 5, sizeof g, &g));
-        /* Blocks of 8 along the innermost dim x the next dim x everything outside. */
-        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + 7) / 8), 1, 1};
+        /* nb blocks of vw along the innermost dim x the next dim x everything outside. */
+        const int64_t span = (int64_t)vw * nb;
+        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + span - 1) / span), 1, 1};
         if (L.rank >= 2) items[1] = (uint64_t)L.dims[L.rank - 2];
         for (int32_t d = 0; d + 2 < L.rank; ++d) items[2] *= (uint64_t)L.dims[d];
         const int last = done == n;

@@ -152,6 +152,18 @@ typedef TV(8) T8;
 typedef TV(16) T16;
 typedef CTV(8) CT8;
 typedef CTV(16) CT16;
+/*
+ * STORE_BITSV(n, v, p), STORE_LONGV(n, v, p): vstoren(v, 0, p) for storage
+ * vectors and int64 Indices, as one store through an element-aligned vector
+ * type. PoCL 3.1 lowers vstore16 of chars to 16 single-byte stores, which
+ * made the 1-byte kernels several times slower than their loads allow.
+ */
+typedef TV(8) __attribute__((aligned(sizeof(T)))) T8_elem_aligned;
+typedef TV(16) __attribute__((aligned(sizeof(T)))) T16_elem_aligned;
+typedef long8 __attribute__((aligned(8))) long8_elem_aligned;
+typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
+#define STORE_BITSV(n, v, p) (*(__global CLPOOL_XPASTE(CLPOOL_XPASTE(T, n), _elem_aligned) *)(p) = (v))
+#define STORE_LONGV(n, v, p) (*(__global CLPOOL_XPASTE(CLPOOL_XPASTE(long, n), _elem_aligned) *)(p) = (v))
 #define TO_CT8(r) TO_CTV(8, r)
 #define TO_CT16(r) TO_CTV(16, r)
 #define VLOAD8C(p) TO_CT8(vload8(0, (p)))
@@ -184,33 +196,70 @@ typedef CTV(16) CT16;
 #define RAW_MASK8(m) RAW_MASKV(8, m)
 
 /*
- * Order keys, for max-like kernels that carry storage bits lane-wise:
- *   KTV(n) KEYV(n, bits)  a lane-wise key of the storage bits
- *   BETTERV(n, k, best)   MAX_BETTER on keys, a MASKV(n) (-1 = take k)
+ * Order keys of the floating types: ORDER_KEY(bits), order_key8/16(bits) map
+ * storage bits to a signed integer (KEY_SCALAR: short, int or long) whose
+ * order is the IEEE order with -0 == +0 and every NaN equal to KEY_TOP, above
+ * +inf. So the NaN rule (first NaN wins, then stays) is a strict > on keys,
+ * a plain integer max() finds the maximum, and a key names its value's bits
+ * uniquely except for 0 (+-0) and KEY_TOP (NaN payloads): BITS_OF_KEY.
+ */
+#if IS_FLOAT_TYPE
+#if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+#define KEY_SCALAR short
+#define KEY_TOP ((short)0x7fff)
+#define AS_T as_ushort
+#if defined(DT_FLOAT16)
+#define KEY_INF ((short)0x7c00)
+#else
+#define KEY_INF ((short)0x7f80)
+#endif
+#elif defined(DT_FLOAT32)
+#define KEY_SCALAR int
+#define KEY_TOP 0x7fffffff
+#define KEY_INF 0x7f800000
+#define AS_T as_float
+#else
+#define KEY_SCALAR long
+#define KEY_TOP 0x7fffffffffffffffL
+#define KEY_INF 0x7ff0000000000000L
+#define AS_T as_double
+#endif
+#define KEYT(n) CLPOOL_XPASTE(KEY_SCALAR, n)
+#define CLPOOL_ORDER_KEY_FN(n)                                                                      \
+    inline KEYT(n) CLPOOL_XPASTE(order_key, n)(TV(n) bits)                                          \
+    {                                                                                               \
+        const KEYT(n) s = CLPOOL_XPASTE(CLPOOL_XPASTE(as_, KEY_SCALAR), n)(bits);                   \
+        const KEYT(n) mag = s & KEY_TOP;                                                            \
+        return select(select(mag, -mag, s < (KEY_SCALAR)0), (KEYT(n))KEY_TOP, mag > (KEY_SCALAR)KEY_INF); \
+    }
+CLPOOL_ORDER_KEY_FN(8)
+CLPOOL_ORDER_KEY_FN(16)
+inline KEY_SCALAR ORDER_KEY(T bits)
+{
+    const KEY_SCALAR s = CLPOOL_XPASTE(as_, KEY_SCALAR)(bits);
+    const KEY_SCALAR mag = s & KEY_TOP;
+    return mag > KEY_INF ? KEY_TOP : s < 0 ? -mag : mag;
+}
+/* The bits of a key's value; 0 gives +0 and KEY_TOP one NaN (callers resolve those). */
+inline T BITS_OF_KEY(KEY_SCALAR k)
+{
+    const KEY_SCALAR mag = k < 0 ? (KEY_SCALAR)-k : k;
+    return AS_T((KEY_SCALAR)(k < 0 ? mag | (KEY_SCALAR)(-KEY_TOP - 1) : mag));
+}
+#endif
+
+/*
+ * Lane-wise comparison for max-like kernels that carry storage bits:
+ *   KTV(n) KEYV(n, bits)  what is compared: order keys for float16/bfloat16
+ *                         (no float conversion), the values otherwise
+ *   BETTERV(n, k, best)   MAX_BETTER on those, a MASKV(n) (-1 = take k)
  *   MASKV(n)              mask type with the storage element's width, so
  *                         select() on keys and bits needs no conversion
  *   TO_MASKV(n, m)        an intn mask (0 / -1) as MASKV(n)
- * float16/bfloat16 keys are shorts whose signed order is the IEEE order with
- * -0 == +0 and every NaN above +inf (and equal to each other), so the NaN rule
- * (first NaN wins, then stays) is a plain strict > with no float conversion.
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
-#if defined(DT_FLOAT16)
-#define CLPOOL_KEY_INF 0x7c00
-#else
-#define CLPOOL_KEY_INF 0x7f80
-#endif
-#define CLPOOL_KEY_FN(n)                                                                      \
-    inline short##n order_key##n(ushort##n bits)                                             \
-    {                                                                                         \
-        const short##n mag = as_short##n(bits & (ushort)0x7fff);                              \
-        const short##n signed_mag = select(mag, -mag, as_short##n(bits) < (short)0);          \
-        return select(signed_mag, (short##n)0x7fff, mag > (short)CLPOOL_KEY_INF);             \
-    }
-CLPOOL_KEY_FN(8)
-CLPOOL_KEY_FN(16)
 #define MASK_SCALAR short
-#define KTV(n) CLPOOL_XPASTE(short, n)
+#define KTV(n) KEYT(n)
 #define KEYV(n, bits) CLPOOL_XPASTE(order_key, n)(bits)
 #define BETTERV(n, k, best) ((k) > (best))
 #else

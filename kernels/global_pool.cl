@@ -86,13 +86,41 @@ inline long scan_max(__global const T *x, long first, long end, long step)
     return best_i;
 }
 
+/* The largest order key of x[0..n), n >= 1: integer max() over 16 lanes, no
+ * positions (a key names its bits, see common.h); a ragged end is one more
+ * vector overlapping the previous one, harmless for a max. */
+inline KEY_SCALAR max_key(__global const T *x, long n)
+{
+    if (n < 16) {
+        KEY_SCALAR best = ORDER_KEY(x[0]);
+        for (long i = 1; i < n; ++i) best = max(best, ORDER_KEY(x[i]));
+        return best;
+    }
+    KEYT(16) acc = order_key16(vload16(0, x));
+    for (long i = 16; i + 16 <= n; i += 16) acc = max(acc, order_key16(vload16(0, x + i)));
+    acc = max(acc, order_key16(vload16(0, x + n - 16)));
+    const KEYT(8) m8 = max(acc.lo, acc.hi);
+    const KEYT(4) m4 = max(m8.lo, m8.hi);
+    const KEYT(2) m2 = max(m4.lo, m4.hi);
+    return max(m2.lo, m2.hi);
+}
+
+/* One work-item per plane. Only a maximum of +-0 or NaN needs the plane again,
+ * for the first element with that key (its sign or payload). */
 __kernel void global_pool_direct(__global const T *in, __global T *out, const long planes, const long plane_size,
                                  const long in_offset, const long out_offset, const AT p_unused)
 {
     const long plane = (long)get_global_id(0);
     if (plane >= planes) return;
     __global const T *x = in + in_offset + plane * plane_size;
-    out[out_offset + plane] = x[scan_max(x, 0, plane_size, 1)];
+    const KEY_SCALAR m = max_key(x, plane_size);
+    T result = BITS_OF_KEY(m);
+    if (m == 0 || m == KEY_TOP) {
+        long i = 0;
+        while (ORDER_KEY(x[i]) != m) ++i;
+        result = x[i];
+    }
+    out[out_offset + plane] = result;
 }
 
 __kernel void global_pool_partial(__global const T *in, __global long *partials, const long planes,
@@ -149,22 +177,22 @@ inline AT kahan_value(kahan k)
     return isfinite(k.plain) ? k.sum - k.comp : k.plain;
 }
 
-/* 8-lane vector form of the accumulator: independent Kahan sums per lane
- * (SIMD, and 8 dependency chains instead of one), merged into a scalar one. */
+/* 16-lane vector form of the accumulator: independent Kahan sums per lane
+ * (SIMD, and 16 dependency chains instead of one), merged into a scalar one. */
 #if defined(DT_FLOAT64)
-typedef double8 AT8;
-typedef double4 AT4;
-typedef double2 AT2;
+#define AT_NAME double
 #else
-typedef float8 AT8;
-typedef float4 AT4;
-typedef float2 AT2;
+#define AT_NAME float
 #endif
+typedef CLPOOL_XPASTE(AT_NAME, 16) AT16;
+typedef CLPOOL_XPASTE(AT_NAME, 8) AT8;
+typedef CLPOOL_XPASTE(AT_NAME, 4) AT4;
+typedef CLPOOL_XPASTE(AT_NAME, 2) AT2;
 
 /*
  * ipow(a, n): a^n for integer n >= 1 by squaring (a few ulp; PoCL 3.1's
  * double8 pown returned inf). contribution(x, p): what an element adds to the
- * sum. Written once, instantiated for AT and AT8; OP and LP_KIND are
+ * sum. Written once, instantiated for AT and AT16; OP and LP_KIND are
  * constants, so the dead branches fold away.
  */
 #define CLPOOL_DEFINE_CONTRIBUTION(type, suffix)                  \
@@ -184,7 +212,7 @@ typedef float2 AT2;
         return pow(fabs(x), (type)p);                             \
     }
 CLPOOL_DEFINE_CONTRIBUTION(AT, )
-CLPOOL_DEFINE_CONTRIBUTION(AT8, 8)
+CLPOOL_DEFINE_CONTRIBUTION(AT16, 16)
 
 /* General float p stays on the scalar path: PoCL 3.1's double8 pow returned
  * inf for ordinary inputs, and pow dominates the cost anyway. */
@@ -195,30 +223,34 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
 {
     long i = first;
     if (VECTOR_SUM && step == 1 && end - first >= 16) {
-        /* Two independent 8-lane Kahan sums: the add latency chain, not memory,
-         * bounds one accumulator, so a second one doubles the throughput. */
-        AT8 sum = 0, comp = 0, plain = 0, sum2 = 0, comp2 = 0;
-        for (; i + 16 <= end; i += 16) {
-            const AT8 v = contribution8(VLOAD8C(x + i), p), v2 = contribution8(VLOAD8C(x + i + 8), p);
-            const AT8 y = v - comp, y2 = v2 - comp2;
-            const AT8 t = sum + y, t2 = sum2 + y2;
-            comp = (t - sum) - y;
-            comp2 = (t2 - sum2) - y2;
-            sum = t;
-            sum2 = t2;
-            plain += v + v2;
+        /* Two independent 16-lane Kahan sums: the add latency chain, not
+         * memory, bounds one accumulator, so a second one doubles the
+         * throughput. A ragged end is the range's last 16 elements with the
+         * lanes already summed zeroed: no scalar tail. */
+        AT16 sum = 0, comp = 0, plain = 0, sum2 = 0, comp2 = 0;
+#define KAHAN16(v, sum, comp)              \
+    do {                                   \
+        const AT16 y_ = (v) - (comp);      \
+        const AT16 t_ = (sum) + y_;        \
+        (comp) = (t_ - (sum)) - y_;        \
+        (sum) = t_;                        \
+        plain += (v);                      \
+    } while (0)
+        for (; i + 32 <= end; i += 32) {
+            const AT16 v = contribution16(VLOAD16C(x + i), p), v2 = contribution16(VLOAD16C(x + i + 16), p);
+            KAHAN16(v, sum, comp);
+            KAHAN16(v2, sum2, comp2);
         }
-        for (; i + 8 <= end; i += 8) {
-            const AT8 v = contribution8(VLOAD8C(x + i), p);
-            const AT8 y = v - comp;
-            const AT8 t = sum + y;
-            comp = (t - sum) - y;
-            sum = t;
-            plain += v;
+        if (i + 16 <= end) {
+            const AT16 v = contribution16(VLOAD16C(x + i), p);
+            KAHAN16(v, sum, comp);
+            i += 16;
         }
-        /* Merge the lanes pairwise (4 levels: error ~4 ulp of the total). */
-        const AT8 val = (sum - comp) + (sum2 - comp2);
-        const AT4 v4 = val.lo + val.hi, p4 = plain.lo + plain.hi;
+#undef KAHAN16
+        /* Merge the lanes pairwise (5 levels: error ~5 ulp of the total). */
+        const AT16 val = (sum - comp) + (sum2 - comp2);
+        const AT8 v8 = val.lo + val.hi, p8 = plain.lo + plain.hi;
+        const AT4 v4 = v8.lo + v8.hi, p4 = p8.lo + p8.hi;
         const AT2 v2 = v4.lo + v4.hi, p2 = p4.lo + p4.hi;
         const AT lanes = v2.lo + v2.hi, lanes_plain = p2.lo + p2.hi;
         if (isfinite(lanes_plain)) kahan_add(k, lanes);

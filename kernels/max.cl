@@ -6,15 +6,21 @@
  * collapsed rank and an input's stride along the innermost dim is 1
  * (contiguous) or 0 (broadcast): bit k of INNER_MASK says which.
  *
- * 3-D NDRange: dim 0 = blocks of 8 along the innermost dim, dim 1 = the next
- * dim, dim 2 = all outer dims together (split by division once per
- * work-item). Each work-item loads 8 elements of a contiguous input with one
- * vector load, or one scalar broadcast to 8 lanes, and folds the inputs
+ * 3-D NDRange: dim 0 = blocks of VW along the innermost dim, dim 1 = the
+ * next dim, dim 2 = all outer dims together (split by division once per
+ * work-item). Each work-item loads VW elements of a contiguous input with one
+ * vector load, or one scalar broadcast to VW lanes, and folds the inputs
  * lane-wise: explicit SIMD (PoCL runs work-items as scalar loops) and wide
  * loads on GPUs. The winner's bits are stored, so every dtype is exact; NaN
- * propagates and ties keep the earlier input (common.h).
+ * propagates and ties keep the earlier input (common.h). A row's last block
+ * is shifted left to end at the row's end, overlapping its neighbour: both
+ * write the same values, and since max is idempotent this holds even when
+ * the output is also an input (in place).
  *
- * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DINNER_MASK=0..15.
+ * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DINNER_MASK=0..15,
+ * -DVW=8|16 (lanes), -DNB=n (blocks of VW per work-item: several on CPUs,
+ * where a work-item's fixed cost would otherwise dominate for small types;
+ * one on GPUs, where neighbouring work-items should read neighbouring blocks).
  */
 #define MAX_ARITY 4
 #define MAX_RANK 12
@@ -32,25 +38,25 @@ typedef struct max_geom {
 } max_geom;
 
 #define CONTIGUOUS(k) ((INNER_MASK >> (k)) & 1)
-/* Storage bits of 8 lanes of input k at element `at` (+lane if contiguous). */
-#define LOAD_LANES(k, ptr, at) (CONTIGUOUS(k) ? vload8(0, (ptr) + (at)) : (T8)((ptr)[at]))
+/* Storage bits of VW lanes of input k at element `at` (+lane if contiguous). */
+#define LOAD_LANES(k, ptr, at) (CONTIGUOUS(k) ? VLOADV(VW, (ptr) + (at)) : (TV(VW))((ptr)[at]))
 #define LANE_OFFSET(k, at, j) ((at) + (CONTIGUOUS(k) ? (j) : 0))
 
 __kernel void max_n(__global T *out, __global const T *in0, __global const T *in1, __global const T *in2,
                     __global const T *in3, const max_geom g)
 {
     const long n0 = g.out_dims[RANK - 1];
-    const long i0 = (long)get_global_id(0) * 8;
+    const long first = (long)get_global_id(0) * (VW * NB);
 #if RANK >= 2
     const long n1 = g.out_dims[RANK - 2];
     const long c1 = (long)get_global_id(1);
-    if (i0 >= n0 || c1 >= n1) return;
+    if (first >= n0 || c1 >= n1) return;
 #else
     const long n1 = 1, c1 = 0;
-    if (i0 >= n0) return;
+    if (first >= n0) return;
 #endif
     const long outer = (long)get_global_id(2);
-    long at[MAX_ARITY];
+    long at[MAX_ARITY]; /* row starts */
     for (int k = 0; k < ARITY; ++k) at[k] = g.in_offset[k];
 #if RANK >= 2
     for (int k = 0; k < ARITY; ++k) at[k] += c1 * g.strides[k * MAX_RANK + RANK - 2];
@@ -61,34 +67,43 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
         rest /= g.out_dims[d];
         for (int k = 0; k < ARITY; ++k) at[k] += c * g.strides[k * MAX_RANK + d];
     }
-    for (int k = 0; k < ARITY; ++k) at[k] += CONTIGUOUS(k) ? i0 : 0;
-    __global T *dst = out + g.out_offset + (outer * n1 + c1) * n0 + i0;
+    __global T *dst = out + g.out_offset + (outer * n1 + c1) * n0;
 
-    if (i0 + 8 <= n0) {
-        T8 best_bits = LOAD_LANES(0, in0, at[0]);
-        CT8 best = TO_CT8(best_bits);
-#define FOLD8(k, ptr)                                             \
-        {                                                         \
-            const T8 bits = LOAD_LANES(k, ptr, at[k]);            \
-            const CT8 v = TO_CT8(bits);                           \
-            const int8 take = MAX_BETTER8(v, best);               \
-            best = select(best, v, SELECT_MASK8(take));           \
-            best_bits = select(best_bits, bits, RAW_MASK8(take)); \
-        }
+    if (n0 >= VW) {
+        /* NB blocks of VW lanes; the row's last block ends at the row's end. */
+        for (int b = 0; b < NB; ++b) {
+            long i0 = first + b * VW;
+            if (i0 >= n0) break;
+            if (i0 + VW > n0) i0 = n0 - VW;
+            TV(VW) best_bits = LOAD_LANES(0, in0, LANE_OFFSET(0, at[0], i0));
+#if IS_FLOAT_TYPE
+            KTV(VW) best = KEYV(VW, best_bits);
+#define FOLDV(k, ptr)                                                          \
+            {                                                                  \
+                const TV(VW) bits = LOAD_LANES(k, ptr, LANE_OFFSET(k, at[k], i0)); \
+                const KTV(VW) v = KEYV(VW, bits);                              \
+                const MASKV(VW) take = BETTERV(VW, v, best);                   \
+                best = select(best, v, take);                                  \
+                best_bits = select(best_bits, bits, take);                     \
+            }
+#else /* integers: the bits are the value, equal values are identical */
+#define FOLDV(k, ptr) best_bits = max(best_bits, LOAD_LANES(k, ptr, LANE_OFFSET(k, at[k], i0)));
+#endif
 #if ARITY > 1
-        FOLD8(1, in1)
+            FOLDV(1, in1)
 #endif
 #if ARITY > 2
-        FOLD8(2, in2)
+            FOLDV(2, in2)
 #endif
 #if ARITY > 3
-        FOLD8(3, in3)
+            FOLDV(3, in3)
 #endif
-        vstore8(best_bits, 0, dst);
+            STORE_BITSV(VW, best_bits, dst + i0);
+        }
         return;
     }
-    /* Ragged end of a row: one element at a time. */
-    for (long j = 0; i0 + j < n0; ++j) {
+    /* A row shorter than one block: one element at a time. */
+    for (long j = 0; j < n0; ++j) {
         T bits = in0[LANE_OFFSET(0, at[0], j)];
         CT best = LOAD(in0, LANE_OFFSET(0, at[0], j));
 #define FOLD1(k, ptr)                                             \

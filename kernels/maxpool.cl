@@ -162,7 +162,24 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 }
 
 #if VW
-/* Storage bits of the taps of VW outputs at stride SW starting at p. */
+/*
+ * Storage bits of the taps of VW outputs at stride SW. ROW_TAPS (stride 2,
+ * dilation 1, 16 lanes, clang): a kernel row's loads are shared by all its
+ * taps: the row's even and odd elements, shifted by kw/2 lanes
+ * (__builtin_shufflevector, constant lanes). Separate loads per tap would each
+ * extract the even lanes of two vectors, which LLVM turns into piecemeal
+ * loads for 1- and 2-byte types. LOAD_SPAN = elements read from a block's
+ * first column on one row.
+ */
+#if SW == 2 && DW == 1 && VW == 16 && KW <= 7 && defined(__clang__)
+#define ROW_TAPS 1
+#define LOAD_SPAN (KW > 2 ? 48 : 32)
+#define SHIFT_LANES0(a, b) (a)
+#define SHIFT_LANES1(a, b) __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+#define SHIFT_LANES2(a, b) __builtin_shufflevector(a, b, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)
+#define SHIFT_LANES3(a, b) __builtin_shufflevector(a, b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18)
+#else
+#define ROW_TAPS 0
 #if SW == 1
 #define TAPV(p) VLOADV(VW, p)
 #define TAP_SPAN VW
@@ -172,6 +189,8 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #else
 #define TAPV(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
 #define TAP_SPAN 32
+#endif
+#define LOAD_SPAN ((KW - 1) * DW + TAP_SPAN)
 #endif
 #if VW == 8
 #define LANE_IDS (int8)(0, 1, 2, 3, 4, 5, 6, 7)
@@ -208,9 +227,33 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
     for (int kh = 0; kh < KH; ++kh) {
         const int h = h0 + kh * DH;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
+        __global const T *row = plane + (long)h * W + w0;
+#if ROW_TAPS
+        const TV(16) r0 = vload16(0, row), r1 = vload16(1, row);
+        const TV(16) even = (TV(16))(r0.even, r1.even), odd = (TV(16))(r0.odd, r1.odd);
+#if KW > 2
+        const TV(16) r2 = vload16(2, row);
+        const TV(16) even2 = (TV(16))(r2.even, r2.even), odd2 = (TV(16))(r2.odd, r2.odd);
+#else
+        const TV(16) even2 = even, odd2 = odd;
+#endif
+#endif
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw) {
-            const TV(VW) bits = TAPV(plane + (long)h * W + w0 + kw * DW);
+#if ROW_TAPS
+            TV(16) bits;
+            switch (kw) { /* a constant after unrolling */
+            case 0: bits = SHIFT_LANES0(even, even2); break;
+            case 1: bits = SHIFT_LANES0(odd, odd2); break;
+            case 2: bits = SHIFT_LANES1(even, even2); break;
+            case 3: bits = SHIFT_LANES1(odd, odd2); break;
+            case 4: bits = SHIFT_LANES2(even, even2); break;
+            case 5: bits = SHIFT_LANES2(odd, odd2); break;
+            default: bits = SHIFT_LANES3(even, even2); break;
+            }
+#else
+            const TV(VW) bits = TAPV(row + kw * DW);
+#endif
 #if !IS_FLOAT_TYPE && !WITH_INDICES
             if (interior) { /* integers: bits are the value, ties are identical */
                 best_bits = kh + kw == 0 ? bits : max(best_bits, bits);
@@ -239,9 +282,9 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 #endif
 #endif
     if (lanes == VW) {
-        VSTOREV(VW, best_bits, out + o);
+        STORE_BITSV(VW, best_bits, out + o);
 #if WITH_INDICES
-        VSTOREV(VW, idx, indices + o);
+        STORE_LONGV(VW, idx, indices + o);
 #endif
     } else {
         /* Ragged end of a row: spill the lanes (no run-time vector subscripts in OpenCL C 1.2). */
@@ -290,7 +333,7 @@ __kernel void maxpool2d(__global const T *in, __global T *out,
     const long h0 = oh * SH - pad_h, w0 = ow0 * SW - pad_w;
     const long row_lo = max(h0, 0L), row_hi = min(h0 + (KH - 1) * DH, H - 1);
     const long first = in_offset + nc * H * W + row_lo * W + w0;
-    const long last = in_offset + nc * H * W + row_hi * W + w0 + (KW - 1) * DW + TAP_SPAN - 1;
+    const long last = in_offset + nc * H * W + row_hi * W + w0 + LOAD_SPAN - 1;
     if (first >= 0 && last < in_limit) {
         const int lanes = (int)min(OW - ow0, (long)VW);
         if (h0 >= 0 && h0 + (KH - 1) * DH < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) * DW < W)
