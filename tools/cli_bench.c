@@ -349,13 +349,15 @@ static void bench_overhead(bench_env *env, int csv)
     if (y) clReleaseMemObject(y);
 }
 
-/* Time vs size: MaxPool 3x3/s2/p1 (N x 64 x 56 x 56 scaled by N... via H) and Max same-shape. */
-static void bench_sweep(bench_env *env, int csv)
+/* Time vs input tensor size, 64 KiB .. 512 MiB in steps of 2x: MaxPool
+ * 3x3/s2/p1 on 1 x 64 x side x side float32 and Max of two such tensors.
+ * Returns -1 (after a message) when a size cannot run. */
+static int bench_sweep(bench_env *env, int csv)
 {
     if (!csv) printf("%-10s %14s %12s %10s %10s\n", "op", "bytes", "median ms", "GB/s", "copy GB/s");
     else printf("sweep_op,bytes,median_ms,gbps,copy_gbps\n");
     for (int op = 0; op < 2; ++op) {
-        for (int64_t kib = 64; kib <= 512 * 1024; kib *= 4) {
+        for (int64_t kib = 64; kib <= 512 * 1024; kib *= 2) {
             /* Input of ~kib KiB float32: 64 channels of side x side. */
             const int64_t elems = kib * 256, side_sq = elems / 64;
             int64_t side = 1;
@@ -373,13 +375,17 @@ static void bench_sweep(bench_env *env, int csv)
                 c.in[1] = c.in[0];
             }
             double bytes = 0, ms = 0, cg = 0;
-            if (bench_case_run(env, &c, &bytes, &ms) != 0 || copy_gbps(env, bytes, &cg) != 0) return;
+            if (bench_case_run(env, &c, &bytes, &ms) != 0 || copy_gbps(env, bytes, &cg) != 0) {
+                fprintf(stderr, "clpool bench: sweep stopped at %lld KiB: %s\n", (long long)kib, clpool_last_error());
+                return -1;
+            }
             const char *name = op == 0 ? "maxpool" : "max";
             if (csv) printf("%s,%.0f,%.4f,%.3f,%.3f\n", name, bytes, ms, bytes / (ms * 1e6), cg);
             else printf("%-10s %14.0f %12.4f %10.2f %10.2f\n", name, bytes, ms, bytes / (ms * 1e6), cg);
             fflush(stdout);
         }
     }
+    return 0;
 }
 
 static double now_ms(void)
@@ -464,7 +470,7 @@ int cli_bench(int argc, char **argv)
     }
     int rc = 0;
     if (sweep) {
-        bench_sweep(&env, csv);
+        rc = bench_sweep(&env, csv) != 0;
     } else if (overhead) {
         bench_overhead(&env, csv);
     } else {
