@@ -27,11 +27,16 @@ clpool_setup() {
   fi
 }
 
-# numpy is optional (the numpy cross-check test skips without it); try pip once.
+# numpy and matplotlib are optional (the numpy cross-check and the sweep-plot
+# test skip without them); try pip once for each.
 clpool_optional_python() {
   command -v python3 >/dev/null || return 0
-  python3 -c "import numpy" 2>/dev/null && return 0
-  python3 -m pip install --quiet --retries 1 --timeout 20 numpy >/dev/null 2>&1 || echo "numpy unavailable: the numpy cross-check will be skipped"
+  local m
+  for m in numpy matplotlib; do
+    python3 -c "import $m" 2>/dev/null && continue
+    python3 -m pip install --quiet --retries 1 --timeout 20 "$m" >/dev/null 2>&1 ||
+      echo "$m unavailable: the tests that need it will be skipped"
+  done
 }
 
 clpool_build() {
