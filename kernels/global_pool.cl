@@ -225,16 +225,16 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
     if (VECTOR_SUM && step == 1 && end - first >= 16) {
         /* Two independent 16-lane Kahan sums: the add latency chain, not
          * memory, bounds one accumulator, so a second one doubles the
-         * throughput. A ragged end is the range's last 16 elements with the
-         * lanes already summed zeroed: no scalar tail. */
-        AT16 sum = 0, comp = 0, plain = 0, sum2 = 0, comp2 = 0;
+         * throughput. No shadow sum in the loop: an inf/NaN input (or an
+         * overflow) leaves the compensated sum non-finite, and only then the
+         * range is summed again plainly, which gives the IEEE inf/NaN. */
+        AT16 sum = 0, comp = 0, sum2 = 0, comp2 = 0;
 #define KAHAN16(v, sum, comp)              \
     do {                                   \
         const AT16 y_ = (v) - (comp);      \
         const AT16 t_ = (sum) + y_;        \
         (comp) = (t_ - (sum)) - y_;        \
         (sum) = t_;                        \
-        plain += (v);                      \
     } while (0)
         for (; i + 32 <= end; i += 32) {
             const AT16 v = contribution16(VLOAD16C(x + i), p), v2 = contribution16(VLOAD16C(x + i + 16), p);
@@ -249,12 +249,16 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
 #undef KAHAN16
         /* Merge the lanes pairwise (5 levels: error ~5 ulp of the total). */
         const AT16 val = (sum - comp) + (sum2 - comp2);
-        const AT8 v8 = val.lo + val.hi, p8 = plain.lo + plain.hi;
-        const AT4 v4 = v8.lo + v8.hi, p4 = p8.lo + p8.hi;
-        const AT2 v2 = v4.lo + v4.hi, p2 = p4.lo + p4.hi;
-        const AT lanes = v2.lo + v2.hi, lanes_plain = p2.lo + p2.hi;
-        if (isfinite(lanes_plain)) kahan_add(k, lanes);
-        else k->plain += lanes_plain; /* inf/NaN: only the shadow sum matters now */
+        const AT8 v8 = val.lo + val.hi;
+        const AT4 v4 = v8.lo + v8.hi;
+        const AT2 v2 = v4.lo + v4.hi;
+        AT lanes = v2.lo + v2.hi;
+        if (!isfinite(lanes)) {
+            lanes = 0;
+            for (long j = first; j < i; ++j) lanes += contribution((AT)LOAD(x, j), p);
+        }
+        if (isfinite(lanes)) kahan_add(k, lanes);
+        else k->plain += lanes; /* inf/NaN: only the shadow sum matters now */
     }
     for (; i < end; i += step) kahan_add(k, contribution((AT)LOAD(x, i), p));
 }
