@@ -3,6 +3,7 @@
  * upload/download, and blocking "run on host arrays" calls built on the
  * enqueue API (so they share all its validation).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,11 @@ clpool_status clpool_tensor_create(clpool_context *ctx, clpool_dtype dtype, cons
     /* OpenCL has no empty buffers; an empty tensor still gets one element. */
     t->mem = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, t->bytes ? t->bytes : d->size, NULL, &err);
     if (!t->mem) {
+        char what[200];
+        snprintf(what, sizeof what, "%s: clCreateBuffer(%zu bytes; the device allows %llu per buffer)", fn,
+                 t->bytes ? t->bytes : d->size, (unsigned long long)ctx->info.max_alloc_bytes);
         free(t);
-        return clpool__cl_fail(err, "clpool_tensor_create: clCreateBuffer");
+        return clpool__cl_fail(err, what);
     }
     *out = t;
     return CLPOOL_SUCCESS;

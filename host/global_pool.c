@@ -125,9 +125,12 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     const size_t partial_size = op == GLOBAL_MAX ? sizeof(cl_long)
                               : 2 * (dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float));
     cl_int err;
-    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)(planes * parts) * partial_size, NULL, &err);
+    const size_t partials_bytes = (size_t)(planes * parts) * partial_size;
+    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, partials_bytes, NULL, &err);
     if (!partials) {
-        status = clpool__cl_fail(err, "clCreateBuffer(global pool partials)");
+        char what[160];
+        snprintf(what, sizeof what, "%s: clCreateBuffer(global pool partials, %zu bytes)", fn, partials_bytes);
+        status = clpool__cl_fail(err, what);
         goto cleanup;
     }
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_partial", &k1));

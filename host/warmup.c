@@ -4,6 +4,7 @@
  * list of build options) keeps the warmed programs identical to the ones
  * later calls look up.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -34,7 +35,9 @@ clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
     cl_mem b = a ? clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, SCRATCH_ELEMENTS * 8, NULL, &err) : NULL;
     cl_mem idx = b ? clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, SCRATCH_ELEMENTS * 8, NULL, &err) : NULL;
     if (!idx) {
-        status = clpool__cl_fail(err, "clpool_context_warm_up: clCreateBuffer");
+        char what[96];
+        snprintf(what, sizeof what, "%s: clCreateBuffer(scratch, %d bytes)", fn, SCRATCH_ELEMENTS * 8);
+        status = clpool__cl_fail(err, what);
         goto cleanup;
     }
     cl_command_queue q;
