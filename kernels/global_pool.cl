@@ -228,7 +228,7 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
          * throughput. No shadow sum in the loop: an inf/NaN input (or an
          * overflow) leaves the compensated sum non-finite, and only then the
          * range is summed again plainly, which gives the IEEE inf/NaN. */
-        AT16 sum = 0, comp = 0, sum2 = 0, comp2 = 0;
+        AT16 sum = 0, comp = 0, sum2 = 0, comp2 = 0, sum3 = 0, comp3 = 0, sum4 = 0, comp4 = 0;
 #define KAHAN16(v, sum, comp)              \
     do {                                   \
         const AT16 y_ = (v) - (comp);      \
@@ -236,6 +236,14 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
         (comp) = (t_ - (sum)) - y_;        \
         (sum) = t_;                        \
     } while (0)
+        for (; i + 64 <= end; i += 64) {
+            const AT16 v = contribution16(VLOAD16C(x + i), p), v2 = contribution16(VLOAD16C(x + i + 16), p);
+            const AT16 v3 = contribution16(VLOAD16C(x + i + 32), p), v4 = contribution16(VLOAD16C(x + i + 48), p);
+            KAHAN16(v, sum, comp);
+            KAHAN16(v2, sum2, comp2);
+            KAHAN16(v3, sum3, comp3);
+            KAHAN16(v4, sum4, comp4);
+        }
         for (; i + 32 <= end; i += 32) {
             const AT16 v = contribution16(VLOAD16C(x + i), p), v2 = contribution16(VLOAD16C(x + i + 16), p);
             KAHAN16(v, sum, comp);
@@ -248,7 +256,7 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
         }
 #undef KAHAN16
         /* Merge the lanes pairwise (5 levels: error ~5 ulp of the total). */
-        const AT16 val = (sum - comp) + (sum2 - comp2);
+        const AT16 val = ((sum - comp) + (sum2 - comp2)) + ((sum3 - comp3) + (sum4 - comp4));
         const AT8 v8 = val.lo + val.hi;
         const AT4 v4 = v8.lo + v8.hi;
         const AT2 v2 = v4.lo + v4.hi;
