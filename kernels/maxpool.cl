@@ -198,18 +198,39 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #define LANE_IDS (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #endif
 
+/* The storage bits of the type's lowest value (-inf for floats): what a
+ * padding tap reads as when no Indices are wanted. It never beats a real tap,
+ * and where it ties one the bits are the same. */
+#if defined(DT_FLOAT32)
+#define LOWEST_BITS (-INFINITY)
+#elif defined(DT_FLOAT64)
+#define LOWEST_BITS (-(double)INFINITY)
+#elif defined(DT_FLOAT16)
+#define LOWEST_BITS ((ushort)0xfc00)
+#elif defined(DT_BFLOAT16)
+#define LOWEST_BITS ((ushort)0xff80)
+#elif defined(DT_INT8)
+#define LOWEST_BITS ((char)-128)
+#else
+#define LOWEST_BITS ((uchar)0)
+#endif
+
 /*
- * VW outputs (lanes) of one row. With `interior` (a constant after inlining)
- * every tap of every lane lies inside the plane: no masks, and integer
- * MaxPool without Indices is a plain lane-wise max(). Otherwise taps outside
- * the plane are masked per lane (`valid`); a tap's vector load may still
- * touch elements outside the plane (the caller checked it stays inside the
- * buffer) but masked lanes never win, and `have` lets each lane's first valid
- * tap take its initial slot.
+ * VW outputs (lanes) of each of ROWS consecutive output rows (`rows` of them
+ * real, the rest are computed and dropped). Every input row the group needs
+ * is loaded once and folded into each output row whose window holds it, in
+ * (kh, kw) order per output row (the first-wins order). With `interior` (a
+ * constant after inlining) every tap of every lane lies inside the plane.
+ * Otherwise rows outside the plane are skipped and taps outside a row are
+ * masked per lane (`valid`): without Indices a masked tap reads as the
+ * lowest value, with Indices `have` lets each lane's first valid tap take its
+ * slot. A tap's vector load may touch elements outside the plane (the caller
+ * checked it stays inside the buffer) but masked lanes never win.
  */
 __attribute__((always_inline)) inline void maxpool2d_block(__global const T *plane, __global T *out,
                                                            __global long *indices, const int H, const int W,
-                                                           const int h0, const int w0, const int lanes, const long o,
+                                                           const int h0, const int w0, const int lanes,
+                                                           const int rows, const long o, const long OW,
                                                            const long nc, const int interior)
 {
     const INTV(VW) lane = LANE_IDS;
@@ -220,14 +241,26 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
         const INTV(VW) col = w0 + kw * DW + lane * SW;
         valid[kw] = interior ? (MASKV(VW))(-1) : TO_MASKV(VW, (col >= 0) & (col < W));
     }
-    KTV(VW) best = 0;
-    TV(VW) best_bits = 0;
-    MASKV(VW) best_tap = 0, have = 0;
+    KTV(VW) best[ROWS];
+    TV(VW) best_bits[ROWS];
+#if WITH_INDICES
+    MASKV(VW) best_tap[ROWS], have[ROWS];
+#endif
 #pragma unroll
-    for (int kh = 0; kh < KH; ++kh) {
-        const int h = h0 + kh * DH;
+    for (int r = 0; r < ROWS; ++r) {
+        best_bits[r] = (TV(VW))(LOWEST_BITS);
+        best[r] = KEYV(VW, best_bits[r]);
+#if WITH_INDICES
+        best_tap[r] = 0;
+        have[r] = 0;
+#endif
+    }
+#pragma unroll
+    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) * DH + 1; ++ih) {
+        const int h = h0 + ih;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
         __global const T *row = plane + (long)h * W + w0;
+        TV(VW) taps[KW];
 #if ROW_TAPS
         const TV(16) r0 = vload16(0, row), r1 = vload16(1, row);
         const TV(16) even = (TV(16))(r0.even, r1.even), odd = (TV(16))(r0.odd, r1.odd);
@@ -241,64 +274,84 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw) {
 #if ROW_TAPS
-            TV(16) bits;
             switch (kw) { /* a constant after unrolling */
-            case 0: bits = SHIFT_LANES0(even, even2); break;
-            case 1: bits = SHIFT_LANES0(odd, odd2); break;
-            case 2: bits = SHIFT_LANES1(even, even2); break;
-            case 3: bits = SHIFT_LANES1(odd, odd2); break;
-            case 4: bits = SHIFT_LANES2(even, even2); break;
-            case 5: bits = SHIFT_LANES2(odd, odd2); break;
-            default: bits = SHIFT_LANES3(even, even2); break;
+            case 0: taps[kw] = SHIFT_LANES0(even, even2); break;
+            case 1: taps[kw] = SHIFT_LANES0(odd, odd2); break;
+            case 2: taps[kw] = SHIFT_LANES1(even, even2); break;
+            case 3: taps[kw] = SHIFT_LANES1(odd, odd2); break;
+            case 4: taps[kw] = SHIFT_LANES2(even, even2); break;
+            case 5: taps[kw] = SHIFT_LANES2(odd, odd2); break;
+            default: taps[kw] = SHIFT_LANES3(even, even2); break;
             }
 #else
-            const TV(VW) bits = TAPV(row + kw * DW);
+            taps[kw] = TAPV(row + kw * DW);
 #endif
-#if !IS_FLOAT_TYPE && !WITH_INDICES
-            if (interior) { /* integers: bits are the value, ties are identical */
-                best_bits = kh + kw == 0 ? bits : max(best_bits, bits);
-                continue;
-            }
+#if !WITH_INDICES
+            if (!interior) taps[kw] = select((TV(VW))(LOWEST_BITS), taps[kw], valid[kw]);
 #endif
-            const KTV(VW) k = KEYV(VW, bits);
-            const MASKV(VW) take = interior ? (kh + kw == 0 ? (MASKV(VW))(-1) : BETTERV(VW, k, best))
-                                            : valid[kw] & (~have | BETTERV(VW, k, best));
-            best = select(best, k, take);
-            best_bits = select(best_bits, bits, take);
+        }
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int dh = ih - r * SH; /* this row's offset in output row r's window */
+            if (dh < 0 || dh % DH != 0 || dh / DH >= KH) continue; /* constants after unrolling */
 #if WITH_INDICES
-            best_tap = select(best_tap, (MASKV(VW))(kh * KW + kw), take);
+            const int kh = dh / DH;
 #endif
-            have |= valid[kw];
+#pragma unroll
+            for (int kw = 0; kw < KW; ++kw) {
+                const TV(VW) bits = taps[kw];
+#if !IS_FLOAT_TYPE && !WITH_INDICES
+                /* integers: the bits are the value, ties are identical */
+                best_bits[r] = max(best_bits[r], bits);
+#else
+                const KTV(VW) k = KEYV(VW, bits);
+#if WITH_INDICES
+                const MASKV(VW) take = interior ? (kh + kw == 0 ? (MASKV(VW))(-1) : BETTERV(VW, k, best[r]))
+                                                : valid[kw] & (~have[r] | BETTERV(VW, k, best[r]));
+                best_tap[r] = select(best_tap[r], (MASKV(VW))(kh * KW + kw), take);
+                have[r] |= valid[kw];
+#else
+                const MASKV(VW) take = BETTERV(VW, k, best[r]);
+#endif
+                best[r] = select(best[r], k, take);
+                best_bits[r] = select(best_bits[r], bits, take);
+#endif
+            }
         }
     }
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        if (r >= rows) break;
+        const long orow = o + r * OW;
 #if WITH_INDICES
-    const INTV(VW) tap = CONVERT_INTV(VW, best_tap), kh = tap / KW, kw = tap - kh * KW;
-    const LONGV(VW) h = CONVERT_LONGV(VW, h0 + kh * DH);
-    const LONGV(VW) w = CONVERT_LONGV(VW, w0 + lane * SW + kw * DW);
+        const INTV(VW) tap = CONVERT_INTV(VW, best_tap[r]), kh = tap / KW, kw = tap - kh * KW;
+        const LONGV(VW) h = CONVERT_LONGV(VW, h0 + r * SH + kh * DH);
+        const LONGV(VW) w = CONVERT_LONGV(VW, w0 + lane * SW + kw * DW);
 #if STORAGE_ORDER == 1
-    const LONGV(VW) idx = nc * H * W + w * H + h;
+        const LONGV(VW) idx = nc * H * W + w * H + h;
 #else
-    const LONGV(VW) idx = nc * H * W + h * W + w;
+        const LONGV(VW) idx = nc * H * W + h * W + w;
 #endif
 #endif
-    if (lanes == VW) {
-        STORE_BITSV(VW, best_bits, out + o);
+        if (lanes == VW) {
+            STORE_BITSV(VW, best_bits[r], out + orow);
 #if WITH_INDICES
-        STORE_LONGV(VW, idx, indices + o);
+            STORE_LONGV(VW, idx, indices + orow);
 #endif
-    } else {
-        /* Ragged end of a row: spill the lanes (no run-time vector subscripts in OpenCL C 1.2). */
-        T lane_bits[VW];
-        VSTOREV(VW, best_bits, lane_bits);
+        } else {
+            /* Ragged row: spill the lanes (no run-time vector subscripts in OpenCL C 1.2). */
+            T lane_bits[VW];
+            VSTOREV(VW, best_bits[r], lane_bits);
 #if WITH_INDICES
-        long lane_idx[VW];
-        VSTOREV(VW, idx, lane_idx);
+            long lane_idx[VW];
+            VSTOREV(VW, idx, lane_idx);
 #endif
-        for (int j = 0; j < lanes; ++j) {
-            out[o + j] = lane_bits[j];
+            for (int j = 0; j < lanes; ++j) {
+                out[orow + j] = lane_bits[j];
 #if WITH_INDICES
-            indices[o + j] = lane_idx[j];
+                indices[orow + j] = lane_idx[j];
 #endif
+            }
         }
     }
 }
@@ -318,8 +371,8 @@ __kernel void maxpool2d(__global const T *in, __global T *out,
     indices += idx_offset;
 #endif
     long ow0 = (long)get_global_id(0) * BLOCK;
-    const long oh = (long)get_global_id(1), nc = (long)get_global_id(2);
-    if (ow0 >= OW || oh >= OH) return;
+    const long oh0 = (long)get_global_id(1) * ROWS, nc = (long)get_global_id(2);
+    if (ow0 >= OW || oh0 >= OH) return;
 #if VW
     /* The last block of a row ends at the row's end, overlapping its
      * neighbour (both write the same values): every block is full width. */
@@ -327,23 +380,26 @@ __kernel void maxpool2d(__global const T *in, __global T *out,
 #endif
     __global const T *plane = in + in_offset + nc * H * W;
     out += out_offset;
-    const long o = (nc * OH + oh) * OW + ow0;
+    const long o = (nc * OH + oh0) * OW + ow0;
+    const int rows = (int)min(OH - oh0, (long)ROWS);
 #if VW
     /* Vector loads span [first, last] in buffer elements; they must stay inside the buffer. */
-    const long h0 = oh * SH - pad_h, w0 = ow0 * SW - pad_w;
-    const long row_lo = max(h0, 0L), row_hi = min(h0 + (KH - 1) * DH, H - 1);
+    const long h0 = oh0 * SH - pad_h, w0 = ow0 * SW - pad_w;
+    const long h_end = h0 + (ROWS - 1) * SH + (KH - 1) * DH; /* last input row of the group */
+    const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
     const long first = in_offset + nc * H * W + row_lo * W + w0;
     const long last = in_offset + nc * H * W + row_hi * W + w0 + LOAD_SPAN - 1;
     if (first >= 0 && last < in_limit) {
         const int lanes = (int)min(OW - ow0, (long)VW);
-        if (h0 >= 0 && h0 + (KH - 1) * DH < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) * DW < W)
-            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, o, nc, 1);
+        if (h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) * DW < W)
+            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1);
         else
-            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, o, nc, 0);
+            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0);
         return;
     }
 #endif
-    for (long j = 0; j < BLOCK && ow0 + j < OW; ++j)
-        maxpool2d_one(plane, out, indices, H, W, oh, ow0 + j, pad_h, pad_w, o + j, nc);
+    for (int r = 0; r < rows; ++r)
+        for (long j = 0; j < BLOCK && ow0 + j < OW; ++j)
+            maxpool2d_one(plane, out, indices, H, W, oh0 + r, ow0 + j, pad_h, pad_w, o + r * OW + j, nc);
 }
 #endif
