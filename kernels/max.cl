@@ -76,7 +76,7 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
             if (i0 >= n0) break;
             if (i0 + VW > n0) i0 = n0 - VW;
             TV(VW) best_bits = LOAD_LANES(0, in0, LANE_OFFSET(0, at[0], i0));
-#if IS_FLOAT_TYPE
+#if IS_FLOAT_TYPE && ARITY > 1
             KTV(VW) best = KEYV(VW, best_bits);
 #define FOLDV(k, ptr)                                                          \
             {                                                                  \
@@ -105,7 +105,9 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
     /* A row shorter than one block: one element at a time. */
     for (long j = 0; j < n0; ++j) {
         T bits = in0[LANE_OFFSET(0, at[0], j)];
+#if ARITY > 1
         CT best = LOAD(in0, LANE_OFFSET(0, at[0], j));
+#endif
 #define FOLD1(k, ptr)                                             \
         {                                                         \
             const CT v = LOAD(ptr, LANE_OFFSET(k, at[k], j));     \

@@ -7,7 +7,7 @@
 set -euo pipefail
 CLPOOL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$CLPOOL_ROOT/tools/common.sh"
-CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd"
+CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd clang" # clang: the kernel-warnings test
 clpool_setup
 
 BUILD="$CLPOOL_ROOT/build"

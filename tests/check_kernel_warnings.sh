@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Kernel build warnings are bugs: compile each kernel file (common.h prepended,
+# as the library does) for every dtype and a spread of the -D variants the
+# host picks, with clang -Wall -Werror as an OpenCL C 1.2 compiler.
+# Exit 0 clean, 1 a warning or error, 77 no clang.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cc=$(command -v clang || command -v clang-15 || command -v clang-14 || true)
+[ -n "$cc" ] || { echo "skip: no clang"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in maxpool max global_pool; do cat "$root/kernels/common.h" "$root/kernels/$f.cl" > "$tmp/$f.cl"; done
+n=0 bad=0
+check() { # file, options...
+  local f=$1; shift
+  n=$((n + 1))
+  if ! out=$("$cc" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Wall -Werror "$@" "$tmp/$f.cl" 2>&1); then
+    bad=$((bad + 1))
+    echo "FAIL $f.cl $*"
+    echo "$out" | head -5
+  fi
+}
+pool_types="FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8"
+for dt in $pool_types; do
+  for ix in "-DWITH_INDICES=0 -DSTORAGE_ORDER=0" "-DWITH_INDICES=1 -DSTORAGE_ORDER=1"; do
+    for ns in 1 3; do check maxpool -DDT_$dt $ix -DNS=$ns; done
+    for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2 -DDH=1 -DDW=1" "-DKH=2 -DKW=7 -DSH=1 -DSW=1 -DDH=2 -DDW=3" \
+               "-DKH=3 -DKW=3 -DSH=3 -DSW=3 -DDH=1 -DDW=1 -DVW=0 -DROWS=1"; do
+      for vw in "-DVW=16 -DROWS=4" "-DVW=8 -DROWS=1"; do
+        case "$geo" in *VW=0*) check maxpool -DDT_$dt $ix $geo ;; *) check maxpool -DDT_$dt $ix $geo $vw ;; esac
+      done
+    done
+  done
+done
+for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8 INT16 UINT16 INT32 UINT32 INT64 UINT64; do
+  for ar in 1 2 4; do
+    for vw in "-DVW=16 -DNB=4" "-DVW=8 -DNB=1"; do
+      check max -DDT_$dt -DARITY=$ar -DRANK=3 -DINNER_MASK=5 $vw
+      check max -DDT_$dt -DARITY=$ar -DRANK=1 -DINNER_MASK=0 $vw
+    done
+  done
+done
+for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
+  for op in "-DOP=1 -DLP_KIND=0" "-DOP=2 -DLP_KIND=0" "-DOP=3 -DLP_KIND=1" "-DOP=3 -DLP_KIND=2" \
+            "-DOP=3 -DLP_KIND=3" "-DOP=3 -DLP_KIND=0"; do
+    for ch in 0 1; do check global_pool -DDT_$dt $op -DCHUNKED=$ch; done
+  done
+done
+echo "kernel variants compiled with $cc -Wall -Werror: $n, failing: $bad"
+[ "$bad" = 0 ]
