@@ -321,7 +321,7 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
     }
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        if (r >= rows) break;
+        if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
         const long orow = o + r * OW;
 #if WITH_INDICES
         const INTV(VW) tap = CONVERT_INTV(VW, best_tap[r]), kh = tap / KW, kw = tap - kh * KW;
