@@ -250,10 +250,14 @@ static int vector_width(const maxpool_call *c, int64_t stride_w)
 
 /* Output rows per work-item of the vector kernel: on CPUs 4 (they share
  * input rows and the per-item set-up; int8 3x3/s2 ran 1.5x faster), on GPUs 1
- * (parallelism and registers matter more there). */
+ * (parallelism and registers matter more there). Only for short windows along
+ * H (kernel <= 3, stride <= 2, no dilation): the kernel unrolls rows x taps,
+ * and for large windows that multiplied the build time. */
 static int rows_per_item(const clpool_context *ctx, const maxpool_call *c)
 {
-    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && c->plan->out[0] >= 4 ? 4 : 1;
+    const clpool_maxpool_params *p = c->params;
+    const int short_window = p->kernel_shape[0] <= 3 && p->strides[0] <= 2 && p->dilations[0] == 1;
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && short_window && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
 static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,

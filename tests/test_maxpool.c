@@ -380,7 +380,7 @@ START_TEST(test_wide_rows)
 {
     static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
                                           CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
-    for (int i = 0; i < 6; ++i) wide_row_suite(dtypes[i], 0x3001 + (uint64_t)i, 24);
+    for (int i = 0; i < 6; ++i) wide_row_suite(dtypes[i], 0x3001 + (uint64_t)i, 10);
 }
 END_TEST
 
