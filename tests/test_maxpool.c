@@ -237,6 +237,17 @@ static void fill_random(ref_rng *r, clpool_dtype dtype, void *data, int64_t n)
     }
 }
 
+/* Run a valid case on a fresh random input. */
+static void run_random_input(ref_rng *r, const mp_case *c)
+{
+    const int64_t n = ref_shape_elements(&c->shape);
+    void *input = malloc((size_t)n * ref_dtype_size(c->dtype));
+    ck_assert_ptr_nonnull(input);
+    fill_random(r, c->dtype, input, n);
+    run_case(c, input);
+    free(input);
+}
+
 /* Random attributes for a given spatial rank; the result may be invalid. */
 static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
 {
@@ -304,12 +315,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
                 ++rejected;
                 continue;
             }
-            const int64_t n = ref_shape_elements(&c.shape);
-            void *input = malloc((size_t)n * ref_dtype_size(dtype));
-            ck_assert_ptr_nonnull(input);
-            fill_random(&r, dtype, input, n);
-            run_case(&c, input);
-            free(input);
+            run_random_input(&r, &c);
             ++done;
             ++ran;
         }
@@ -365,12 +371,7 @@ static void wide_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
         if (ref_rng_chance(&r, 0.3)) c.in_off = 0;
         clpool_shape out;
         if (ref_maxpool_shape(&c.shape, p, &out, NULL, NULL, 0) != 0) continue;
-        const int64_t n = ref_shape_elements(&c.shape);
-        void *input = malloc((size_t)n * ref_dtype_size(dtype));
-        ck_assert_ptr_nonnull(input);
-        fill_random(&r, dtype, input, n);
-        run_case(&c, input);
-        free(input);
+        run_random_input(&r, &c);
         ++ran;
     }
     printf("maxpool wide rows %s: %d cases passed\n", clpool_dtype_name(dtype), ran);
