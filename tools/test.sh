@@ -18,7 +18,8 @@ case "${1:-}" in
   --sanitize) BUILD="$CLPOOL_ROOT/build-sanitize"; EXTRA=(-DCLPOOL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug); PLATFORMS=(pocl) ;;
   *) echo "usage: $0 [--sanitize]" >&2; exit 2 ;;
 esac
-clpool_build "$BUILD" "${EXTRA[@]}"
+# Tests ON explicitly: tools/demo.sh configures the same build/ with them off.
+clpool_build "$BUILD" -DCLPOOL_BUILD_TESTS=ON "${EXTRA[@]}"
 
 summary=()
 failed=0
@@ -35,6 +36,8 @@ for platform in "${PLATFORMS[@]}"; do
       MESA_SHADER_CACHE_DIR="$BUILD/mesa-cache-$platform" \
       ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" > "$BUILD/ctest-$platform.log" 2>&1; then
     result=PASS
+    # A run with no tests is not a pass.
+    grep -q "tests passed" "$BUILD/ctest-$platform.log" || { result=FAIL; failed=1; cat "$BUILD/ctest-$platform.log"; }
   else
     result=FAIL
     failed=1
