@@ -200,13 +200,15 @@ static int maxpool_dtype_ok(clpool_dtype dtype)
     }
 }
 
-/* The 2-D kernel is specialised on kernel/stride/dilation; keep the number
- * of such programs and their unrolled size small. */
+/* The 2-D kernel serves the common windows (kernel <= 7, stride 1 or 2, no
+ * dilation) and is specialised on kernel and stride; everything else takes
+ * the general kernel. This keeps the number of programs, their unrolled
+ * size and so the build time small. */
 static int use_2d_fast_path(const maxpool_plan *plan, const clpool_maxpool_params *p, const clpool_shape *in)
 {
     if (plan->ns != 2 || in->dims[2] > INT32_MAX / 2 || in->dims[3] > INT32_MAX / 2) return 0; /* int lane math */
     for (int i = 0; i < 2; ++i)
-        if (p->kernel_shape[i] > 7 || p->strides[i] > 8 || p->dilations[i] > 8) return 0;
+        if (p->kernel_shape[i] > 7 || p->strides[i] > 2 || p->dilations[i] != 1) return 0;
     return 1;
 }
 
@@ -240,23 +242,17 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
     return status;
 }
 
-/* Outputs per work-item of the 2-D kernel: 0 = one, scalar (strides above 2);
- * else 16 lanes (8 for 8-byte types). */
-static int vector_width(const maxpool_call *c, int64_t stride_w)
-{
-    if (stride_w > 2) return 0;
-    return c->esize >= 8 ? 8 : 16;
-}
+/* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types). */
+static int vector_width(const maxpool_call *c) { return c->esize >= 8 ? 8 : 16; }
 
-/* Output rows per work-item of the vector kernel: on CPUs 4 (they share
+/* Output rows per work-item of the 2-D kernel: on CPUs 4 (they share
  * input rows and the per-item set-up; int8 3x3/s2 ran 1.5x faster), on GPUs 1
  * (parallelism and registers matter more there). Only for short windows along
- * H (kernel <= 3, stride <= 2, no dilation): the kernel unrolls rows x taps,
- * and for large windows that multiplied the build time. */
+ * H (kernel <= 3): the kernel unrolls rows x taps, and for large windows that
+ * multiplied the build time. */
 static int rows_per_item(const clpool_context *ctx, const maxpool_call *c)
 {
-    const clpool_maxpool_params *p = c->params;
-    const int short_window = p->kernel_shape[0] <= 3 && p->strides[0] <= 2 && p->dilations[0] == 1;
+    const int short_window = c->params->kernel_shape[0] <= 3;
     return (ctx->info.type & CL_DEVICE_TYPE_CPU) && short_window && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
@@ -266,11 +262,11 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const clpool_maxpool_params *p = c->params;
     char common[96], options[256];
     common_options(c, common, sizeof common);
-    const int vw = vector_width(c, p->strides[1]);
-    const int rows = vw ? rows_per_item(ctx, c) : 1;
-    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DDH=%lld -DDW=%lld -DVW=%d -DROWS=%d",
-             common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], (long long)p->dilations[0], (long long)p->dilations[1], vw, rows);
+    const int vw = vector_width(c);
+    const int rows = rows_per_item(ctx, c);
+    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DROWS=%d", common,
+             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
+             (long long)p->strides[1], vw, rows);
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
@@ -281,8 +277,7 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
     if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);
     if (status != CLPOOL_SUCCESS) return status;
-    const int block = vw ? vw : 1;
-    const uint64_t items[3] = {(uint64_t)((c->plan->out[1] + block - 1) / block),
+    const uint64_t items[3] = {(uint64_t)((c->plan->out[1] + vw - 1) / vw),
                                (uint64_t)((c->plan->out[0] + rows - 1) / rows),
                                (uint64_t)(c->in->dims[0] * c->in->dims[1])};
     return clpool__launch(ctx, q, k, 3, items, num_wait, wait, event);

@@ -104,30 +104,24 @@ __kernel void maxpool(__global const T *in, __global T *out,
 
 #if defined(KH)
 /*
- * 2-D fast path, specialised on kernel/stride/dilation (-DKH -DKW -DSH -DSW
- * -DDH -DDW: small constants, loops fully unrolled) over a 3-D NDRange
- * (column block, oh, n*C), so no work-item divides.
+ * 2-D fast path for the common windows: kernel up to 7x7, strides 1 or 2,
+ * no dilation (other attributes take the general kernel above). Specialised
+ * on kernel and stride (-DKH -DKW -DSH -DSW: small constants, loops fully
+ * unrolled) over a 3-D NDRange (column block, row group, n*C), so no
+ * work-item divides.
  *
- * With -DVW=8 or 16 (SW of 1 or 2) a work-item owns VW neighbouring outputs
- * of a row and loads each tap as one vector (vloadVW, or two keeping the even
- * lanes for stride 2), running the max, NaN and first-wins rules lane-wise
- * with padding masked per lane: explicit SIMD, which PoCL does not get from
- * its work-item loops, and wide loads on GPUs. The host picks VW so one block
- * spans at least 32 bytes (16 lanes for 1- and 2-byte types). Only a block
- * whose vector loads would leave the buffer itself (first/last rows of a
- * tensor at the very start/end of its cl_mem) takes the scalar path.
- * in_limit = elements in the input cl_mem; H and W must fit in int (the host
- * checks).
+ * A work-item owns VW (16, or 8 for 8-byte types) neighbouring outputs of
+ * each of ROWS rows and loads each tap as one vector (vloadVW, or the even
+ * lanes of wider loads at stride 2), with padding masked per lane: explicit
+ * SIMD, which PoCL does not get from its work-item loops, and wide loads on
+ * GPUs. Only a block whose vector loads would leave the buffer itself
+ * (first/last rows of a tensor at the very start/end of its cl_mem) takes
+ * the scalar path, maxpool2d_one. in_limit = elements in the input cl_mem;
+ * H and W must fit in int (the host checks).
  *
  * The scalar path clamps taps into the plane and masks them, so padding
  * never wins; `have` lets the first valid tap take the initial slot.
  */
-#if VW
-#define BLOCK VW
-#else
-#define BLOCK 1
-#endif
-
 inline void maxpool2d_one(__global const T *plane, __global T *out, __global long *indices, const long H,
                           const long W, const long oh, const long ow, const long pad_h, const long pad_w,
                           const long o, const long nc)
@@ -137,11 +131,11 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
     long best_off = 0;
     int have = 0;
     for (int kh = 0; kh < KH; ++kh) {
-        const long h = h0 + kh * DH;
+        const long h = h0 + kh;
         const int h_ok = h >= 0 && h < H;
         const long row = clamp(h, 0L, H - 1) * W;
         for (int kw = 0; kw < KW; ++kw) {
-            const long w = w0 + kw * DW;
+            const long w = w0 + kw;
             const int ok = h_ok && w >= 0 && w < W;
             const long off = row + clamp(w, 0L, W - 1);
             const CT v = LOAD(plane, off);
@@ -161,7 +155,6 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #endif
 }
 
-#if VW
 /*
  * Storage bits of the taps of VW outputs at stride SW. ROW_TAPS (stride 2,
  * dilation 1, 16 lanes, clang): a kernel row's loads are shared by all its
@@ -171,7 +164,7 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
  * loads for 1- and 2-byte types. LOAD_SPAN = elements read from a block's
  * first column on one row.
  */
-#if SW == 2 && DW == 1 && VW == 16 && KW <= 7 && defined(__clang__)
+#if SW == 2 && VW == 16 && KW <= 7 && defined(__clang__)
 #define ROW_TAPS 1
 #define LOAD_SPAN (KW > 2 ? 48 : 32)
 #define SHIFT_LANES0(a, b) (a)
@@ -190,7 +183,7 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #define TAPV(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
 #define TAP_SPAN 32
 #endif
-#define LOAD_SPAN ((KW - 1) * DW + TAP_SPAN)
+#define LOAD_SPAN ((KW - 1) + TAP_SPAN)
 #endif
 #if VW == 8
 #define LANE_IDS (int8)(0, 1, 2, 3, 4, 5, 6, 7)
@@ -216,7 +209,164 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #endif
 
 /*
- * VW outputs (lanes) of each of ROWS consecutive output rows (`rows` of them
+ * DEFINE_ROW_TAPS(name, type, convert): `void name(row, taps)` loads the KW
+ * tap vectors of one input row as `type`, with `convert` (lane-wise on the
+ * storage bits, so it commutes with the lane shuffles) applied once per loaded
+ * vector. Each loaded vector is also passed to `note(mask, vector)`, which the
+ * fast path uses to notice NaN (and float16/bfloat16 -0) in its input.
+ */
+#if ROW_TAPS
+#define DEFINE_ROW_TAPS(name, type, convert, check)                                                    \
+    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, MASKV(VW) *bad) \
+    {                                                                                                  \
+        const type r0 = convert(vload16(0, row)), r1 = convert(vload16(1, row));                     \
+        /* KW <= 2 reads only 32 elements (LOAD_SPAN): the third load is not made */                  \
+        const type r2 = KW > 2 ? convert(vload16(2, row)) : r0;                                        \
+        *bad |= check(r0, r1) | check(r2, r2);                                                         \
+        const type even = (type)(r0.even, r1.even), odd = (type)(r0.odd, r1.odd);                     \
+        const type even2 = (type)(r2.even, r2.even), odd2 = (type)(r2.odd, r2.odd);                   \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                              \
+        {                                                                                              \
+            switch (kw) { /* a constant after unrolling */                                             \
+            case 0: taps[kw] = SHIFT_LANES0(even, even2); break;                                       \
+            case 1: taps[kw] = SHIFT_LANES0(odd, odd2); break;                                         \
+            case 2: taps[kw] = SHIFT_LANES1(even, even2); break;                                       \
+            case 3: taps[kw] = SHIFT_LANES1(odd, odd2); break;                                         \
+            case 4: taps[kw] = SHIFT_LANES2(even, even2); break;                                       \
+            case 5: taps[kw] = SHIFT_LANES2(odd, odd2); break;                                         \
+            default: taps[kw] = SHIFT_LANES3(even, even2); break;                                      \
+            }                                                                                          \
+        }                                                                                              \
+    }
+#else
+#define DEFINE_ROW_TAPS(name, type, convert, check)                                                    \
+    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, MASKV(VW) *bad) \
+    {                                                                                                  \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(TAPV(row + kw));     \
+        _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                           \
+            *bad |= check(taps[kw], taps[min(kw + 1, KW - 1)]);                                        \
+    }
+#endif
+#define ROW_BITS(v) (v)
+#define CHECK_NOTHING(a, b) ((MASKV(VW))0)
+DEFINE_ROW_TAPS(row_taps_bits, TV(VW), ROW_BITS, CHECK_NOTHING)
+
+/* Which lanes' taps fall inside a row, per kernel column (all rows alike). */
+__attribute__((always_inline)) inline void lanes_inside_row(MASKV(VW) *valid, const int W, const int w0,
+                                                            const int interior)
+{
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) {
+        const INTV(VW) col = w0 + kw + LANE_IDS * SW;
+        valid[kw] = interior ? (MASKV(VW))(-1) : TO_MASKV(VW, (col >= 0) & (col < W));
+    }
+}
+
+/* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
+#define STORE_LANES(etype, store_vector, v, lanes, p)        \
+    do {                                                     \
+        if ((lanes) == VW) {                                 \
+            store_vector(VW, (v), (p));                      \
+        } else {                                             \
+            etype lane_[VW];                                 \
+            VSTOREV(VW, (v), lane_);                         \
+            for (int j_ = 0; j_ < (lanes); ++j_)             \
+                (p)[j_] = lane_[j_];                         \
+        }                                                    \
+    } while (0)
+
+#if !WITH_INDICES
+/*
+ * Fast path without Indices: a window's maximum is the maximum of its rows'
+ * maxima (separable: KW - 1 + KH - 1 combines per output instead of KH * KW
+ * - 1), and each combine is one instruction:
+ *  - integers: max();
+ *  - float32/float64: `b > a ? b : a` (x86 maxps/maxpd), which keeps the
+ *    earlier of two equal values, so +-0 ties go to the first in tap order;
+ *  - float16/bfloat16: max() of total-order keys (sign-magnitude -> two's
+ *    complement, exact both ways).
+ * Combining row maxima in row order keeps the row-major first-wins rule. It
+ * is exact unless a block's input holds a NaN (maxps drops it; keys order
+ * negative NaNs lowest) or, for the 16-bit floats, a -0 (its key is below
+ * +0's, the tie rule needs them equal): then the block returns 0 and the
+ * exact path below redoes it.
+ */
+#if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+#define FKV(n) KEYT(n)
+#define FAST_LOWEST ((short)SHRT_MIN)
+#define CLPOOL_TOTAL_KEY_FN(n) /* its own inverse, as bits */ \
+    inline short##n total_key##n(ushort##n bits)                \
+    {                                                           \
+        const short##n s = as_short##n(bits);                   \
+        return s ^ ((s >> 15) & (short##n)0x7fff);              \
+    }
+CLPOOL_TOTAL_KEY_FN(8)
+CLPOOL_TOTAL_KEY_FN(16)
+#define FAST_KEY(v) CLPOOL_XPASTE(total_key, VW)(v)
+#define FAST_BITS(k) CLPOOL_XPASTE(as_ushort, VW)(FAST_KEY(CLPOOL_XPASTE(as_ushort, VW)(k)))
+#define FAST_MAX(a, b) max(a, b)
+/* NaN: a key above +inf's or below -inf's; -0: key -1 */
+#define FAST_CHECK_ONE(k) (((k) > KEY_INF) | ((k) < (short)(-1 - KEY_INF)) | ((k) == (short)-1))
+#define FAST_CHECK(a, b) (FAST_CHECK_ONE(a) | FAST_CHECK_ONE(b))
+#elif IS_FLOAT_TYPE
+#define FKV(n) TV(n)
+#define FAST_LOWEST LOWEST_BITS
+#define FAST_KEY(v) (v)
+#define FAST_BITS(k) (k)
+#define FAST_MAX(a, b) ((b) > (a) ? (b) : (a))
+#define FAST_CHECK(a, b) isunordered(a, b)
+#else
+#define FKV(n) TV(n)
+#define FAST_LOWEST LOWEST_BITS
+#define FAST_KEY(v) (v)
+#define FAST_BITS(k) (k)
+#define FAST_MAX(a, b) max(a, b)
+#define FAST_CHECK(a, b) CHECK_NOTHING(a, b)
+#endif
+DEFINE_ROW_TAPS(row_taps_fast, FKV(VW), FAST_KEY, FAST_CHECK)
+
+/* The block's outputs by the fast path; 0 (nothing stored) where the exact path must run. */
+__attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T *plane, __global T *out, const int H,
+                                                               const int W, const int h0, const int w0,
+                                                               const int lanes, const int rows, const long o,
+                                                               const long OW, const int interior)
+{
+    MASKV(VW) valid[KW];
+    lanes_inside_row(valid, W, w0, interior);
+    FKV(VW) best[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) best[r] = (FKV(VW))(FAST_LOWEST);
+    MASKV(VW) bad = 0;
+#pragma unroll
+    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
+        const int h = h0 + ih;
+        if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
+        FKV(VW) taps[KW];
+        row_taps_fast(plane + (long)h * W + w0, taps, &bad);
+        FKV(VW) row_max = (FKV(VW))(FAST_LOWEST);
+#pragma unroll
+        for (int kw = 0; kw < KW; ++kw)
+            row_max = FAST_MAX(row_max, interior ? taps[kw] : select((FKV(VW))(FAST_LOWEST), taps[kw], valid[kw]));
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int dh = ih - r * SH; /* this row's offset in output row r's window */
+            if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
+            best[r] = FAST_MAX(best[r], row_max);
+        }
+    }
+    if (any(bad)) return 0;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
+        STORE_LANES(T, STORE_BITSV, FAST_BITS(best[r]), lanes, out + o + r * OW);
+    }
+    return 1;
+}
+#endif
+
+#if WITH_INDICES || IS_FLOAT_TYPE
+/*
+ * The exact path: VW outputs (lanes) of each of ROWS consecutive output rows (`rows` of them
  * real, the rest are computed and dropped). Every input row the group needs
  * is loaded once and folded into each output row whose window holds it, in
  * (kh, kw) order per output row (the first-wins order). With `interior` (a
@@ -233,14 +383,8 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
                                                            const int rows, const long o, const long OW,
                                                            const long nc, const int interior)
 {
-    const INTV(VW) lane = LANE_IDS;
-    /* Which lanes' taps fall inside the row, per kernel column (all rows alike). */
     MASKV(VW) valid[KW];
-#pragma unroll
-    for (int kw = 0; kw < KW; ++kw) {
-        const INTV(VW) col = w0 + kw * DW + lane * SW;
-        valid[kw] = interior ? (MASKV(VW))(-1) : TO_MASKV(VW, (col >= 0) & (col < W));
-    }
+    lanes_inside_row(valid, W, w0, interior);
     KTV(VW) best[ROWS];
     TV(VW) best_bits[ROWS];
 #if WITH_INDICES
@@ -256,36 +400,14 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 #endif
     }
 #pragma unroll
-    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) * DH + 1; ++ih) {
+    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
         const int h = h0 + ih;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
-        __global const T *row = plane + (long)h * W + w0;
         TV(VW) taps[KW];
-#if ROW_TAPS
-        const TV(16) r0 = vload16(0, row), r1 = vload16(1, row);
-        const TV(16) even = (TV(16))(r0.even, r1.even), odd = (TV(16))(r0.odd, r1.odd);
-#if KW > 2
-        const TV(16) r2 = vload16(2, row);
-        const TV(16) even2 = (TV(16))(r2.even, r2.even), odd2 = (TV(16))(r2.odd, r2.odd);
-#else
-        const TV(16) even2 = even, odd2 = odd;
-#endif
-#endif
+        MASKV(VW) unused = 0;
+        row_taps_bits(plane + (long)h * W + w0, taps, &unused);
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw) {
-#if ROW_TAPS
-            switch (kw) { /* a constant after unrolling */
-            case 0: taps[kw] = SHIFT_LANES0(even, even2); break;
-            case 1: taps[kw] = SHIFT_LANES0(odd, odd2); break;
-            case 2: taps[kw] = SHIFT_LANES1(even, even2); break;
-            case 3: taps[kw] = SHIFT_LANES1(odd, odd2); break;
-            case 4: taps[kw] = SHIFT_LANES2(even, even2); break;
-            case 5: taps[kw] = SHIFT_LANES2(odd, odd2); break;
-            default: taps[kw] = SHIFT_LANES3(even, even2); break;
-            }
-#else
-            taps[kw] = TAPV(row + kw * DW);
-#endif
 #if !WITH_INDICES
             if (!interior) taps[kw] = select((TV(VW))(LOWEST_BITS), taps[kw], valid[kw]);
 #endif
@@ -293,17 +415,13 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int dh = ih - r * SH; /* this row's offset in output row r's window */
-            if (dh < 0 || dh % DH != 0 || dh / DH >= KH) continue; /* constants after unrolling */
+            if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
 #if WITH_INDICES
-            const int kh = dh / DH;
+            const int kh = dh;
 #endif
 #pragma unroll
             for (int kw = 0; kw < KW; ++kw) {
                 const TV(VW) bits = taps[kw];
-#if !IS_FLOAT_TYPE && !WITH_INDICES
-                /* integers: the bits are the value, ties are identical */
-                best_bits[r] = max(best_bits[r], bits);
-#else
                 const KTV(VW) k = KEYV(VW, bits);
 #if WITH_INDICES
                 const MASKV(VW) take = interior ? (kh + kw == 0 ? (MASKV(VW))(-1) : BETTERV(VW, k, best[r]))
@@ -315,7 +433,6 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 #endif
                 best[r] = select(best[r], k, take);
                 best_bits[r] = select(best_bits[r], bits, take);
-#endif
             }
         }
     }
@@ -325,37 +442,21 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
         const long orow = o + r * OW;
 #if WITH_INDICES
         const INTV(VW) tap = CONVERT_INTV(VW, best_tap[r]), kh = tap / KW, kw = tap - kh * KW;
-        const LONGV(VW) h = CONVERT_LONGV(VW, h0 + r * SH + kh * DH);
-        const LONGV(VW) w = CONVERT_LONGV(VW, w0 + lane * SW + kw * DW);
+        const LONGV(VW) h = CONVERT_LONGV(VW, h0 + r * SH + kh);
+        const LONGV(VW) w = CONVERT_LONGV(VW, w0 + LANE_IDS * SW + kw);
 #if STORAGE_ORDER == 1
         const LONGV(VW) idx = nc * H * W + w * H + h;
 #else
         const LONGV(VW) idx = nc * H * W + h * W + w;
 #endif
 #endif
-        if (lanes == VW) {
-            STORE_BITSV(VW, best_bits[r], out + orow);
+        STORE_LANES(T, STORE_BITSV, best_bits[r], lanes, out + orow);
 #if WITH_INDICES
-            STORE_LONGV(VW, idx, indices + orow);
+        STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
 #endif
-        } else {
-            /* Ragged row: spill the lanes (no run-time vector subscripts in OpenCL C 1.2). */
-            T lane_bits[VW];
-            VSTOREV(VW, best_bits[r], lane_bits);
-#if WITH_INDICES
-            long lane_idx[VW];
-            VSTOREV(VW, idx, lane_idx);
-#endif
-            for (int j = 0; j < lanes; ++j) {
-                out[orow + j] = lane_bits[j];
-#if WITH_INDICES
-                indices[orow + j] = lane_idx[j];
-#endif
-            }
-        }
     }
 }
-#endif
+#endif /* WITH_INDICES || IS_FLOAT_TYPE */
 
 __kernel void maxpool2d(__global const T *in, __global T *out,
 #if WITH_INDICES
@@ -370,36 +471,45 @@ __kernel void maxpool2d(__global const T *in, __global T *out,
 #else
     indices += idx_offset;
 #endif
-    long ow0 = (long)get_global_id(0) * BLOCK;
+    long ow0 = (long)get_global_id(0) * VW;
     const long oh0 = (long)get_global_id(1) * ROWS, nc = (long)get_global_id(2);
     if (ow0 >= OW || oh0 >= OH) return;
-#if VW
     /* The last block of a row ends at the row's end, overlapping its
      * neighbour (both write the same values): every block is full width. */
     if (ow0 + VW > OW && OW >= VW) ow0 = OW - VW;
-#endif
     __global const T *plane = in + in_offset + nc * H * W;
     out += out_offset;
     const long o = (nc * OH + oh0) * OW + ow0;
     const int rows = (int)min(OH - oh0, (long)ROWS);
-#if VW
     /* Vector loads span [first, last] in buffer elements; they must stay inside the buffer. */
     const long h0 = oh0 * SH - pad_h, w0 = ow0 * SW - pad_w;
-    const long h_end = h0 + (ROWS - 1) * SH + (KH - 1) * DH; /* last input row of the group */
+    const long h_end = h0 + (ROWS - 1) * SH + (KH - 1); /* last input row of the group */
     const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
     const long first = in_offset + nc * H * W + row_lo * W + w0;
     const long last = in_offset + nc * H * W + row_hi * W + w0 + LOAD_SPAN - 1;
     if (first >= 0 && last < in_limit) {
         const int lanes = (int)min(OW - ow0, (long)VW);
-        if (h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) * DW < W)
+        const int interior = h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
+#if WITH_INDICES
+        if (interior)
             maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1);
         else
             maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0);
+#else
+        const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, 1)
+                                  : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, 0);
+#if IS_FLOAT_TYPE
+        /* A NaN (or a 16-bit -0) in the block's input: the exact path, written for every block shape. */
+        if (!done) maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0);
+#else
+        (void)done; /* integers always finish on the fast path */
+#endif
+#endif
         return;
     }
-#endif
+    /* Only blocks whose vector loads would leave the buffer get here. */
     for (int r = 0; r < rows; ++r)
-        for (long j = 0; j < BLOCK && ow0 + j < OW; ++j)
+        for (long j = 0; j < VW && ow0 + j < OW; ++j)
             maxpool2d_one(plane, out, indices, H, W, oh0 + r, ow0 + j, pad_h, pad_w, o + r * OW + j, nc);
 }
 #endif

@@ -210,10 +210,13 @@ static void run_case(const mp_case *c, const void *input) { run_case_expect(c, i
 static const int int8_values[] = {-128, -127, -1, 127, 126};
 static const int uint8_values[] = {255, 254, 128, 127};
 
-/* Mostly integers 0..3 (ties), some negatives, signed zeros, infinities, NaNs. */
+/* Mostly integers 0..3 (ties), some negatives, signed zeros, infinities, NaNs.
+ * A third of the inputs are clean (no NaN, no -0.0): the 2-D kernel's fast
+ * path runs only on blocks without those, the exact path on the others. */
 static void fill_random(ref_rng *r, clpool_dtype dtype, void *data, int64_t n)
 {
-    const double nan_rate = (double[]){0.0, 0.0, 0.03, 0.3}[ref_rng_range(r, 0, 3)];
+    const int clean = ref_rng_chance(r, 1.0 / 3);
+    const double nan_rate = clean ? 0.0 : (double[]){0.0, 0.0, 0.03, 0.3}[ref_rng_range(r, 0, 3)];
     const double inf_rate = ref_rng_chance(r, 0.5) ? 0.05 : 0.0;
     for (int64_t i = 0; i < n; ++i) {
         const double u = ref_rng_unit(r);
@@ -226,7 +229,7 @@ static void fill_random(ref_rng *r, clpool_dtype dtype, void *data, int64_t n)
         } else if (u < nan_rate + inf_rate) {
             ref_store(dtype, data, i, ref_rng_chance(r, 0.5) ? INFINITY : -INFINITY);
         } else if (u < nan_rate + inf_rate + 0.05) {
-            ref_store(dtype, data, i, ref_rng_chance(r, 0.5) ? -0.0 : 0.0);
+            ref_store(dtype, data, i, !clean && ref_rng_chance(r, 0.5) ? -0.0 : 0.0);
         } else if (dtype == CLPOOL_FLOAT16 && u < nan_rate + inf_rate + 0.07) {
             ref_store_bits(dtype, data, i, (uint64_t[]){0x0001u, 0x8001u, 0x03FFu, 0x7BFFu}[ref_rng_range(r, 0, 3)]);
         } else if (u < nan_rate + inf_rate + 0.2) {
@@ -349,7 +352,7 @@ END_TEST
 
 /*
  * 2-D rows wide enough for the vector kernel's blocks (16 lanes, stride 1 or
- * 2, kernels up to 7): interior and edge blocks, the overlapped last block of
+ * 2, kernels up to 7, no dilation): interior and edge blocks, the overlapped last block of
  * a row, rows narrower than a block, and blocks at the buffer's very end.
  */
 static void wide_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
@@ -367,7 +370,10 @@ static void wide_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
         c.shape.dims[3] = ref_rng_range(&r, 12, 150);
         p->kernel_shape[0] = ref_rng_range(&r, 1, 4);
         p->kernel_shape[1] = ref_rng_range(&r, 1, 7);
+        /* the 2-D kernel's attributes: strides 1 or 2, no dilation */
+        p->strides[0] = ref_rng_range(&r, 1, 2);
         p->strides[1] = ref_rng_range(&r, 1, 2);
+        p->dilations[0] = p->dilations[1] = 1;
         if (ref_rng_chance(&r, 0.3)) c.in_off = 0;
         clpool_shape out;
         if (ref_maxpool_shape(&c.shape, p, &out, NULL, NULL, 0) != 0) continue;
@@ -592,6 +598,45 @@ START_TEST(test_nan_windows)
         ref_store_bits(dt, expect, 1, nan[2]);
         clpool_shape two = {3, {1, 1, 2}};
         run_case_expect(&c, input, &two, expect, (int64_t[]){0, 0});
+    }
+}
+END_TEST
+
+/*
+ * Without Indices the 2-D kernel takes a fast path per block (row maxima, one
+ * max instruction per combine) unless the block's input holds a NaN, or a -0
+ * for float16/bfloat16: such blocks are redone by the exact path. One tensor
+ * of zeros and small integers (ties everywhere), then the same with a NaN,
+ * with a -0 first in a window of zeros, and with both, against the reference.
+ */
+START_TEST(test_fast_path_blocks)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                          CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
+    static const int64_t windows[][3] = {{3, 2, 1}, {2, 2, 0}, {3, 1, 1}}; /* kernel, stride, pad */
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        const clpool_dtype dt = dtypes[t];
+        if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        const int is_float = dt != CLPOOL_INT8 && dt != CLPOOL_UINT8;
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
+            const int64_t k = windows[w][0];
+            mp_case c = make_case(dt, 4, (int64_t[]){1, 2, 12, 80}, (int64_t[]){k, k});
+            c.with_indices = 0;
+            c.params.strides[0] = c.params.strides[1] = windows[w][1];
+            for (int i = 0; i < 4; ++i) c.params.pads[i] = windows[w][2];
+            const int64_t n = 2 * 12 * 80;
+            unsigned char input[2 * 12 * 80 * 8];
+            for (int variant = 0; variant < (is_float ? 4 : 1); ++variant) {
+                for (int64_t i = 0; i < n; ++i) ref_store(dt, input, i, (double)((i * 7 + i / 80) % 5) - 1.0);
+                if (variant & 1) ref_store_bits(dt, input, 80 * 12 + 5 * 80 + 40, cu_nan_patterns(dt)[1]);
+                if (variant & 2) {
+                    for (int64_t h = 6; h < 9; ++h)
+                        for (int64_t x = 20; x < 31; ++x) ref_store(dt, input, h * 80 + x, 0.0);
+                    ref_store(dt, input, 6 * 80 + 22, -0.0);
+                }
+                run_case(&c, input);
+            }
+        }
     }
 }
 END_TEST
@@ -906,6 +951,7 @@ int main(void)
     tcase_add_test(tc, test_onnx_storage_order);
     tcase_add_test(tc, test_ties_first_wins);
     tcase_add_test(tc, test_nan_windows);
+    tcase_add_test(tc, test_fast_path_blocks);
     tcase_add_test(tc, test_integer_extremes);
 
     tc = cu_tcase(s, "events", 1);
