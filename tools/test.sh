@@ -15,7 +15,10 @@ EXTRA=()
 PLATFORMS=(pocl rusticl)
 case "${1:-}" in
   "") ;;
-  --sanitize) BUILD="$CLPOOL_ROOT/build-sanitize"; EXTRA=(-DCLPOOL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug); PLATFORMS=(pocl) ;;
+  # Same kernels as the release build: reuse its PoCL kernel cache (a warm cache
+  # skips only PoCL's compiles; every host call still runs under the sanitizers).
+  --sanitize) BUILD="$CLPOOL_ROOT/build-sanitize"; PLATFORMS=(pocl)
+              EXTRA=(-DCLPOOL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCLPOOL_TEST_POCL_CACHE="$CLPOOL_ROOT/build/pocl-cache") ;;
   *) echo "usage: $0 [--sanitize]" >&2; exit 2 ;;
 esac
 # Tests ON explicitly: tools/demo.sh configures the same build/ with them off.
