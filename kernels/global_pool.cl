@@ -18,7 +18,8 @@
  *    (lane, lane + P, ...) so neighbouring work-items read neighbouring
  *    addresses (coalesced).
  * Sums use Kahan compensation in AT (float32 stays accurate on 10^6-element
- * planes; planes of at most 256 elements use plain 16-lane sums, see short_sum) plus a plain running sum that takes over when it is not finite
+ * planes; planes of at most 256 elements use plain 16-lane sums, see
+ * short_sum) plus a plain running sum that takes over when it is not finite
  * (inf or NaN inputs must give inf/NaN, which compensation alone would turn
  * into NaN); the result is rounded once to the output type. Max tracks the
  * winning element's index and copies its bits (exact for every dtype, NaN
@@ -189,6 +190,15 @@ typedef CLPOOL_XPASTE(AT_NAME, 8) AT8;
 typedef CLPOOL_XPASTE(AT_NAME, 4) AT4;
 typedef CLPOOL_XPASTE(AT_NAME, 2) AT2;
 
+/* The sum of 16 lanes, pairwise (4 levels). */
+inline AT sum_lanes16(AT16 v)
+{
+    const AT8 v8 = v.lo + v.hi;
+    const AT4 v4 = v8.lo + v8.hi;
+    const AT2 v2 = v4.lo + v4.hi;
+    return v2.lo + v2.hi;
+}
+
 /*
  * ipow(a, n): a^n for integer n >= 1 by squaring (a few ulp; PoCL 3.1's
  * double8 pown returned inf). contribution(x, p): what an element adds to the
@@ -257,10 +267,7 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
 #undef KAHAN16
         /* Merge the lanes pairwise (5 levels: error ~5 ulp of the total). */
         const AT16 val = ((sum - comp) + (sum2 - comp2)) + ((sum3 - comp3) + (sum4 - comp4));
-        const AT8 v8 = val.lo + val.hi;
-        const AT4 v4 = v8.lo + v8.hi;
-        const AT2 v2 = v4.lo + v4.hi;
-        AT lanes = v2.lo + v2.hi;
+        AT lanes = sum_lanes16(val);
         if (!isfinite(lanes)) {
             lanes = 0;
             for (long j = first; j < i; ++j) lanes += contribution((AT)LOAD(x, j), p);
@@ -285,10 +292,7 @@ inline AT short_sum(__global const T *x, long n, AT p)
     for (; i + 16 <= n; i += 16) acc += contribution16(VLOAD16C(x + i), p);
     AT tail = 0;
     for (; i < n; ++i) tail += contribution((AT)LOAD(x, i), p);
-    const AT8 v8 = acc.lo + acc.hi;
-    const AT4 v4 = v8.lo + v8.hi;
-    const AT2 v2 = v4.lo + v4.hi;
-    return (v2.lo + v2.hi) + tail;
+    return sum_lanes16(acc) + tail;
 }
 
 inline AT finish(AT v, long count, AT p)

@@ -209,11 +209,12 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #endif
 
 /*
- * DEFINE_ROW_TAPS(name, type, convert): `void name(row, taps)` loads the KW
- * tap vectors of one input row as `type`, with `convert` (lane-wise on the
- * storage bits, so it commutes with the lane shuffles) applied once per loaded
- * vector. Each loaded vector is also passed to `note(mask, vector)`, which the
- * fast path uses to notice NaN (and float16/bfloat16 -0) in its input.
+ * DEFINE_ROW_TAPS(name, type, convert, check): `void name(row, taps, bad)`
+ * loads the KW tap vectors of one input row as `type`, with `convert`
+ * (lane-wise on the storage bits, so it commutes with the lane shuffles)
+ * applied once per loaded vector, and ORs `check(a, b)` of the loaded vectors
+ * into *bad: the fast path uses it to notice NaN (and float16/bfloat16 -0)
+ * in its input; the exact path checks nothing.
  */
 #if ROW_TAPS
 #define DEFINE_ROW_TAPS(name, type, convert, check)                                                    \
