@@ -167,10 +167,15 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #if SW == 2 && VW == 16 && KW <= 7 && defined(__clang__)
 #define ROW_TAPS 1
 #define LOAD_SPAN (KW > 2 ? 48 : 32)
-#define SHIFT_LANES0(a, b) (a)
-#define SHIFT_LANES1(a, b) __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
-#define SHIFT_LANES2(a, b) __builtin_shufflevector(a, b, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)
-#define SHIFT_LANES3(a, b) __builtin_shufflevector(a, b, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18)
+/* A row's even and odd elements (one two-source permute each), and the taps
+ * kw >= 2: lanes shifted down by kw/2, the top lanes filled from the third load r2. */
+#define EVEN_LANES(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+#define ODD_LANES(a, b) __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
+#define SHIFTED_TAP2(e, r2) __builtin_shufflevector(e, r2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+#define SHIFTED_TAP3(o, r2) __builtin_shufflevector(o, r2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17)
+#define SHIFTED_TAP4(e, r2) __builtin_shufflevector(e, r2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18)
+#define SHIFTED_TAP5(o, r2) __builtin_shufflevector(o, r2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 19)
+#define SHIFTED_TAP6(e, r2) __builtin_shufflevector(e, r2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20)
 #else
 #define ROW_TAPS 0
 #if SW == 1
@@ -224,18 +229,17 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
         /* KW <= 2 reads only 32 elements (LOAD_SPAN): the third load is not made */                  \
         const type r2 = KW > 2 ? convert(vload16(2, row)) : r0;                                        \
         *bad |= check(r0, r1) | check(r2, r2);                                                         \
-        const type even = (type)(r0.even, r1.even), odd = (type)(r0.odd, r1.odd);                     \
-        const type even2 = (type)(r2.even, r2.even), odd2 = (type)(r2.odd, r2.odd);                   \
+        const type even = EVEN_LANES(r0, r1), odd = ODD_LANES(r0, r1);                                 \
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                              \
         {                                                                                              \
             switch (kw) { /* a constant after unrolling */                                             \
-            case 0: taps[kw] = SHIFT_LANES0(even, even2); break;                                       \
-            case 1: taps[kw] = SHIFT_LANES0(odd, odd2); break;                                         \
-            case 2: taps[kw] = SHIFT_LANES1(even, even2); break;                                       \
-            case 3: taps[kw] = SHIFT_LANES1(odd, odd2); break;                                         \
-            case 4: taps[kw] = SHIFT_LANES2(even, even2); break;                                       \
-            case 5: taps[kw] = SHIFT_LANES2(odd, odd2); break;                                         \
-            default: taps[kw] = SHIFT_LANES3(even, even2); break;                                      \
+            case 0: taps[kw] = even; break;                                                            \
+            case 1: taps[kw] = odd; break;                                                             \
+            case 2: taps[kw] = SHIFTED_TAP2(even, r2); break;                                          \
+            case 3: taps[kw] = SHIFTED_TAP3(odd, r2); break;                                           \
+            case 4: taps[kw] = SHIFTED_TAP4(even, r2); break;                                          \
+            case 5: taps[kw] = SHIFTED_TAP5(odd, r2); break;                                           \
+            default: taps[kw] = SHIFTED_TAP6(even, r2); break;                                         \
             }                                                                                          \
         }                                                                                              \
     }
@@ -315,7 +319,8 @@ CLPOOL_TOTAL_KEY_FN(16)
 #define FAST_KEY(v) (v)
 #define FAST_BITS(k) (k)
 #define FAST_MAX(a, b) ((b) > (a) ? (b) : (a))
-#define FAST_CHECK(a, b) isunordered(a, b)
+/* x != x is one unordered compare (isunordered() lowers to integer bit tests on PoCL) */
+#define FAST_CHECK(a, b) (((a) != (a)) | ((b) != (b)))
 #else
 #define FKV(n) TV(n)
 #define FAST_LOWEST LOWEST_BITS
@@ -344,15 +349,17 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
         FKV(VW) taps[KW];
         row_taps_fast(plane + (long)h * W + w0, taps, &bad);
-        FKV(VW) row_max = (FKV(VW))(FAST_LOWEST);
+        /* Interior blocks start each maximum from its first term, not from the
+         * lowest value (the compiler cannot drop a max with -inf: NaN). */
+        FKV(VW) row_max = interior ? taps[0] : select((FKV(VW))(FAST_LOWEST), taps[0], valid[0]);
 #pragma unroll
-        for (int kw = 0; kw < KW; ++kw)
+        for (int kw = 1; kw < KW; ++kw)
             row_max = FAST_MAX(row_max, interior ? taps[kw] : select((FKV(VW))(FAST_LOWEST), taps[kw], valid[kw]));
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int dh = ih - r * SH; /* this row's offset in output row r's window */
             if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
-            best[r] = FAST_MAX(best[r], row_max);
+            best[r] = interior && dh == 0 ? row_max : FAST_MAX(best[r], row_max);
         }
     }
     if (any(bad)) return 0;
@@ -459,7 +466,7 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 }
 #endif /* WITH_INDICES || IS_FLOAT_TYPE */
 
-__kernel void maxpool2d(__global const T *in, __global T *out,
+__kernel __attribute__((min_vector_width(512))) void maxpool2d(__global const T *in, __global T *out,
 #if WITH_INDICES
                         __global long *indices,
 #endif
