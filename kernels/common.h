@@ -301,6 +301,15 @@ inline T BITS_OF_KEY(KEY_SCALAR k)
 #define MAX_BETTER(v, best) ((v) > (best))
 #endif
 
+/* On a kernel: 512-bit vectors where the target has them (LLVM otherwise
+ * prefers 256-bit ones on skylake-avx512 and splits every 16-float op);
+ * clang-only, other compilers would warn about the attribute. */
+#if defined(__clang__)
+#define CLPOOL_WIDE_VECTORS __attribute__((min_vector_width(512)))
+#else
+#define CLPOOL_WIDE_VECTORS
+#endif
+
 /* Maximum spatial rank handled by the kernels; equals CLPOOL_MAX_SPATIAL. */
 #define CLPOOL_KERNEL_MAX_SPATIAL 10
 

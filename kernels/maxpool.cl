@@ -349,12 +349,14 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
         FKV(VW) taps[KW];
         row_taps_fast(plane + (long)h * W + w0, taps, &bad);
-        /* Interior blocks start each maximum from its first term, not from the
-         * lowest value (the compiler cannot drop a max with -inf: NaN). */
-        FKV(VW) row_max = interior ? taps[0] : select((FKV(VW))(FAST_LOWEST), taps[0], valid[0]);
 #pragma unroll
-        for (int kw = 1; kw < KW; ++kw)
-            row_max = FAST_MAX(row_max, interior ? taps[kw] : select((FKV(VW))(FAST_LOWEST), taps[kw], valid[kw]));
+        for (int kw = 0; kw < KW; ++kw)
+            if (!interior) taps[kw] = select((FKV(VW))(FAST_LOWEST), taps[kw], valid[kw]);
+        /* Maxima start from their first term, not from the lowest value (the
+         * compiler cannot drop a max with -inf: NaN). */
+        FKV(VW) row_max = taps[0];
+#pragma unroll
+        for (int kw = 1; kw < KW; ++kw) row_max = FAST_MAX(row_max, taps[kw]);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int dh = ih - r * SH; /* this row's offset in output row r's window */
@@ -466,7 +468,7 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 }
 #endif /* WITH_INDICES || IS_FLOAT_TYPE */
 
-__kernel __attribute__((min_vector_width(512))) void maxpool2d(__global const T *in, __global T *out,
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *out,
 #if WITH_INDICES
                         __global long *indices,
 #endif
