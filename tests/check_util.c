@@ -281,13 +281,20 @@ cl_uint cu_queue_refcount(cl_command_queue q)
     return n;
 }
 
-cl_uint cu_settled_context_refcount(cl_context c, cl_uint want)
+static cl_uint context_count(void *c) { return cu_context_refcount((cl_context)c); }
+static cl_uint queue_count(void *q) { return cu_queue_refcount((cl_command_queue)q); }
+
+/* count(obj) once it reaches `want`, polling every 10 ms for up to 2 s. */
+static cl_uint settled_count(cl_uint (*count)(void *), void *obj, cl_uint want)
 {
-    cl_uint n = cu_context_refcount(c);
+    cl_uint n = count(obj);
     for (int i = 0; i < 200 && n != want; ++i) {
         const struct timespec pause = {0, 10 * 1000 * 1000};
         nanosleep(&pause, NULL);
-        n = cu_context_refcount(c);
+        n = count(obj);
     }
     return n;
 }
+
+cl_uint cu_settled_context_refcount(cl_context c, cl_uint want) { return settled_count(context_count, c, want); }
+cl_uint cu_settled_queue_refcount(cl_command_queue q, cl_uint want) { return settled_count(queue_count, q, want); }

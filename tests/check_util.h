@@ -143,10 +143,12 @@ void cu_assert_shape_eq(const clpool_shape *lib, const clpool_shape *ref, const 
 cl_uint cu_context_refcount(cl_context c);
 cl_uint cu_queue_refcount(cl_command_queue q);
 /**
- * The context's reference count once it reaches `want`, polling for up to 2 s:
- * drivers (rusticl) drop the references finished commands hold on their own
- * worker thread, shortly after clFinish returns. A real leak never settles.
+ * The context's / queue's reference count once it reaches `want`, polling for
+ * up to 2 s: drivers (rusticl, and PoCL for queues) drop the references
+ * finished commands hold on their own worker thread, shortly after clFinish
+ * returns. A real leak never settles.
  */
 cl_uint cu_settled_context_refcount(cl_context c, cl_uint want);
+cl_uint cu_settled_queue_refcount(cl_command_queue q, cl_uint want);
 
 #endif /* CLPOOL_TESTS_CHECK_UTIL_H */

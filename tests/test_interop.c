@@ -182,7 +182,7 @@ START_TEST(reference_counts_balance_after_ops)
     clpool_context_release(ctx);
     ck_assert_int_eq(clFinish(p.queue), CL_SUCCESS);
     ck_assert_uint_eq(cu_settled_context_refcount(p.context, ctx_refs), ctx_refs);
-    ck_assert_uint_eq(cu_queue_refcount(p.queue), queue_refs);
+    ck_assert_uint_eq(cu_settled_queue_refcount(p.queue, queue_refs), queue_refs);
     pipeline_close(&p);
 }
 END_TEST
