@@ -256,6 +256,19 @@ static int rows_per_item(const clpool_context *ctx, const maxpool_call *c)
     return (ctx->info.type & CL_DEVICE_TYPE_CPU) && short_window && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
+/* Fast-path lanes per row as a multiple of vector_width(): on CPUs 2 for
+ * 2-byte and 4 for 1-byte types, so one vector fills 512 bits (16 int8 lanes
+ * used a quarter of an AVX-512 register), halved while more than a quarter
+ * of a block's lanes would be past the row's end (a partial block stores
+ * through a private copy). Indices keep the exact path's width. */
+static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
+{
+    if (c->indices || !(ctx->info.type & CL_DEVICE_TYPE_CPU) || c->esize > 2) return 1;
+    int widen = c->esize == 1 ? 4 : 2;
+    while (widen > 1 && vector_width(c) * widen * 3 > 4 * c->plan->out[1]) widen /= 2;
+    return widen;
+}
+
 static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
                                cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
@@ -263,10 +276,10 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     char common[96], options[256];
     common_options(c, common, sizeof common);
     const int vw = vector_width(c);
-    const int rows = rows_per_item(ctx, c);
-    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DROWS=%d", common,
-             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], vw, rows);
+    const int rows = rows_per_item(ctx, c), widen = fast_widen(ctx, c);
+    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DROWS=%d",
+             common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
+             (long long)p->strides[1], vw, widen, rows);
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
@@ -277,7 +290,8 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
     if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);
     if (status != CLPOOL_SUCCESS) return status;
-    const uint64_t items[3] = {(uint64_t)((c->plan->out[1] + vw - 1) / vw),
+    const int block = vw * widen; /* outputs per row of a work-item */
+    const uint64_t items[3] = {(uint64_t)((c->plan->out[1] + block - 1) / block),
                                (uint64_t)((c->plan->out[0] + rows - 1) / rows),
                                (uint64_t)(c->in->dims[0] * c->in->dims[1])};
     return clpool__launch(ctx, q, k, 3, items, num_wait, wait, event);

@@ -156,45 +156,86 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 }
 
 /*
- * Storage bits of the taps of VW outputs at stride SW. ROW_TAPS (stride 2,
- * dilation 1, 16 lanes, clang): a kernel row's loads are shared by all its
- * taps: the row's even and odd elements, shifted by kw/2 lanes
- * (__builtin_shufflevector, constant lanes). Separate loads per tap would each
- * extract the even lanes of two vectors, which LLVM turns into piecemeal
- * loads for 1- and 2-byte types. LOAD_SPAN = elements read from a block's
- * first column on one row.
+ * Block widths. The exact path (Indices, and blocks the fast path hands
+ * back) covers VW outputs per row. Without Indices a work-item covers
+ * WIDEN * VW outputs per row (-DWIDEN, 1 unless the host asks for more:
+ * 2 for 2-byte and 4 for 1-byte types on CPUs, so a vector fills a 512-bit
+ * register). Where clang compiles straight to the CPU's own instruction set
+ * (PoCL defines __x86_64__ or __aarch64__) the fast path runs on
+ * FVW = WIDEN * VW lanes at once; elsewhere, SPIR/SPIR-V above all (rusticl
+ * defines neither, nor always __SPIR__, and its backend rejects vectors of
+ * more than 16 lanes), it runs WIDEN blocks of VW lanes one after another
+ * (FAST_SUBBLOCKS).
+ */
+#ifndef WIDEN
+#define WIDEN 1
+#endif
+#if WIDEN > 1 && VW == 16 && defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define WIDE_VECTORS 1
+#define FAST_SUBBLOCKS 1
+#if WIDEN == 2
+#define FVW 32
+#elif WIDEN == 4
+#define FVW 64
+#else
+#error "WIDEN must be 1, 2 or 4"
+#endif
+#else
+#define WIDE_VECTORS 0
+#define FAST_SUBBLOCKS WIDEN
+#define FVW VW
+#endif
+
+/* Constant lane lists for __builtin_shufflevector and vector literals:
+ * LANES(f, n, m, p) = f(0, n, m, p), ..., f(n - 1, n, m, p) for n = 8, 16, 32, 64. */
+#define LANES8(f, b, n, m, p)                                                                           \
+    f((b) + 0, n, m, p), f((b) + 1, n, m, p), f((b) + 2, n, m, p), f((b) + 3, n, m, p), f((b) + 4, n, m, p), \
+        f((b) + 5, n, m, p), f((b) + 6, n, m, p), f((b) + 7, n, m, p)
+#define LANES_8(f, n, m, p) LANES8(f, 0, n, m, p)
+#define LANES_16(f, n, m, p) LANES8(f, 0, n, m, p), LANES8(f, 8, n, m, p)
+#define LANES_32(f, n, m, p) LANES_16(f, n, m, p), LANES8(f, 16, n, m, p), LANES8(f, 24, n, m, p)
+#define LANES_64(f, n, m, p) \
+    LANES_32(f, n, m, p), LANES8(f, 32, n, m, p), LANES8(f, 40, n, m, p), LANES8(f, 48, n, m, p), LANES8(f, 56, n, m, p)
+#define LANES(f, n, m, p) CLPOOL_XPASTE(LANES_, n)(f, n, m, p)
+#define LANE_ID(j, n, m, p) (j)
+#define EVEN_SRC(j, n, m, p) (2 * (j))
+#define ODD_SRC(j, n, m, p) (2 * (j) + 1)
+/* Tap kw = 2m + p of lane j: lane j + m of the even (p = 0) or odd (p = 1)
+ * elements while it exists, then the third load's element 2(j - (n - m)) + p. */
+#define TAP_SRC(j, n, m, p) ((j) < (n) - (m) ? (j) + (m) : (n) + 2 * ((j) - ((n) - (m))) + (p))
+
+/*
+ * Storage bits of the taps of n outputs at stride SW. ROW_TAPS (stride 2,
+ * dilation 1, 16 lanes or more, clang): a kernel row's loads are shared by
+ * all its taps: the row's even and odd elements (one two-source permute
+ * each), and for kw >= 2 those shifted down by kw/2 lanes with the top lanes
+ * from a third load. Separate loads per tap would each extract the even
+ * lanes of two vectors, which LLVM turns into piecemeal loads for 1- and
+ * 2-byte types. SPAN(n) = elements read from a block's first column on one row.
  */
 #if SW == 2 && VW == 16 && KW <= 7 && defined(__clang__)
 #define ROW_TAPS 1
-#define LOAD_SPAN (KW > 2 ? 48 : 32)
-/* A row's even and odd elements (one two-source permute each), and the taps
- * kw >= 2: lanes shifted down by kw/2, the top lanes filled from the third load r2. */
-#define EVEN_LANES(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
-#define ODD_LANES(a, b) __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)
-#define SHIFTED_TAP2(e, r2) __builtin_shufflevector(e, r2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
-#define SHIFTED_TAP3(o, r2) __builtin_shufflevector(o, r2, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17)
-#define SHIFTED_TAP4(e, r2) __builtin_shufflevector(e, r2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18)
-#define SHIFTED_TAP5(o, r2) __builtin_shufflevector(o, r2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 19)
-#define SHIFTED_TAP6(e, r2) __builtin_shufflevector(e, r2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20)
+#define SPAN(n) (KW > 2 ? 3 * (n) : 2 * (n))
+#define ROW_TAP(v, r2, n, m, p) __builtin_shufflevector(v, r2, LANES(TAP_SRC, n, m, p))
 #else
 #define ROW_TAPS 0
 #if SW == 1
-#define TAPV(p) VLOADV(VW, p)
-#define TAP_SPAN VW
+#define TAPV(load, p) load(p)
+#define SPAN(n) ((KW - 1) + (n))
 #elif VW == 8
-#define TAPV(p) (vload16(0, (p)).even)
-#define TAP_SPAN 16
+#define TAPV(load, p) (vload16(0, (p)).even)
+#define SPAN(n) ((KW - 1) + 2 * (n))
 #else
-#define TAPV(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
-#define TAP_SPAN 32
+#define TAPV(load, p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
+#define SPAN(n) ((KW - 1) + 2 * (n))
 #endif
-#define LOAD_SPAN ((KW - 1) + TAP_SPAN)
 #endif
-#if VW == 8
-#define LANE_IDS (int8)(0, 1, 2, 3, 4, 5, 6, 7)
-#else
-#define LANE_IDS (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#endif
+/* Elements a block reads from its first column on one row: the fast path's
+ * FAST_SUBBLOCKS loads or the exact path's WIDEN ones, whichever reach further. */
+#define BLOCK_SPAN                                                                  \
+    max(SPAN(FVW) + (FAST_SUBBLOCKS - 1) * FVW * SW, SPAN(VW) + (WIDEN - 1) * VW * SW)
+#define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
+#define VLOAD_VW(p) VLOADV(VW, p)
 
 /* The storage bits of the type's lowest value (-inf for floats): what a
  * padding tap reads as when no Indices are wanted. It never beats a real tap,
@@ -214,47 +255,49 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #endif
 
 /*
- * DEFINE_ROW_TAPS(name, type, convert, check): `void name(row, taps, bad)`
- * loads the KW tap vectors of one input row as `type`, with `convert`
- * (lane-wise on the storage bits, so it commutes with the lane shuffles)
- * applied once per loaded vector, and ORs `check(a, b)` of the loaded vectors
- * into *bad: the fast path uses it to notice NaN (and float16/bfloat16 -0)
- * in its input; the exact path checks nothing.
+ * DEFINE_ROW_TAPS(name, type, n, mask, load, convert, check):
+ * `void name(row, taps, bad)` loads the KW tap vectors (n lanes) of one input
+ * row as `type`; `load(p)` reads n storage elements, `convert` (lane-wise on
+ * the storage bits, so it commutes with the lane shuffles) is applied once
+ * per loaded vector, and `check(a, b)` of the loaded vectors is ORed into
+ * *bad: the fast path uses it to notice NaN (and float16/bfloat16 -0) in its
+ * input; the exact path checks nothing.
  */
 #if ROW_TAPS
-#define DEFINE_ROW_TAPS(name, type, convert, check)                                                    \
-    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, MASKV(VW) *bad) \
-    {                                                                                                  \
-        const type r0 = convert(vload16(0, row)), r1 = convert(vload16(1, row));                     \
-        /* KW <= 2 reads only 32 elements (LOAD_SPAN): the third load is not made */                  \
-        const type r2 = KW > 2 ? convert(vload16(2, row)) : r0;                                        \
-        *bad |= check(r0, r1) | check(r2, r2);                                                         \
-        const type even = EVEN_LANES(r0, r1), odd = ODD_LANES(r0, r1);                                 \
-        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                              \
-        {                                                                                              \
-            switch (kw) { /* a constant after unrolling */                                             \
-            case 0: taps[kw] = even; break;                                                            \
-            case 1: taps[kw] = odd; break;                                                             \
-            case 2: taps[kw] = SHIFTED_TAP2(even, r2); break;                                          \
-            case 3: taps[kw] = SHIFTED_TAP3(odd, r2); break;                                           \
-            case 4: taps[kw] = SHIFTED_TAP4(even, r2); break;                                          \
-            case 5: taps[kw] = SHIFTED_TAP5(odd, r2); break;                                           \
-            default: taps[kw] = SHIFTED_TAP6(even, r2); break;                                         \
-            }                                                                                          \
-        }                                                                                              \
+#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, check)                                 \
+    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *bad)  \
+    {                                                                                              \
+        const type r0 = convert(load(row)), r1 = convert(load(row + (n)));                         \
+        /* KW <= 2 reads only 2n elements (SPAN): the third load is not made */                    \
+        const type r2 = KW > 2 ? convert(load(row + 2 * (n))) : r0;                                \
+        *bad |= (mask)(check(r0, r1) | check(r2, r2));                                             \
+        const type even = __builtin_shufflevector(r0, r1, LANES(EVEN_SRC, n, 0, 0));               \
+        const type odd = __builtin_shufflevector(r0, r1, LANES(ODD_SRC, n, 0, 0));                 \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                          \
+        {                                                                                          \
+            switch (kw) { /* a constant after unrolling */                                         \
+            case 0: taps[kw] = even; break;                                                        \
+            case 1: taps[kw] = odd; break;                                                         \
+            case 2: taps[kw] = ROW_TAP(even, r2, n, 1, 0); break;                                  \
+            case 3: taps[kw] = ROW_TAP(odd, r2, n, 1, 1); break;                                   \
+            case 4: taps[kw] = ROW_TAP(even, r2, n, 2, 0); break;                                  \
+            case 5: taps[kw] = ROW_TAP(odd, r2, n, 2, 1); break;                                   \
+            default: taps[kw] = ROW_TAP(even, r2, n, 3, 0); break;                                 \
+            }                                                                                      \
+        }                                                                                          \
     }
 #else
-#define DEFINE_ROW_TAPS(name, type, convert, check)                                                    \
-    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, MASKV(VW) *bad) \
-    {                                                                                                  \
-        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(TAPV(row + kw));     \
-        _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                           \
-            *bad |= check(taps[kw], taps[min(kw + 1, KW - 1)]);                                        \
+#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, check)                                \
+    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *bad) \
+    {                                                                                             \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(TAPV(load, row + kw)); \
+        _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                      \
+            *bad |= (mask)(check(taps[kw], taps[min(kw + 1, KW - 1)]));                           \
     }
 #endif
 #define ROW_BITS(v) (v)
-#define CHECK_NOTHING(a, b) ((MASKV(VW))0)
-DEFINE_ROW_TAPS(row_taps_bits, TV(VW), ROW_BITS, CHECK_NOTHING)
+#define CHECK_NOTHING(a, b) 0
+DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, CHECK_NOTHING)
 
 /* Which lanes' taps fall inside a row, per kernel column (all rows alike). */
 __attribute__((always_inline)) inline void lanes_inside_row(MASKV(VW) *valid, const int W, const int w0,
@@ -282,13 +325,47 @@ __attribute__((always_inline)) inline void lanes_inside_row(MASKV(VW) *valid, co
 
 #if !WITH_INDICES
 /*
+ * The fast path's FVW-lane types, written with operators only (OpenCL's
+ * built-ins stop at 16 lanes): fast_vec (compared values: keys for
+ * float16/bfloat16), fast_bits (storage), fast_mask (fast_vec's element
+ * width), fast_int (lane columns).
+ */
+#if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+#define FAST_ELEM short
+#else
+#define FAST_ELEM CLPOOL_SCALAR
+#endif
+#if WIDE_VECTORS
+typedef FAST_ELEM fast_vec __attribute__((ext_vector_type(FVW)));
+typedef T fast_bits __attribute__((ext_vector_type(FVW)));
+typedef MASK_SCALAR fast_mask __attribute__((ext_vector_type(FVW)));
+typedef int fast_int __attribute__((ext_vector_type(FVW)));
+typedef T __attribute__((ext_vector_type(FVW), aligned(sizeof(T)))) fast_bits_elem_aligned;
+#define AS_FAST_VEC(x) __builtin_astype((x), fast_vec)
+#define AS_FAST_BITS(x) __builtin_astype((x), fast_bits)
+#define TO_FAST_MASK(m) __builtin_convertvector((m), fast_mask)
+#define FAST_ANY(m) (__builtin_reduce_or(m) != 0)
+#else
+typedef CLPOOL_XPASTE(FAST_ELEM, VW) fast_vec;
+typedef TV(VW) fast_bits;
+typedef MASKV(VW) fast_mask;
+typedef INTV(VW) fast_int;
+typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
+#define AS_FAST_VEC(x) CLPOOL_XPASTE(CLPOOL_XPASTE(as_, FAST_ELEM), VW)(x)
+#define AS_FAST_BITS(x) CLPOOL_XPASTE(as_ushort, VW)(x)
+#define TO_FAST_MASK(m) TO_MASKV(VW, m)
+#define FAST_ANY(m) any(m)
+#endif
+#define FAST_LOAD(p) (*(__global const fast_bits_elem_aligned *)(p))
+
+/*
  * Fast path without Indices: a window's maximum is the maximum of its rows'
  * maxima (separable: KW - 1 + KH - 1 combines per output instead of KH * KW
- * - 1), and each combine is one instruction:
- *  - integers: max();
- *  - float32/float64: `b > a ? b : a` (x86 maxps/maxpd), which keeps the
- *    earlier of two equal values, so +-0 ties go to the first in tap order;
- *  - float16/bfloat16: max() of total-order keys (sign-magnitude -> two's
+ * - 1), and each combine is one instruction, `b > a ? b : a`:
+ *  - integers: max;
+ *  - float32/float64: x86 maxps/maxpd, which keeps the earlier of two equal
+ *    values, so +-0 ties go to the first in tap order;
+ *  - float16/bfloat16: max of total-order keys (sign-magnitude -> two's
  *    complement, exact both ways).
  * Combining row maxima in row order keeps the row-major first-wins rule. It
  * is exact unless a block's input holds a NaN (maxps drops it; keys order
@@ -296,40 +373,51 @@ __attribute__((always_inline)) inline void lanes_inside_row(MASKV(VW) *valid, co
  * +0's, the tie rule needs them equal): then the block returns 0 and the
  * exact path below redoes it.
  */
+#define FAST_MAX(a, b) ((b) > (a) ? (b) : (a))
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
-#define FKV(n) KEYT(n)
 #define FAST_LOWEST ((short)SHRT_MIN)
-#define CLPOOL_TOTAL_KEY_FN(n) /* its own inverse, as bits */ \
-    inline short##n total_key##n(ushort##n bits)                \
-    {                                                           \
-        const short##n s = as_short##n(bits);                   \
-        return s ^ ((s >> 15) & (short##n)0x7fff);              \
-    }
-CLPOOL_TOTAL_KEY_FN(8)
-CLPOOL_TOTAL_KEY_FN(16)
-#define FAST_KEY(v) CLPOOL_XPASTE(total_key, VW)(v)
-#define FAST_BITS(k) CLPOOL_XPASTE(as_ushort, VW)(FAST_KEY(CLPOOL_XPASTE(as_ushort, VW)(k)))
-#define FAST_MAX(a, b) max(a, b)
+/* sign-magnitude <-> two's complement: its own inverse */
+#define FLIP_NEGATIVE(s) ((s) ^ (((s) >> 15) & (fast_vec)0x7fff))
+#define FAST_KEY(v) FLIP_NEGATIVE(AS_FAST_VEC(v))
+#define FAST_BITS(k) AS_FAST_BITS(FLIP_NEGATIVE(k))
 /* NaN: a key above +inf's or below -inf's; -0: key -1 */
 #define FAST_CHECK_ONE(k) (((k) > KEY_INF) | ((k) < (short)(-1 - KEY_INF)) | ((k) == (short)-1))
 #define FAST_CHECK(a, b) (FAST_CHECK_ONE(a) | FAST_CHECK_ONE(b))
-#elif IS_FLOAT_TYPE
-#define FKV(n) TV(n)
+#else
 #define FAST_LOWEST LOWEST_BITS
 #define FAST_KEY(v) (v)
 #define FAST_BITS(k) (k)
-#define FAST_MAX(a, b) ((b) > (a) ? (b) : (a))
+#if IS_FLOAT_TYPE
 /* x != x is one unordered compare (isunordered() lowers to integer bit tests on PoCL) */
 #define FAST_CHECK(a, b) (((a) != (a)) | ((b) != (b)))
 #else
-#define FKV(n) TV(n)
-#define FAST_LOWEST LOWEST_BITS
-#define FAST_KEY(v) (v)
-#define FAST_BITS(k) (k)
-#define FAST_MAX(a, b) max(a, b)
 #define FAST_CHECK(a, b) CHECK_NOTHING(a, b)
 #endif
-DEFINE_ROW_TAPS(row_taps_fast, FKV(VW), FAST_KEY, FAST_CHECK)
+#endif
+DEFINE_ROW_TAPS(row_taps_fast, fast_vec, FVW, fast_mask, FAST_LOAD, FAST_KEY, FAST_CHECK)
+
+/* Stores `lanes` (1..FVW) lanes of v at p: a partial block (a row shorter
+ * than FVW) as VW-lane stores, the last one ending at `lanes` (overlapping
+ * the one before), single elements only below VW lanes. A macro, not a
+ * function: a wide vector argument would change the ABI (-Wpsabi) on
+ * targets without AVX-512. */
+#define STORE_FAST(v, lanes, p)                                                              \
+    do {                                                                                     \
+        if ((lanes) == FVW) {                                                                \
+            *(__global fast_bits_elem_aligned *)(p) = (v);                                   \
+        } else {                                                                             \
+            T lane_[FVW]; /* no run-time vector subscripts in OpenCL C 1.2 */                 \
+            *(fast_bits_elem_aligned *)lane_ = (v);                                          \
+            if ((lanes) < VW) {                                                              \
+                for (int j_ = 0; j_ < (lanes); ++j_) (p)[j_] = lane_[j_];                    \
+            } else {                                                                         \
+                for (int j_ = 0; j_ < (lanes); j_ += VW) {                                   \
+                    const int at_ = min(j_, (lanes) - VW);                                   \
+                    STORE_BITSV(VW, VLOADV(VW, lane_ + at_), (p) + at_);                     \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
 
 /* The block's outputs by the fast path; 0 (nothing stored) where the exact path must run. */
 __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T *plane, __global T *out, const int H,
@@ -337,24 +425,28 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
                                                                const int lanes, const int rows, const long o,
                                                                const long OW, const int interior)
 {
-    MASKV(VW) valid[KW];
-    lanes_inside_row(valid, W, w0, interior);
-    FKV(VW) best[ROWS];
+    fast_mask valid[KW]; /* which lanes' taps fall inside a row, per kernel column */
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) best[r] = (FKV(VW))(FAST_LOWEST);
-    MASKV(VW) bad = 0;
+    for (int kw = 0; kw < KW; ++kw) {
+        const fast_int col = w0 + kw + (fast_int)(LANES(LANE_ID, FVW, 0, 0)) * SW;
+        valid[kw] = interior ? (fast_mask)(-1) : TO_FAST_MASK((col >= 0) & (col < W));
+    }
+    fast_vec best[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) best[r] = (fast_vec)(FAST_LOWEST);
+    fast_mask bad = 0;
 #pragma unroll
     for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
         const int h = h0 + ih;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
-        FKV(VW) taps[KW];
+        fast_vec taps[KW];
         row_taps_fast(plane + (long)h * W + w0, taps, &bad);
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw)
-            if (!interior) taps[kw] = select((FKV(VW))(FAST_LOWEST), taps[kw], valid[kw]);
-        /* Maxima start from their first term, not from the lowest value (the
-         * compiler cannot drop a max with -inf: NaN). */
-        FKV(VW) row_max = taps[0];
+            if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
+        /* Interior blocks start each maximum from its first term, not from the
+         * lowest value (the compiler cannot drop a max with -inf: NaN). */
+        fast_vec row_max = taps[0];
 #pragma unroll
         for (int kw = 1; kw < KW; ++kw) row_max = FAST_MAX(row_max, taps[kw]);
 #pragma unroll
@@ -364,11 +456,11 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
             best[r] = interior && dh == 0 ? row_max : FAST_MAX(best[r], row_max);
         }
     }
-    if (any(bad)) return 0;
+    if (FAST_ANY(bad)) return 0;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
-        STORE_LANES(T, STORE_BITSV, FAST_BITS(best[r]), lanes, out + o + r * OW);
+        STORE_FAST(FAST_BITS(best[r]), lanes, out + o + r * OW);
     }
     return 1;
 }
@@ -468,6 +560,13 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
 }
 #endif /* WITH_INDICES || IS_FLOAT_TYPE */
 
+/* Outputs per row of a work-item's block. */
+#if WITH_INDICES
+#define BW VW
+#else
+#define BW (VW * WIDEN)
+#endif
+
 __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *out,
 #if WITH_INDICES
                         __global long *indices,
@@ -481,12 +580,12 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #else
     indices += idx_offset;
 #endif
-    long ow0 = (long)get_global_id(0) * VW;
+    long ow0 = (long)get_global_id(0) * BW;
     const long oh0 = (long)get_global_id(1) * ROWS, nc = (long)get_global_id(2);
     if (ow0 >= OW || oh0 >= OH) return;
     /* The last block of a row ends at the row's end, overlapping its
      * neighbour (both write the same values): every block is full width. */
-    if (ow0 + VW > OW && OW >= VW) ow0 = OW - VW;
+    if (ow0 + BW > OW && OW >= BW) ow0 = OW - BW;
     __global const T *plane = in + in_offset + nc * H * W;
     out += out_offset;
     const long o = (nc * OH + oh0) * OW + ow0;
@@ -496,30 +595,37 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     const long h_end = h0 + (ROWS - 1) * SH + (KH - 1); /* last input row of the group */
     const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
     const long first = in_offset + nc * H * W + row_lo * W + w0;
-    const long last = in_offset + nc * H * W + row_hi * W + w0 + LOAD_SPAN - 1;
+    const long last = in_offset + nc * H * W + row_hi * W + w0 + BLOCK_SPAN - 1;
     if (first >= 0 && last < in_limit) {
-        const int lanes = (int)min(OW - ow0, (long)VW);
-        const int interior = h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
+        const int lanes = (int)min(OW - ow0, (long)BW);
 #if WITH_INDICES
+        const int interior = h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
         if (interior)
             maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1);
         else
             maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0);
 #else
-        const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, 1)
-                                  : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, 0);
+        for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
+            const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
+            const long so = o + s * FVW;
+            const int interior = h0 >= 0 && h_end < H && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
+            const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1)
+                                      : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 0);
 #if IS_FLOAT_TYPE
-        /* A NaN (or a 16-bit -0) in the block's input: the exact path, written for every block shape. */
-        if (!done) maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0);
+            /* A NaN (or a 16-bit -0) in the block's input: the exact path, VW lanes at a time. */
+            for (int e = 0; !done && e < FVW / VW && e * VW < sub_lanes; ++e)
+                maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, sw0 + e * VW * SW,
+                                min(sub_lanes - e * VW, VW), rows, so + e * VW, OW, nc, 0);
 #else
-        (void)done; /* integers always finish on the fast path */
+            (void)done; /* integers always finish on the fast path */
 #endif
+        }
 #endif
         return;
     }
     /* Only blocks whose vector loads would leave the buffer get here. */
     for (int r = 0; r < rows; ++r)
-        for (long j = 0; j < VW && ow0 + j < OW; ++j)
+        for (long j = 0; j < BW && ow0 + j < OW; ++j)
             maxpool2d_one(plane, out, indices, H, W, oh0 + r, ow0 + j, pad_h, pad_w, o + r * OW + j, nc);
 }
 #endif

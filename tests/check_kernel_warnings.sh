@@ -12,16 +12,33 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for f in maxpool max global_pool; do cat "$root/kernels/common.h" "$root/kernels/$f.cl" > "$tmp/$f.cl"; done
 n=0 bad=0
+target=(-target spir64)
 check() { # file, options...
   local f=$1; shift
   n=$((n + 1))
-  if ! out=$("$cc" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -target spir64 -O2 -emit-llvm -S -o /dev/null -Wall -Werror "$@" "$tmp/$f.cl" 2>&1); then
+  if ! out=$("$cc" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header "${target[@]}" -O2 -emit-llvm -S -o "$tmp/out.ll" -Wall -Werror "$@" "$tmp/$f.cl" 2>&1); then
     bad=$((bad + 1))
-    echo "FAIL $f.cl $*"
+    echo "FAIL $f.cl ${target[*]} $*"
     echo "$out" | head -5
+  elif [ "${target[1]}" = spir64 ] && grep -qE '<(32|64) x ' "$tmp/out.ll"; then
+    # SPIR-V backends (rusticl's) abort on vectors of more than 16 lanes.
+    bad=$((bad + 1))
+    echo "FAIL $f.cl ${target[*]} $*: vectors of more than 16 lanes in SPIR"
   fi
 }
 pool_types="FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8"
+# The widened fast path (-DWIDEN, 1- and 2-byte types without Indices): as
+# SPIR (blocks of 16 lanes in turn) and for an AVX-512 CPU, as PoCL builds it
+# (clang vectors of 32/64 lanes).
+for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
+  read -r -a target <<< "$t"
+  for dt in FLOAT16 BFLOAT16 INT8 UINT8; do
+    for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2"; do
+      for widen in 2 4; do check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16 -DWIDEN=$widen -DROWS=4; done
+    done
+  done
+done
+target=(-target spir64)
 for dt in $pool_types; do
   for ix in "-DWITH_INDICES=0 -DSTORAGE_ORDER=0" "-DWITH_INDICES=1 -DSTORAGE_ORDER=1"; do
     for ns in 1 3; do check maxpool -DDT_$dt $ix -DNS=$ns; done
@@ -44,5 +61,5 @@ for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
     for ch in 0 1; do check global_pool -DDT_$dt $op -DCHUNKED=$ch; done
   done
 done
-echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64): $n, failing: $bad"
+echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64, and x86-64 for WIDEN): $n, failing: $bad"
 [ "$bad" = 0 ]
