@@ -110,11 +110,16 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     cl_mem partials = NULL;
     cl_event first = NULL;
     if (parts == 1) {
-        CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_direct", &k1));
+        /* CPUs: float maxima of 16 planes per work-item (see global_max_pool_grouped). */
+        const int grouped = op == GLOBAL_MAX && chunked && plane_size >= 16 &&
+                            (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64);
+        CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options,
+                                      grouped ? "global_max_pool_grouped" : "global_pool_direct", &k1));
         const clpool__arg args[] = {CLPOOL_ARG(input),  CLPOOL_ARG(output),  CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
                                     CLPOOL_ARG(in_off), CLPOOL_ARG(out_off), {p_size, p_arg}};
         CLPOOL_TRY(clpool__set_args(&k1, 0, args, sizeof args / sizeof args[0]));
-        CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)planes, num_wait, wait, event));
+        const uint64_t items = grouped ? (uint64_t)((planes + 15) / 16) : (uint64_t)planes;
+        CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, items, num_wait, wait, event));
         goto cleanup;
     }
     /* Two passes through a temporary buffer; the second waits on the first's

@@ -8,7 +8,9 @@
  *
  * Strategy (chosen on the host from the shape and the device):
  *  - many planes (N*C fills the device) or short planes: `global_pool_direct`,
- *    one work-item per plane, a serial loop, no barriers;
+ *    one work-item per plane, a serial loop, no barriers; for Max on CPUs
+ *    (float32/float64, planes of 16 elements or more) `global_max_pool_grouped`,
+ *    16 planes per work-item;
  *  - few long planes: `global_pool_partial` splits each plane over P
  *    work-items ("lanes") that write P partial results; `global_pool_final`
  *    then combines each plane's partials. Two barrier-free passes instead of
@@ -106,23 +108,109 @@ inline KEY_SCALAR max_key(__global const T *x, long n)
     return max(m2.lo, m2.hi);
 }
 
-/* One work-item per plane. Only a maximum of +-0 or NaN needs the plane again,
- * for the first element with that key (its sign or payload). */
+/* The maximum of x[0..n), n >= 1: the first NaN, else the first maximum. Only
+ * a maximum of +-0 or NaN needs the plane again, for the first element with
+ * that key (its sign or payload). */
+inline T plane_max(__global const T *x, long n)
+{
+    const KEY_SCALAR m = max_key(x, n);
+    if (m != 0 && m != KEY_TOP) return BITS_OF_KEY(m);
+    long i = 0;
+    while (ORDER_KEY(x[i]) != m) ++i;
+    return x[i];
+}
+
+/* One work-item per plane. */
 __kernel void global_pool_direct(__global const T *in, __global T *out, const long planes, const long plane_size,
                                  const long in_offset, const long out_offset, const AT p_unused)
 {
     const long plane = (long)get_global_id(0);
     if (plane >= planes) return;
-    __global const T *x = in + in_offset + plane * plane_size;
-    const KEY_SCALAR m = max_key(x, plane_size);
-    T result = BITS_OF_KEY(m);
-    if (m == 0 || m == KEY_TOP) {
-        long i = 0;
-        while (ORDER_KEY(x[i]) != m) ++i;
-        result = x[i];
-    }
-    out[out_offset + plane] = result;
+    out[out_offset + plane] = plane_max(in + in_offset + plane * plane_size, plane_size);
 }
+
+#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
+/*
+ * `global_max_pool_grouped` (CPUs, float32/float64, planes of at least 16
+ * elements): one work-item takes 16 neighbouring planes. Within a plane the
+ * 16 lanes keep plain float maxima (`b > a ? b : a`, x86 maxps: no order
+ * keys); the 16 planes' lane maxima are then reduced together, a transpose in
+ * four shuffle levels (15 vector maxima for 16 planes instead of four
+ * shuffles and four maxima each), and stored as one vector. That is exact
+ * unless the group holds a NaN (maxps drops it: all 16 planes are redone by
+ * plane_max) or a plane's maximum is +-0 (the first zero's sign: that plane is
+ * redone). Short planes were bound by the per-plane reduction, not memory.
+ */
+typedef TV(16) V16;
+#define VMAX(a, b) ((b) > (a) ? (b) : (a))
+#if defined(__clang__)
+#define SHUFFLE16(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#define SHUFFLE16(a, b, ...) shuffle2((a), (b), (CLPOOL_XPASTE(u, MASKV(16)))(__VA_ARGS__))
+#endif
+/* Level L takes vectors holding 2^(L-1) planes of 16 >> (L-1) lanes each: LO
+ * picks the first half of every plane's lanes from a, then from b (b's lanes
+ * count from 16), HI the second halves; max(LO, HI) holds 2^L planes of half
+ * as many lanes, a's planes first. */
+#define LEVEL1_LO 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define LEVEL1_HI 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define LEVEL2_LO 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27
+#define LEVEL2_HI 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31
+#define LEVEL3_LO 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29
+#define LEVEL3_HI 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31
+#define LEVEL4_LO 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define LEVEL4_HI 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+#define FOLD(level, a, b) VMAX(SHUFFLE16(a, b, LEVEL##level##_LO), SHUFFLE16(a, b, LEVEL##level##_HI))
+
+__kernel void global_max_pool_grouped(__global const T *in, __global T *out, const long planes,
+                                      const long plane_size, const long in_offset, const long out_offset,
+                                      const AT p_unused)
+{
+    const long first = (long)get_global_id(0) * 16;
+    if (first >= planes) return;
+    const long n = plane_size;
+    __global const T *x = in + in_offset + first * n;
+    __global T *y = out + out_offset + first;
+    if (planes - first < 16) { /* the last group is short */
+        for (long p = 0; p < planes - first; ++p) y[p] = plane_max(x + p * n, n);
+        return;
+    }
+    V16 m[16];
+    MASKV(16) nan = 0;
+#pragma unroll
+    for (int p = 0; p < 16; ++p) {
+        __global const T *xp = x + p * n;
+        /* The last vector overlaps the one before it (harmless for a max). */
+        const V16 a = vload16(0, xp), b = vload16(0, xp + n - 16);
+        nan |= (a != a) | (b != b);
+        V16 acc = VMAX(a, b);
+        for (long i = 16; i < n - 16; i += 16) {
+            const V16 v = vload16(0, xp + i);
+            nan |= v != v;
+            acc = VMAX(acc, v);
+        }
+        m[p] = acc;
+    }
+    if (any(nan)) {
+        for (int p = 0; p < 16; ++p) y[p] = plane_max(x + p * n, n);
+        return;
+    }
+    V16 l1[8], l2[4];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) l1[j] = FOLD(1, m[2 * j], m[2 * j + 1]);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) l2[j] = FOLD(2, l1[2 * j], l1[2 * j + 1]);
+    const V16 r = FOLD(4, FOLD(3, l2[0], l2[1]), FOLD(3, l2[2], l2[3]));
+    vstore16(r, 0, y);
+    const MASKV(16) zero = r == (V16)0;
+    if (any(zero)) {
+        MASK_SCALAR z[16]; /* OpenCL C 1.2 has no run-time vector subscripts */
+        vstore16(zero, 0, z);
+        for (int p = 0; p < 16; ++p)
+            if (z[p]) y[p] = plane_max(x + p * n, n);
+    }
+}
+#endif
 
 __kernel void global_pool_partial(__global const T *in, __global long *partials, const long planes,
                                   const long plane_size, const long parts, const long in_offset, const AT p_unused)

@@ -588,7 +588,8 @@ END_TEST
  * and Max do (and as a one-pass loop does). Pairs of zeros / NaNs sit at
  * neighbouring and far-apart positions, so a reduction split into
  * interleaved or blocked partial results sees them in another order.
- * Plane sizes 4 (one pass), 4096 and 2^20 (two passes).
+ * Plane sizes 4 (one pass), 49 (34 planes: on CPUs, float maxima of 16
+ * planes per work-item, the last group short), 4096 and 2^20 (two passes).
  */
 START_TEST(test_max_order_across_partials)
 {
@@ -597,8 +598,9 @@ START_TEST(test_max_order_across_partials)
         const clpool_dtype dt = cu_float_dtypes[t];
         if (!cu_dtype_runs(dt, "global pool")) continue;
         const uint64_t *nan = cu_nan_patterns(dt);
-        for (int big = 0; big < 3; ++big) {
-            const int64_t size = big == 0 ? 4 : big == 1 ? 4096 : 1 << 20, planes = 6;
+        for (int big = 0; big < 4; ++big) {
+            static const int64_t sizes[4] = {4, 49, 4096, 1 << 20};
+            const int64_t size = sizes[big], planes = size == 49 ? 34 : 6;
             unsigned char *input = malloc((size_t)(planes * size) * 8);
             ck_assert_ptr_nonnull(input);
             for (int64_t i = 0; i < planes * size; ++i) ref_store(dt, input, i, -1.0 - (double)(i % 3));
@@ -618,13 +620,18 @@ START_TEST(test_max_order_across_partials)
                 {3, nan[2], 3 + (size > 4), nan[0]}, /* two NaNs, neighbours */
                 {size / 3, nan[1], size - 1, nan[2]}, /* two NaNs, far apart */
             };
+            /* Planes 6 and up of the 49-element case: +-0 pairs only in 16..21 (a
+             * NaN-free group of 16 with zero maxima), NaN pairs in 32..33 (the short group). */
             for (int64_t pl = 0; pl < planes; ++pl) {
-                ref_store_bits(dt, input, pl * size + pairs[pl].at1, pairs[pl].b1);
-                ref_store_bits(dt, input, pl * size + pairs[pl].at0, pairs[pl].b0);
+                const int k = pl < 6 ? (int)pl : pl >= 16 && pl < 22 ? (int)(pl - 16) % 4 : pl >= 32 ? (int)pl - 28 : -1;
+                if (k < 0) continue;
+                ref_store_bits(dt, input, pl * size + pairs[k].at1, pairs[k].b1);
+                ref_store_bits(dt, input, pl * size + pairs[k].at0, pairs[k].b0);
             }
-            gp_case c = make_case(OP_MAX, 0, dt, 3, (int64_t[]){2, 3, size});
-            tally_case(&tl, &c, input, big == 0 ? "tie order, plane 4" : big == 1 ? "tie order, plane 4096"
-                                                                                  : "tie order, plane 2^20");
+            gp_case c = make_case(OP_MAX, 0, dt, 3, (int64_t[]){2, planes / 2, size});
+            static const char *what[4] = {"tie order, plane 4", "tie order, 34 planes of 49", "tie order, plane 4096",
+                                          "tie order, plane 2^20"};
+            tally_case(&tl, &c, input, what[big]);
             free(input);
         }
     }
