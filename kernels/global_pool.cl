@@ -321,12 +321,15 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
 {
     long i = first;
     if (VECTOR_SUM && step == 1 && end - first >= 16) {
-        /* Two independent 16-lane Kahan sums: the add latency chain, not
-         * memory, bounds one accumulator, so a second one doubles the
-         * throughput. No shadow sum in the loop: an inf/NaN input (or an
-         * overflow) leaves the compensated sum non-finite, and only then the
-         * range is summed again plainly, which gives the IEEE inf/NaN. */
-        AT16 sum = 0, comp = 0, sum2 = 0, comp2 = 0, sum3 = 0, comp3 = 0, sum4 = 0, comp4 = 0;
+        /* Blocks of up to 1024 elements are summed plainly in four 16-lane
+         * accumulators (each lane adds at most 16 terms, within ~16 ulp of
+         * the block's sum of |x|), and each block's sum is then Kahan-added:
+         * compensation per block rather than per element, which had made the
+         * adds, not memory, the bound. No shadow sum in the loop: an inf/NaN
+         * input (or an overflow) leaves the compensated sum non-finite, and
+         * only then the range is summed again plainly, which gives the IEEE
+         * inf/NaN. */
+        AT16 sum = 0, comp = 0;
 #define KAHAN16(v, sum, comp)              \
     do {                                   \
         const AT16 y_ = (v) - (comp);      \
@@ -334,27 +337,23 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
         (comp) = (t_ - (sum)) - y_;        \
         (sum) = t_;                        \
     } while (0)
-        for (; i + 64 <= end; i += 64) {
-            const AT16 v = contribution16(VLOAD16C(x + i), p), v2 = contribution16(VLOAD16C(x + i + 16), p);
-            const AT16 v3 = contribution16(VLOAD16C(x + i + 32), p), v4 = contribution16(VLOAD16C(x + i + 48), p);
-            KAHAN16(v, sum, comp);
-            KAHAN16(v2, sum2, comp2);
-            KAHAN16(v3, sum3, comp3);
-            KAHAN16(v4, sum4, comp4);
+        while (i + 64 <= end) {
+            const long block_end = min(end, i + 1024);
+            AT16 b1 = 0, b2 = 0, b3 = 0, b4 = 0;
+            for (; i + 64 <= block_end; i += 64) {
+                b1 += contribution16(VLOAD16C(x + i), p);
+                b2 += contribution16(VLOAD16C(x + i + 16), p);
+                b3 += contribution16(VLOAD16C(x + i + 32), p);
+                b4 += contribution16(VLOAD16C(x + i + 48), p);
+            }
+            KAHAN16((b1 + b2) + (b3 + b4), sum, comp);
         }
-        for (; i + 32 <= end; i += 32) {
-            const AT16 v = contribution16(VLOAD16C(x + i), p), v2 = contribution16(VLOAD16C(x + i + 16), p);
-            KAHAN16(v, sum, comp);
-            KAHAN16(v2, sum2, comp2);
-        }
-        if (i + 16 <= end) {
+        for (; i + 16 <= end; i += 16) {
             const AT16 v = contribution16(VLOAD16C(x + i), p);
             KAHAN16(v, sum, comp);
-            i += 16;
         }
 #undef KAHAN16
-        /* Merge the lanes pairwise (5 levels: error ~5 ulp of the total). */
-        const AT16 val = ((sum - comp) + (sum2 - comp2)) + ((sum3 - comp3) + (sum4 - comp4));
+        const AT16 val = sum - comp;
         AT lanes = sum_lanes16(val);
         if (!isfinite(lanes)) {
             lanes = 0;
