@@ -32,6 +32,9 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
     if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, NULL) != CL_SUCCESS)
         sizes[0] = sizes[1] = sizes[2] = 1;
     memcpy(ctx->max_item_size, sizes, sizeof ctx->max_item_size);
+    cl_ulong cache = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) != CL_SUCCESS) cache = 0;
+    ctx->cache_bytes = cache;
     *out = ctx;
     return CLPOOL_SUCCESS;
 }

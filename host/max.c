@@ -144,10 +144,14 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
     const size_t es = dt->size;
     const int vw = es >= 8 ? 8 : 16; /* lanes per block: 16, or 8 for 8-byte types */
-    /* Blocks per work-item: about 256 bytes of output on CPUs, one on GPUs. */
-    const int nb = (ctx->info.type & CL_DEVICE_TYPE_CPU) ? (int)(256 / ((size_t)vw * es)) : 1;
     const int64_t n_out = clpool_shape_elements(&out);
     if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output")) != CLPOOL_SUCCESS) return status;
+    /* CPUs, outputs larger than the device's cache: store around the cache (see max.cl). */
+    const int stream = (ctx->info.type & CL_DEVICE_TYPE_CPU) && ctx->cache_bytes > 0 &&
+                       (uint64_t)n_out * es > ctx->cache_bytes;
+    /* Blocks per work-item: one on GPUs; on CPUs about 256 bytes of output, or 16 KiB
+     * when streaming (a work-item ends with a fence that waits for its stores). */
+    const int nb = !(ctx->info.type & CL_DEVICE_TYPE_CPU) ? 1 : (int)((stream ? 16384 : 256) / ((size_t)vw * es));
     for (size_t i = 0; i < n; ++i) {
         char what[32];
         snprintf(what, sizeof what, "inputs[%zu]", i);
@@ -203,8 +207,8 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }
         g.out_offset = (cl_long)(output_offset / es);
-        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DINNER_MASK=%d -DVW=%d -DNB=%d", dtopt, arity,
-                 (int)L.rank, inner_mask, vw, nb);
+        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DINNER_MASK=%d -DVW=%d -DNB=%d -DSTREAM_STORES=%d",
+                 dtopt, arity, (int)L.rank, inner_mask, vw, nb, stream);
         CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", options, "max_n", &k));
         CLPOOL_TRY(clpool__set_arg(&k, 0, sizeof output, &output));
         for (int a = 0; a < MAX_ARITY; ++a) {
