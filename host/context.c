@@ -35,6 +35,10 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
     cl_ulong cache = 0;
     if (clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) != CL_SUCCESS) cache = 0;
     ctx->cache_bytes = cache;
+    cl_uint floats = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof floats, &floats, NULL) != CL_SUCCESS)
+        floats = 0;
+    ctx->vector_bytes = floats * 4;
     *out = ctx;
     return CLPOOL_SUCCESS;
 }

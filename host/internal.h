@@ -65,6 +65,7 @@ struct clpool_context {
     size_t local_size;          /* work-group size budget for this device */
     size_t max_item_size[3];    /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
     uint64_t cache_bytes;       /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, 0 if unknown */
+    uint32_t vector_bytes;      /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT x 4: the SIMD register width */
     pthread_mutex_t lock;       /* guards queue creation, the program list and kernel pools */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
 };

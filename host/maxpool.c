@@ -256,14 +256,16 @@ static int rows_per_item(const clpool_context *ctx, const maxpool_call *c)
     return (ctx->info.type & CL_DEVICE_TYPE_CPU) && short_window && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
-/* Fast-path lanes per row as a multiple of vector_width(): on CPUs 2 for
- * 2-byte and 4 for 1-byte types, so one vector fills 512 bits (16 int8 lanes
- * used a quarter of an AVX-512 register), halved while more than a quarter
- * of a block's lanes would be past the row's end (a partial block stores
- * through a private copy). Indices keep the exact path's width. */
+/* Fast-path lanes per row as a multiple of vector_width(): on CPUs with
+ * 512-bit vectors (native float width 16: PoCL on AVX-512) 2 for 2-byte and
+ * 4 for 1-byte types, so one vector fills a register (16 int8 lanes used a
+ * quarter of it), halved while more than a quarter of a block's lanes would
+ * be past the row's end (a partial block stores through a private copy).
+ * Narrower devices gain nothing (Mesa's llvmpipe reports native width 1).
+ * Indices keep the exact path's width. */
 static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 {
-    if (c->indices || !(ctx->info.type & CL_DEVICE_TYPE_CPU) || c->esize > 2) return 1;
+    if (c->indices || !(ctx->info.type & CL_DEVICE_TYPE_CPU) || ctx->vector_bytes < 64 || c->esize > 2) return 1;
     int widen = c->esize == 1 ? 4 : 2;
     while (widen > 1 && vector_width(c) * widen * 3 > 4 * c->plan->out[1]) widen /= 2;
     return widen;
