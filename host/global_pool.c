@@ -94,8 +94,9 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     clpool__dtype_options(dtype, dt, sizeof dt);
     /* p = 1 and 2 get closed forms, other integers repeated squaring, the rest pow. */
     const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : (p <= 64 && p == (double)(int)p) ? 3 : 0;
+    const int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     /* CPUs stream one contiguous chunk per work-item; GPUs interleave for coalescing. */
-    const int chunked = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    const int chunked = cpu;
     snprintf(options, sizeof options, "%s -DOP=%d -DLP_KIND=%d -DCHUNKED=%d", dt, (int)op, lp_kind, chunked);
     /* p travels as the accumulation type: double for float64, else float. */
     const cl_double p_double = p;
@@ -111,7 +112,7 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     cl_event first = NULL;
     if (parts == 1) {
         /* CPUs: float maxima of 16 planes per work-item (see global_max_pool_grouped). */
-        const int grouped = op == GLOBAL_MAX && chunked && plane_size >= 16 &&
+        const int grouped = op == GLOBAL_MAX && cpu && plane_size >= 16 &&
                             (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64);
         CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options,
                                       grouped ? "global_max_pool_grouped" : "global_pool_direct", &k1));

@@ -146,20 +146,13 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     const int vw = es >= 8 ? 8 : 16; /* lanes per block: 16, or 8 for 8-byte types */
     const int64_t n_out = clpool_shape_elements(&out);
     if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output")) != CLPOOL_SUCCESS) return status;
-    /* CPUs: store around the cache (see max.cl) when the bytes moved (inputs and
-     * output) exceed 1.5x the device's cache, so the output would be evicted unread. */
-    uint64_t moved = (uint64_t)n_out * es;
-    for (size_t i = 0; i < n; ++i) moved += (uint64_t)clpool_shape_elements(&shapes[i]) * es;
-    const int stream = (ctx->info.type & CL_DEVICE_TYPE_CPU) && ctx->cache_bytes > 0 &&
-                       moved > ctx->cache_bytes + ctx->cache_bytes / 2;
-    /* Blocks per work-item: one on GPUs; on CPUs about 256 bytes of output, or 16 KiB
-     * when streaming (a work-item ends with a fence that waits for its stores). */
-    const int nb = !(ctx->info.type & CL_DEVICE_TYPE_CPU) ? 1 : (int)((stream ? 16384 : 256) / ((size_t)vw * es));
+    uint64_t moved = (uint64_t)n_out * es; /* bytes of all inputs and the output */
     for (size_t i = 0; i < n; ++i) {
         char what[32];
         snprintf(what, sizeof what, "inputs[%zu]", i);
         const int64_t n_in = clpool_shape_elements(&shapes[i]);
         if ((status = clpool__check_buffer(inputs[i], offsets[i], n_in, es, fn, what)) != CLPOOL_SUCCESS) return status;
+        moved += (uint64_t)n_in * es;
         /* In place is fine element for element; any other overlap would read
          * elements another work-item already wrote. Later passes read the
          * output as the running maximum, so an aliased input must be in pass 1. */
@@ -179,6 +172,13 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         }
     }
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+    /* CPUs: store around the cache (see max.cl) when the bytes moved exceed 1.5x
+     * the device's cache, so the output would be evicted unread. */
+    const int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    const int stream = cpu && ctx->cache_bytes > 0 && moved > ctx->cache_bytes + ctx->cache_bytes / 2;
+    /* Blocks per work-item: one on GPUs; on CPUs about 256 bytes of output, or 16 KiB
+     * when streaming (a work-item ends with a fence that waits for its stores). */
+    const int nb = !cpu ? 1 : (int)((stream ? 16384 : 256) / ((size_t)vw * es));
 
     /* Layout over all inputs plus the output itself (used as input 0 of later passes). */
     max_layout L;

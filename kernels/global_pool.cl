@@ -133,7 +133,7 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const lo
 /*
  * `global_max_pool_grouped` (CPUs, float32/float64, planes of at least 16
  * elements): one work-item takes 16 neighbouring planes. Within a plane the
- * 16 lanes keep plain float maxima (`b > a ? b : a`, x86 maxps: no order
+ * 16 lanes keep plain float maxima (MAX_KEEP_FIRST, x86 maxps: no order
  * keys); the 16 planes' lane maxima are then reduced together, a transpose in
  * four shuffle levels (15 vector maxima for 16 planes instead of four
  * shuffles and four maxima each), and stored as one vector. That is exact
@@ -142,7 +142,6 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const lo
  * redone). Short planes were bound by the per-plane reduction, not memory.
  */
 typedef TV(16) V16;
-#define VMAX(a, b) ((b) > (a) ? (b) : (a))
 #if defined(__clang__)
 #define SHUFFLE16(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
 #else
@@ -160,7 +159,7 @@ typedef TV(16) V16;
 #define LEVEL3_HI 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31
 #define LEVEL4_LO 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
 #define LEVEL4_HI 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
-#define FOLD(level, a, b) VMAX(SHUFFLE16(a, b, LEVEL##level##_LO), SHUFFLE16(a, b, LEVEL##level##_HI))
+#define FOLD(level, a, b) MAX_KEEP_FIRST(SHUFFLE16(a, b, LEVEL##level##_LO), SHUFFLE16(a, b, LEVEL##level##_HI))
 
 __kernel void global_max_pool_grouped(__global const T *in, __global T *out, const long planes,
                                       const long plane_size, const long in_offset, const long out_offset,
@@ -183,11 +182,11 @@ __kernel void global_max_pool_grouped(__global const T *in, __global T *out, con
         /* The last vector overlaps the one before it (harmless for a max). */
         const V16 a = vload16(0, xp), b = vload16(0, xp + n - 16);
         nan |= (a != a) | (b != b);
-        V16 acc = VMAX(a, b);
+        V16 acc = MAX_KEEP_FIRST(a, b);
         for (long i = 16; i < n - 16; i += 16) {
             const V16 v = vload16(0, xp + i);
             nan |= v != v;
-            acc = VMAX(acc, v);
+            acc = MAX_KEEP_FIRST(acc, v);
         }
         m[p] = acc;
     }

@@ -43,8 +43,8 @@ typedef struct max_geom {
 #define LANE_OFFSET(k, at, j) ((at) + (CONTIGUOUS(k) ? (j) : 0))
 
 /*
- * -DSTREAM_STORES=1 (the host's choice: CPUs, outputs larger than the
- * device's cache): whole blocks at a block-aligned address are stored
+ * -DSTREAM_STORES=1 (the host's choice: CPUs, when the bytes moved exceed
+ * 1.5x the device's cache): whole blocks at a block-aligned address are stored
  * non-temporally. Lines that are overwritten whole and would be evicted
  * unread are then not first read for ownership: a third less memory traffic.
  * x86-64 only (PoCL): such stores are weakly ordered, so a work-item ends

@@ -299,16 +299,21 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #define CHECK_NOTHING(a, b) 0
 DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, CHECK_NOTHING)
 
-/* Which lanes' taps fall inside a row, per kernel column (all rows alike). */
-__attribute__((always_inline)) inline void lanes_inside_row(MASKV(VW) *valid, const int W, const int w0,
-                                                            const int interior)
-{
-#pragma unroll
-    for (int kw = 0; kw < KW; ++kw) {
-        const INTV(VW) col = w0 + kw + LANE_IDS * SW;
-        valid[kw] = interior ? (MASKV(VW))(-1) : TO_MASKV(VW, (col >= 0) & (col < W));
+/* DEFINE_LANES_INSIDE_ROW(name, mask, ints, n, to_mask): `void name(valid, W,
+ * w0, interior)` sets, per kernel column, which of n lanes' taps fall inside
+ * a row (all rows alike); `ints` holds lane columns, `to_mask` turns their
+ * int comparison into `mask`. */
+#define DEFINE_LANES_INSIDE_ROW(name, mask, ints, n, to_mask)                                           \
+    __attribute__((always_inline)) inline void name(mask *valid, const int W, const int w0, const int interior) \
+    {                                                                                                   \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                               \
+        {                                                                                               \
+            const ints col = w0 + kw + (ints)(LANES(LANE_ID, n, 0, 0)) * SW;                            \
+            valid[kw] = interior ? (mask)(-1) : to_mask((col >= 0) & (col < W));                        \
+        }                                                                                               \
     }
-}
+#define TO_MASK_VW(m) TO_MASKV(VW, m)
+DEFINE_LANES_INSIDE_ROW(lanes_inside_row, MASKV(VW), INTV(VW), VW, TO_MASK_VW)
 
 /* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
 #define STORE_LANES(etype, store_vector, v, lanes, p)        \
@@ -373,7 +378,6 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
  * +0's, the tie rule needs them equal): then the block returns 0 and the
  * exact path below redoes it.
  */
-#define FAST_MAX(a, b) ((b) > (a) ? (b) : (a))
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
 #define FAST_LOWEST ((short)SHRT_MIN)
 /* sign-magnitude <-> two's complement: its own inverse */
@@ -395,6 +399,7 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #endif
 #endif
 DEFINE_ROW_TAPS(row_taps_fast, fast_vec, FVW, fast_mask, FAST_LOAD, FAST_KEY, FAST_CHECK)
+DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST_MASK)
 
 /* Stores `lanes` (1..FVW) lanes of v at p: a partial block (a row shorter
  * than FVW) as VW-lane stores, the last one ending at `lanes` (overlapping
@@ -425,12 +430,8 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
                                                                const int lanes, const int rows, const long o,
                                                                const long OW, const int interior)
 {
-    fast_mask valid[KW]; /* which lanes' taps fall inside a row, per kernel column */
-#pragma unroll
-    for (int kw = 0; kw < KW; ++kw) {
-        const fast_int col = w0 + kw + (fast_int)(LANES(LANE_ID, FVW, 0, 0)) * SW;
-        valid[kw] = interior ? (fast_mask)(-1) : TO_FAST_MASK((col >= 0) & (col < W));
-    }
+    fast_mask valid[KW];
+    fast_lanes_inside_row(valid, W, w0, interior);
     fast_vec best[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) best[r] = (fast_vec)(FAST_LOWEST);
@@ -448,12 +449,12 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
          * lowest value (the compiler cannot drop a max with -inf: NaN). */
         fast_vec row_max = taps[0];
 #pragma unroll
-        for (int kw = 1; kw < KW; ++kw) row_max = FAST_MAX(row_max, taps[kw]);
+        for (int kw = 1; kw < KW; ++kw) row_max = MAX_KEEP_FIRST(row_max, taps[kw]);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int dh = ih - r * SH; /* this row's offset in output row r's window */
             if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
-            best[r] = interior && dh == 0 ? row_max : FAST_MAX(best[r], row_max);
+            best[r] = interior && dh == 0 ? row_max : MAX_KEEP_FIRST(best[r], row_max);
         }
     }
     if (FAST_ANY(bad)) return 0;
