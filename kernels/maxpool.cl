@@ -235,6 +235,13 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #define BLOCK_SPAN                                                                  \
     max(SPAN(FVW) + (FAST_SUBBLOCKS - 1) * FVW * SW, SPAN(VW) + (WIDEN - 1) * VW * SW)
 #define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
+/* Every lane of a 0/-1 mask set. Where clang compiles for the CPU itself one
+ * kortest (all() tests lane by lane, and stops at 16 lanes). */
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define MASK_ALL(m) (__builtin_reduce_and(m) != 0)
+#else
+#define MASK_ALL(m) all(m)
+#endif
 #define VLOAD_VW(p) VLOADV(VW, p)
 
 /* The storage bits of the type's lowest value (-inf for floats): what a
@@ -255,22 +262,24 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #endif
 
 /*
- * DEFINE_ROW_TAPS(name, type, n, mask, load, convert, check):
- * `void name(row, taps, bad)` loads the KW tap vectors (n lanes) of one input
+ * DEFINE_ROW_TAPS(name, type, n, mask, load, convert, fine):
+ * `void name(row, taps, ok)` loads the KW tap vectors (n lanes) of one input
  * row as `type`; `load(p)` reads n storage elements, `convert` (lane-wise on
  * the storage bits, so it commutes with the lane shuffles) is applied once
- * per loaded vector, and `check(a, b)` of the loaded vectors is ORed into
- * *bad: the fast path uses it to notice NaN (and float16/bfloat16 -0) in its
- * input; the exact path checks nothing.
+ * per loaded vector, and `fine(a, b)` of the loaded vectors is ANDed into
+ * *ok: the fast path uses it to notice NaN (and float16/bfloat16 -0) in its
+ * input; the exact path checks nothing. Written as "all lanes fine" rather
+ * than "any lane bad", x86 chains the checks as masked compares (k{k}), one
+ * per pair of vectors with no mask ORs.
  */
 #if ROW_TAPS
-#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, check)                                 \
-    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *bad)  \
+#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, fine)                                 \
+    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *ok)  \
     {                                                                                              \
         const type r0 = convert(load(row)), r1 = convert(load(row + (n)));                         \
         /* KW <= 2 reads only 2n elements (SPAN): the third load is not made */                    \
         const type r2 = KW > 2 ? convert(load(row + 2 * (n))) : r0;                                \
-        *bad |= (mask)(check(r0, r1) | check(r2, r2));                                             \
+        *ok &= (mask)(fine(r0, r1) & fine(r2, r2));                                             \
         const type even = __builtin_shufflevector(r0, r1, LANES(EVEN_SRC, n, 0, 0));               \
         const type odd = __builtin_shufflevector(r0, r1, LANES(ODD_SRC, n, 0, 0));                 \
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                          \
@@ -287,17 +296,27 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
         }                                                                                          \
     }
 #else
-#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, check)                                \
-    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *bad) \
+#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, fine)                                \
+    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *ok) \
     {                                                                                             \
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(TAPV(load, row + kw)); \
         _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                      \
-            *bad |= (mask)(check(taps[kw], taps[min(kw + 1, KW - 1)]));                           \
+            *ok &= (mask)(fine(taps[kw], taps[min(kw + 1, KW - 1)]));                           \
     }
 #endif
 #define ROW_BITS(v) (v)
-#define CHECK_NOTHING(a, b) 0
-DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, CHECK_NOTHING)
+#define ALL_FINE(a, b) (-1)
+DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ALL_FINE)
+/* The exact path with Indices for float32/float64: compares with a plain `>`
+ * while its input holds no NaN (ORDERED_FINE checks that), the full NaN rule
+ * (two more compares and two mask ops per tap) only for blocks that do. */
+#if WITH_INDICES && (defined(DT_FLOAT32) || defined(DT_FLOAT64))
+#define NAN_SPLIT 1
+#define ORDERED_FINE(a, b) (((a) == (a)) & ((b) == (b)))
+DEFINE_ROW_TAPS(row_taps_bits_checked, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ORDERED_FINE)
+#else
+#define NAN_SPLIT 0
+#endif
 
 /* DEFINE_LANES_INSIDE_ROW(name, mask, ints, n, to_mask): `void name(valid, W,
  * w0, interior)` sets, per kernel column, which of n lanes' taps fall inside
@@ -349,7 +368,6 @@ typedef T __attribute__((ext_vector_type(FVW), aligned(sizeof(T)))) fast_bits_el
 #define AS_FAST_VEC(x) __builtin_astype((x), fast_vec)
 #define AS_FAST_BITS(x) __builtin_astype((x), fast_bits)
 #define TO_FAST_MASK(m) __builtin_convertvector((m), fast_mask)
-#define FAST_ANY(m) (__builtin_reduce_or(m) != 0)
 #else
 typedef CLPOOL_XPASTE(FAST_ELEM, VW) fast_vec;
 typedef TV(VW) fast_bits;
@@ -359,7 +377,6 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #define AS_FAST_VEC(x) CLPOOL_XPASTE(CLPOOL_XPASTE(as_, FAST_ELEM), VW)(x)
 #define AS_FAST_BITS(x) CLPOOL_XPASTE(as_ushort, VW)(x)
 #define TO_FAST_MASK(m) TO_MASKV(VW, m)
-#define FAST_ANY(m) any(m)
 #endif
 #define FAST_LOAD(p) (*(__global const fast_bits_elem_aligned *)(p))
 
@@ -385,20 +402,20 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #define FAST_KEY(v) FLIP_NEGATIVE(AS_FAST_VEC(v))
 #define FAST_BITS(k) AS_FAST_BITS(FLIP_NEGATIVE(k))
 /* NaN: a key above +inf's or below -inf's; -0: key -1 */
-#define FAST_CHECK_ONE(k) (((k) > KEY_INF) | ((k) < (short)(-1 - KEY_INF)) | ((k) == (short)-1))
-#define FAST_CHECK(a, b) (FAST_CHECK_ONE(a) | FAST_CHECK_ONE(b))
+#define FAST_FINE_ONE(k) (((k) <= KEY_INF) & ((k) >= (short)(-1 - KEY_INF)) & ((k) != (short)-1))
+#define FAST_FINE(a, b) (FAST_FINE_ONE(a) & FAST_FINE_ONE(b))
 #else
 #define FAST_LOWEST LOWEST_BITS
 #define FAST_KEY(v) (v)
 #define FAST_BITS(k) (k)
 #if IS_FLOAT_TYPE
 /* x != x is one unordered compare (isunordered() lowers to integer bit tests on PoCL) */
-#define FAST_CHECK(a, b) (((a) != (a)) | ((b) != (b)))
+#define FAST_FINE(a, b) (((a) == (a)) & ((b) == (b)))
 #else
-#define FAST_CHECK(a, b) CHECK_NOTHING(a, b)
+#define FAST_FINE(a, b) ALL_FINE(a, b)
 #endif
 #endif
-DEFINE_ROW_TAPS(row_taps_fast, fast_vec, FVW, fast_mask, FAST_LOAD, FAST_KEY, FAST_CHECK)
+DEFINE_ROW_TAPS(row_taps_fast, fast_vec, FVW, fast_mask, FAST_LOAD, FAST_KEY, FAST_FINE)
 DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST_MASK)
 
 /* Stores `lanes` (1..FVW) lanes of v at p: a partial block (a row shorter
@@ -435,13 +452,13 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
     fast_vec best[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) best[r] = (fast_vec)(FAST_LOWEST);
-    fast_mask bad = 0;
+    fast_mask ok = -1;
 #pragma unroll
     for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
         const int h = h0 + ih;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
         fast_vec taps[KW];
-        row_taps_fast(plane + (long)h * W + w0, taps, &bad);
+        row_taps_fast(plane + (long)h * W + w0, taps, &ok);
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw)
             if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
@@ -457,7 +474,7 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
             best[r] = interior && dh == 0 ? row_max : MAX_KEEP_FIRST(best[r], row_max);
         }
     }
-    if (FAST_ANY(bad)) return 0;
+    if (!MASK_ALL(ok)) return 0;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
@@ -479,17 +496,22 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
  * lowest value, with Indices `have` lets each lane's first valid tap take its
  * slot. A tap's vector load may touch elements outside the plane (the caller
  * checked it stays inside the buffer) but masked lanes never win.
+ * With `nan_free` (a constant; NAN_SPLIT only) taps compare with a plain `>`,
+ * exact while the block's input holds no NaN: the block returns 0 without
+ * storing if it finds one, and the caller runs it again without nan_free.
  */
-__attribute__((always_inline)) inline void maxpool2d_block(__global const T *plane, __global T *out,
+__attribute__((always_inline)) inline int maxpool2d_block(__global const T *plane, __global T *out,
                                                            __global long *indices, const int H, const int W,
                                                            const int h0, const int w0, const int lanes,
                                                            const int rows, const long o, const long OW,
-                                                           const long nc, const int interior)
+                                                           const long nc, const int interior,
+                                                           const int nan_free)
 {
     MASKV(VW) valid[KW];
     lanes_inside_row(valid, W, w0, interior);
     KTV(VW) best[ROWS];
     TV(VW) best_bits[ROWS];
+    MASKV(VW) ok = -1;
 #if WITH_INDICES
     MASKV(VW) best_tap[ROWS], have[ROWS];
 #endif
@@ -507,8 +529,12 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
         const int h = h0 + ih;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
         TV(VW) taps[KW];
-        MASKV(VW) unused = 0;
-        row_taps_bits(plane + (long)h * W + w0, taps, &unused);
+#if NAN_SPLIT
+        if (nan_free)
+            row_taps_bits_checked(plane + (long)h * W + w0, taps, &ok);
+        else
+#endif
+            row_taps_bits(plane + (long)h * W + w0, taps, &ok);
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw) {
 #if !WITH_INDICES
@@ -527,8 +553,13 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
                 const TV(VW) bits = taps[kw];
                 const KTV(VW) k = KEYV(VW, bits);
 #if WITH_INDICES
-                const MASKV(VW) take = interior ? (kh + kw == 0 ? (MASKV(VW))(-1) : BETTERV(VW, k, best[r]))
-                                                : valid[kw] & (~have[r] | BETTERV(VW, k, best[r]));
+#if NAN_SPLIT
+                const MASKV(VW) better = nan_free ? (k > best[r]) : BETTERV(VW, k, best[r]);
+#else
+                const MASKV(VW) better = BETTERV(VW, k, best[r]);
+#endif
+                const MASKV(VW) take = interior ? (kh + kw == 0 ? (MASKV(VW))(-1) : better)
+                                                : valid[kw] & (~have[r] | better);
                 best_tap[r] = select(best_tap[r], (MASKV(VW))(kh * KW + kw), take);
                 have[r] |= valid[kw];
 #else
@@ -539,6 +570,7 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
             }
         }
     }
+    if (NAN_SPLIT && nan_free && !MASK_ALL(ok)) return 0;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
@@ -558,6 +590,7 @@ __attribute__((always_inline)) inline void maxpool2d_block(__global const T *pla
         STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
 #endif
     }
+    return 1;
 }
 #endif /* WITH_INDICES || IS_FLOAT_TYPE */
 
@@ -601,10 +634,14 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
         const int lanes = (int)min(OW - ow0, (long)BW);
 #if WITH_INDICES
         const int interior = h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
+        /* NAN_SPLIT: first with plain compares, again with the NaN rule if the input holds a NaN */
+        const int done = NAN_SPLIT && (interior ? maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 1)
+                                                : maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, 1));
+        if (done) return;
         if (interior)
-            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1);
+            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 0);
         else
-            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0);
+            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, 0);
 #else
         for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
             const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
@@ -616,7 +653,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
             /* A NaN (or a 16-bit -0) in the block's input: the exact path, VW lanes at a time. */
             for (int e = 0; !done && e < FVW / VW && e * VW < sub_lanes; ++e)
                 maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, sw0 + e * VW * SW,
-                                min(sub_lanes - e * VW, VW), rows, so + e * VW, OW, nc, 0);
+                                min(sub_lanes - e * VW, VW), rows, so + e * VW, OW, nc, 0, 0);
 #else
             (void)done; /* integers always finish on the fast path */
 #endif
