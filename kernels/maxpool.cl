@@ -114,46 +114,11 @@ __kernel void maxpool(__global const T *in, __global T *out,
  * each of ROWS rows and loads each tap as one vector (vloadVW, or the even
  * lanes of wider loads at stride 2), with padding masked per lane: explicit
  * SIMD, which PoCL does not get from its work-item loops, and wide loads on
- * GPUs. Only a block whose vector loads would leave the buffer itself
- * (first/last rows of a tensor at the very start/end of its cl_mem) takes
- * the scalar path, maxpool2d_one. in_limit = elements in the input cl_mem;
- * H and W must fit in int (the host checks).
- *
- * The scalar path clamps taps into the plane and masks them, so padding
- * never wins; `have` lets the first valid tap take the initial slot.
+ * GPUs. A row whose vector loads would leave the input buffer itself
+ * (first/last rows of a tensor at the very start/end of its cl_mem) is read
+ * through a private copy (READ_ROW). in_limit = elements in the input
+ * cl_mem; H and W must fit in int (the host checks).
  */
-inline void maxpool2d_one(__global const T *plane, __global T *out, __global long *indices, const long H,
-                          const long W, const long oh, const long ow, const long pad_h, const long pad_w,
-                          const long o, const long nc)
-{
-    const long h0 = oh * SH - pad_h, w0 = ow * SW - pad_w;
-    CT best = 0;
-    long best_off = 0;
-    int have = 0;
-    for (int kh = 0; kh < KH; ++kh) {
-        const long h = h0 + kh;
-        const int h_ok = h >= 0 && h < H;
-        const long row = clamp(h, 0L, H - 1) * W;
-        for (int kw = 0; kw < KW; ++kw) {
-            const long w = w0 + kw;
-            const int ok = h_ok && w >= 0 && w < W;
-            const long off = row + clamp(w, 0L, W - 1);
-            const CT v = LOAD(plane, off);
-            const int take = ok && (!have || MAX_BETTER(v, best));
-            best = take ? v : best;
-            best_off = take ? off : best_off;
-            have |= ok;
-        }
-    }
-    out[o] = plane[best_off];
-#if WITH_INDICES
-#if STORAGE_ORDER == 1
-    indices[o] = nc * H * W + (best_off % W) * H + best_off / W;
-#else
-    indices[o] = nc * H * W + best_off;
-#endif
-#endif
-}
 
 /*
  * Block widths. The exact path (Indices, and blocks the fast path hands
@@ -220,13 +185,13 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #else
 #define ROW_TAPS 0
 #if SW == 1
-#define TAPV(load, p) load(p)
+#define TAPV(load, space, p) load(space, p)
 #define SPAN(n) ((KW - 1) + (n))
 #elif VW == 8
-#define TAPV(load, p) (vload16(0, (p)).even)
+#define TAPV(load, space, p) (vload16(0, (p)).even)
 #define SPAN(n) ((KW - 1) + 2 * (n))
 #else
-#define TAPV(load, p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
+#define TAPV(load, space, p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
 #define SPAN(n) ((KW - 1) + 2 * (n))
 #endif
 #endif
@@ -242,7 +207,7 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 #else
 #define MASK_ALL(m) all(m)
 #endif
-#define VLOAD_VW(p) VLOADV(VW, p)
+#define VLOAD_VW(space, p) VLOADV(VW, p)
 
 /* The storage bits of the type's lowest value (-inf for floats): what a
  * padding tap reads as when no Indices are wanted. It never beats a real tap,
@@ -264,7 +229,8 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
 /*
  * DEFINE_ROW_TAPS(name, type, n, mask, load, convert, fine):
  * `void name(row, taps, ok)` loads the KW tap vectors (n lanes) of one input
- * row as `type`; `load(p)` reads n storage elements, `convert` (lane-wise on
+ * row as `type` from __global memory, `name_private` the same from a private
+ * copy (READ_ROW); `load(space, p)` reads n storage elements, `convert` (lane-wise on
  * the storage bits, so it commutes with the lane shuffles) is applied once
  * per loaded vector, and `fine(a, b)` of the loaded vectors is ANDed into
  * *ok: the fast path uses it to notice NaN (and float16/bfloat16 -0) in its
@@ -273,12 +239,12 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
  * per pair of vectors with no mask ORs.
  */
 #if ROW_TAPS
-#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, fine)                                 \
-    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *ok)  \
+#define DEFINE_ROW_TAPS_IN(name, space, type, n, mask, load, convert, fine)                        \
+    __attribute__((always_inline)) inline void name(space const T *row, type *taps, mask *ok)      \
     {                                                                                              \
-        const type r0 = convert(load(row)), r1 = convert(load(row + (n)));                         \
+        const type r0 = convert(load(space, row)), r1 = convert(load(space, row + (n)));           \
         /* KW <= 2 reads only 2n elements (SPAN): the third load is not made */                    \
-        const type r2 = KW > 2 ? convert(load(row + 2 * (n))) : r0;                                \
+        const type r2 = KW > 2 ? convert(load(space, row + 2 * (n))) : r0;                         \
         *ok &= (mask)(fine(r0, r1) & fine(r2, r2));                                             \
         const type even = __builtin_shufflevector(r0, r1, LANES(EVEN_SRC, n, 0, 0));               \
         const type odd = __builtin_shufflevector(r0, r1, LANES(ODD_SRC, n, 0, 0));                 \
@@ -296,14 +262,40 @@ inline void maxpool2d_one(__global const T *plane, __global T *out, __global lon
         }                                                                                          \
     }
 #else
-#define DEFINE_ROW_TAPS(name, type, n, mask, load, convert, fine)                                \
-    __attribute__((always_inline)) inline void name(__global const T *row, type *taps, mask *ok) \
-    {                                                                                             \
-        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(TAPV(load, row + kw)); \
+#define DEFINE_ROW_TAPS_IN(name, space, type, n, mask, load, convert, fine)                        \
+    __attribute__((always_inline)) inline void name(space const T *row, type *taps, mask *ok)      \
+    {                                                                                              \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(TAPV(load, space, row + kw)); \
         _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                      \
             *ok &= (mask)(fine(taps[kw], taps[min(kw + 1, KW - 1)]));                           \
     }
 #endif
+#define DEFINE_ROW_TAPS(name, ...)                  \
+    DEFINE_ROW_TAPS_IN(name, __global, __VA_ARGS__) \
+    DEFINE_ROW_TAPS_IN(name##_private, __private, __VA_ARGS__)
+
+/*
+ * READ_ROW(fn, n, h, w0): fn(row h from column w0, taps, &ok), reading the
+ * SPAN(n) elements fn's loads cover. In a block whose loads may leave the
+ * input buffer (`guarded`: only blocks at the very start or end of the
+ * cl_mem) a row that would is copied first, elements outside the buffer
+ * (offsets from `plane` outside [buf_lo, buf_hi)) as the lowest value: they
+ * lie outside the row, so they are masked like padding. Needs `plane`,
+ * `guarded`, `buf_lo`, `buf_hi`, `taps` and `ok` in scope.
+ */
+#define READ_ROW(fn, n, h, w0)                                                                     \
+    do {                                                                                           \
+        const long at_ = (long)(h) * W + (w0);                                                     \
+        if (guarded && (at_ < buf_lo || at_ + SPAN(n) > buf_hi)) {                                 \
+            T copy_[SPAN(n)];                                                                      \
+            for (int e_ = 0; e_ < SPAN(n); ++e_)                                                   \
+                copy_[e_] = at_ + e_ >= buf_lo && at_ + e_ < buf_hi ? plane[at_ + e_] : LOWEST_BITS; \
+            fn##_private(copy_, taps, &ok);                                                        \
+        } else {                                                                                   \
+            fn(plane + at_, taps, &ok);                                                            \
+        }                                                                                          \
+    } while (0)
+
 #define ROW_BITS(v) (v)
 #define ALL_FINE(a, b) (-1)
 DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ALL_FINE)
@@ -378,7 +370,7 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #define AS_FAST_BITS(x) CLPOOL_XPASTE(as_ushort, VW)(x)
 #define TO_FAST_MASK(m) TO_MASKV(VW, m)
 #endif
-#define FAST_LOAD(p) (*(__global const fast_bits_elem_aligned *)(p))
+#define FAST_LOAD(space, p) (*(space const fast_bits_elem_aligned *)(p))
 
 /*
  * Fast path without Indices: a window's maximum is the maximum of its rows'
@@ -445,7 +437,9 @@ DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST
 __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T *plane, __global T *out, const int H,
                                                                const int W, const int h0, const int w0,
                                                                const int lanes, const int rows, const long o,
-                                                               const long OW, const int interior)
+                                                               const long OW, const int interior,
+                                                               const int guarded, const long buf_lo,
+                                                               const long buf_hi)
 {
     fast_mask valid[KW];
     fast_lanes_inside_row(valid, W, w0, interior);
@@ -458,7 +452,7 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
         const int h = h0 + ih;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
         fast_vec taps[KW];
-        row_taps_fast(plane + (long)h * W + w0, taps, &ok);
+        READ_ROW(row_taps_fast, FVW, h, w0);
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw)
             if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
@@ -505,7 +499,8 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
                                                            const int h0, const int w0, const int lanes,
                                                            const int rows, const long o, const long OW,
                                                            const long nc, const int interior,
-                                                           const int nan_free)
+                                                           const int guarded, const long buf_lo,
+                                                           const long buf_hi, const int nan_free)
 {
     MASKV(VW) valid[KW];
     lanes_inside_row(valid, W, w0, interior);
@@ -531,10 +526,10 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
         TV(VW) taps[KW];
 #if NAN_SPLIT
         if (nan_free)
-            row_taps_bits_checked(plane + (long)h * W + w0, taps, &ok);
+            READ_ROW(row_taps_bits_checked, VW, h, w0);
         else
 #endif
-            row_taps_bits(plane + (long)h * W + w0, taps, &ok);
+            READ_ROW(row_taps_bits, VW, h, w0);
 #pragma unroll
         for (int kw = 0; kw < KW; ++kw) {
 #if !WITH_INDICES
@@ -609,9 +604,9 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
                         const long pad_w, const long in_offset, const long out_offset, const long idx_offset,
                         const long in_limit)
 {
-#if !WITH_INDICES
-    __global long *indices = 0;
-#else
+#if !WITH_INDICES && IS_FLOAT_TYPE
+    __global long *indices = 0; /* the exact path's fallback stores none */
+#elif WITH_INDICES
     indices += idx_offset;
 #endif
     long ow0 = (long)get_global_id(0) * BW;
@@ -624,46 +619,43 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     out += out_offset;
     const long o = (nc * OH + oh0) * OW + ow0;
     const int rows = (int)min(OH - oh0, (long)ROWS);
-    /* Vector loads span [first, last] in buffer elements; they must stay inside the buffer. */
+    /* Vector loads span [first, last] in buffer elements; where they would
+     * leave the buffer the block reads its rows through READ_ROW's guard
+     * (buf_lo/buf_hi: the buffer's bounds as offsets from `plane`). */
     const long h0 = oh0 * SH - pad_h, w0 = ow0 * SW - pad_w;
     const long h_end = h0 + (ROWS - 1) * SH + (KH - 1); /* last input row of the group */
     const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
-    const long first = in_offset + nc * H * W + row_lo * W + w0;
-    const long last = in_offset + nc * H * W + row_hi * W + w0 + BLOCK_SPAN - 1;
-    if (first >= 0 && last < in_limit) {
-        const int lanes = (int)min(OW - ow0, (long)BW);
+    const long buf_lo = -(in_offset + nc * H * W), buf_hi = in_limit + buf_lo;
+    const int guarded = row_lo * W + w0 < buf_lo || row_hi * W + w0 + BLOCK_SPAN > buf_hi;
+    const int lanes = (int)min(OW - ow0, (long)BW);
 #if WITH_INDICES
-        const int interior = h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
-        /* NAN_SPLIT: first with plain compares, again with the NaN rule if the input holds a NaN */
-        const int done = NAN_SPLIT && (interior ? maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 1)
-                                                : maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, 1));
-        if (done) return;
-        if (interior)
-            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 0);
-        else
-            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, 0);
+    const int interior = !guarded && h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
+    /* NAN_SPLIT: first with plain compares, again with the NaN rule if the input holds a NaN */
+    const int done =
+        NAN_SPLIT &&
+        (interior ? maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 0, 0, 0, 1)
+                  : maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, guarded, buf_lo, buf_hi, 1));
+    if (done) return;
+    if (interior)
+        maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 0, 0, 0, 0);
+    else
+        maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, guarded, buf_lo, buf_hi, 0);
 #else
-        for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
-            const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
-            const long so = o + s * FVW;
-            const int interior = h0 >= 0 && h_end < H && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
-            const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1)
-                                      : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 0);
+    for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
+        const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
+        const long so = o + s * FVW;
+        const int interior = !guarded && h0 >= 0 && h_end < H && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
+        const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1, 0, 0, 0)
+                                  : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 0, guarded, buf_lo, buf_hi);
 #if IS_FLOAT_TYPE
-            /* A NaN (or a 16-bit -0) in the block's input: the exact path, VW lanes at a time. */
-            for (int e = 0; !done && e < FVW / VW && e * VW < sub_lanes; ++e)
-                maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, sw0 + e * VW * SW,
-                                min(sub_lanes - e * VW, VW), rows, so + e * VW, OW, nc, 0, 0);
+        /* A NaN (or a 16-bit -0) in the block's input: the exact path, VW lanes at a time. */
+        for (int e = 0; !done && e < FVW / VW && e * VW < sub_lanes; ++e)
+            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, sw0 + e * VW * SW, min(sub_lanes - e * VW, VW),
+                            rows, so + e * VW, OW, nc, 0, guarded, buf_lo, buf_hi, 0);
 #else
-            (void)done; /* integers always finish on the fast path */
+        (void)done; /* integers always finish on the fast path */
 #endif
-        }
-#endif
-        return;
     }
-    /* Only blocks whose vector loads would leave the buffer get here. */
-    for (int r = 0; r < rows; ++r)
-        for (long j = 0; j < BW && ow0 + j < OW; ++j)
-            maxpool2d_one(plane, out, indices, H, W, oh0 + r, ow0 + j, pad_h, pad_w, o + r * OW + j, nc);
+#endif
 }
 #endif
