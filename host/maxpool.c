@@ -200,18 +200,6 @@ static int maxpool_dtype_ok(clpool_dtype dtype)
     }
 }
 
-/* The 2-D kernel serves the common windows (kernel <= 7, stride 1 or 2, no
- * dilation) and is specialised on kernel and stride; everything else takes
- * the general kernel. This keeps the number of programs, their unrolled
- * size and so the build time small. */
-static int use_2d_fast_path(const maxpool_plan *plan, const clpool_maxpool_params *p, const clpool_shape *in)
-{
-    if (plan->ns != 2 || in->dims[2] > INT32_MAX / 2 || in->dims[3] > INT32_MAX / 2) return 0; /* int lane math */
-    for (int i = 0; i < 2; ++i)
-        if (p->kernel_shape[i] > 7 || p->strides[i] > 2 || p->dilations[i] != 1) return 0;
-    return 1;
-}
-
 /* One validated MaxPool call: what both kernels need (offsets in elements). */
 typedef struct maxpool_call {
     const clpool_maxpool_params *params;
@@ -245,15 +233,18 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
 /* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types). */
 static int vector_width(const maxpool_call *c) { return c->esize >= 8 ? 8 : 16; }
 
-/* Output rows per work-item of the 2-D kernel: on CPUs 4 (they share
- * input rows and the per-item set-up; int8 3x3/s2 ran 1.5x faster), on GPUs 1
- * (parallelism and registers matter more there). Only for short windows along
- * H (kernel <= 3): the kernel unrolls rows x taps, and for large windows that
- * multiplied the build time. */
+/* Output rows per work-item of the 2-D kernel: on CPUs up to 4 (they share
+ * input rows and the per-item set-up; int8 3x3/s2 ran 1.5x faster, SPPF's
+ * 5x5/s1 3x), on GPUs 1 (parallelism and registers matter more there). The
+ * kernel unrolls rows x taps, so larger windows take fewer rows to keep the
+ * build time in check: at most 200 taps (4 rows up to 7x7, 2 rows up to 10x10). */
 static int rows_per_item(const clpool_context *ctx, const maxpool_call *c)
 {
-    const int short_window = c->params->kernel_shape[0] <= 3;
-    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && short_window && c->plan->out[0] >= 4 ? 4 : 1;
+    const int64_t taps = c->params->kernel_shape[0] * c->params->kernel_shape[1];
+    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU)) return 1;
+    for (int rows = 4; rows > 1; rows /= 2)
+        if (rows * taps <= 200 && c->plan->out[0] >= rows) return rows;
+    return 1;
 }
 
 /* Fast-path lanes per row as a multiple of vector_width(): on CPUs with
@@ -269,6 +260,20 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
     int widen = c->esize == 1 ? 4 : 2;
     while (widen > 1 && vector_width(c) * widen * 3 > 4 * c->plan->out[1]) widen /= 2;
     return widen;
+}
+
+/* The 2-D kernel serves 2-D windows up to 13x13 (SPP's 9 and 13 included)
+ * with strides 1 or 2 and no dilation, specialised on kernel and stride;
+ * everything else takes the general kernel, which keeps the number of
+ * programs small. Its exact path keeps a lane's best tap (kh * KW + kw) at
+ * the element's width: with Indices, 1-byte types allow 127 taps. */
+static int use_2d_fast_path(const maxpool_call *c)
+{
+    const clpool_maxpool_params *p = c->params;
+    if (c->plan->ns != 2 || c->in->dims[2] > INT32_MAX / 2 || c->in->dims[3] > INT32_MAX / 2) return 0; /* int lane math */
+    for (int i = 0; i < 2; ++i)
+        if (p->kernel_shape[i] > 13 || p->strides[i] > 2 || p->dilations[i] != 1) return 0;
+    return !(c->indices && c->esize == 1 && p->kernel_shape[0] * p->kernel_shape[1] > 127);
 }
 
 static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
@@ -367,8 +372,8 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     clGetMemObjectInfo(input, CL_MEM_SIZE, sizeof in_bytes, &in_bytes, NULL); /* checked valid above */
     call.in_limit = (cl_long)(in_bytes / esize);
     clpool__kernel k = {0};
-    status = use_2d_fast_path(&plan, params, input_shape) ? launch_2d(ctx, q, &k, &call, num_wait, wait, event)
-                                             : launch_nd(ctx, q, &k, &call, num_wait, wait, event);
+    status = use_2d_fast_path(&call) ? launch_2d(ctx, q, &k, &call, num_wait, wait, event)
+                                     : launch_nd(ctx, q, &k, &call, num_wait, wait, event);
     clpool__kernel_put(ctx, &k);
     return status;
 }

@@ -104,7 +104,7 @@ __kernel void maxpool(__global const T *in, __global T *out,
 
 #if defined(KH)
 /*
- * 2-D fast path for the common windows: kernel up to 7x7, strides 1 or 2,
+ * 2-D fast path for the common windows: kernel up to 13x13, strides 1 or 2,
  * no dilation (other attributes take the general kernel above). Specialised
  * on kernel and stride (-DKH -DKW -DSH -DSW: small constants, loops fully
  * unrolled) over a 3-D NDRange (column block, row group, n*C), so no

@@ -49,6 +49,10 @@ for dt in $pool_types; do
     for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2"; do
       for vw in "-DVW=16 -DROWS=4" "-DVW=8 -DROWS=1"; do check maxpool -DDT_$dt $ix $geo $vw; done
     done
+    # large windows (SPP's 13x13; 2 rows per item up to 10x10)
+    for geo in "-DKH=13 -DKW=13 -DSH=1 -DSW=1 -DROWS=1" "-DKH=9 -DKW=10 -DSH=2 -DSW=1 -DROWS=2"; do
+      check maxpool -DDT_$dt $ix $geo -DVW=16
+    done
   done
 done
 for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8 INT16 UINT16 INT32 UINT32 INT64 UINT64; do

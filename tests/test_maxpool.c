@@ -391,6 +391,50 @@ START_TEST(test_wide_rows)
 }
 END_TEST
 
+/*
+ * Windows of 8 to 13 on the 2-D kernel (SPP's 9x9 and 13x13 at stride 1
+ * with "same" pads, and uneven ones at stride 2), each with and without
+ * Indices, on random inputs with NaN, inf and signed zeros. Without
+ * Indices int8 13x13 runs the 2-D kernel; with them it has more taps than
+ * a 1-byte tap index holds and must take the general kernel.
+ */
+START_TEST(test_large_windows)
+{
+    static const struct {
+        clpool_dtype dtype;
+        int64_t kh, kw, stride, pad;
+    } windows[] = {
+        {CLPOOL_FLOAT32, 9, 9, 1, 4},  {CLPOOL_FLOAT32, 13, 13, 1, 6}, {CLPOOL_FLOAT16, 9, 9, 1, 4},
+        {CLPOOL_INT8, 13, 13, 1, 6},   {CLPOOL_FLOAT64, 8, 11, 2, 3},  {CLPOOL_UINT8, 11, 8, 2, 5},
+        {CLPOOL_BFLOAT16, 13, 2, 1, 0},
+    };
+    ref_rng r;
+    ref_rng_seed(&r, 0x3101);
+    for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
+        if (!cu_dtype_runs(windows[i].dtype, "MaxPool")) continue;
+        for (int with_indices = 0; with_indices <= 1; ++with_indices) {
+            mp_case c;
+            random_case(&r, windows[i].dtype, 2, &c);
+            clpool_maxpool_params *p = &c.params;
+            c.shape.dims[2] = ref_rng_range(&r, windows[i].kh, 30);
+            c.shape.dims[3] = ref_rng_range(&r, windows[i].kw, 60);
+            p->kernel_shape[0] = windows[i].kh;
+            p->kernel_shape[1] = windows[i].kw;
+            p->auto_pad = CLPOOL_AUTO_PAD_NOTSET;
+            p->ceil_mode = 0;
+            for (int d = 0; d < 2; ++d) {
+                p->strides[d] = windows[i].stride;
+                p->dilations[d] = 1;
+                p->pads[d] = p->pads[2 + d] = windows[i].pad;
+            }
+            c.with_indices = with_indices;
+            if (ref_rng_chance(&r, 0.5)) c.in_off = 0; /* rows at the buffer's very start */
+            run_random_input(&r, &c);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_host_api)
 {
     random_suite(CLPOOL_FLOAT32, 0x3001, 1, 3, 6, API_HOST);
@@ -958,6 +1002,7 @@ int main(void)
     tcase_add_test(tc, test_ties_first_wins);
     tcase_add_test(tc, test_nan_windows);
     tcase_add_test(tc, test_fast_path_blocks);
+    tcase_add_test(tc, test_large_windows);
     tcase_add_test(tc, test_integer_extremes);
 
     tc = cu_tcase(s, "events", 1);

@@ -30,6 +30,8 @@ CASES = {
     "maxpool_3x3s2p1_8x64x112x112_f32": ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), [[8, 64, 112, 112]], 1),
     "maxpool_idx_3x3s2p1_8x64x112x112_f32": ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), [[8, 64, 112, 112]], 2),
     "maxpool_2x2s2_8x128x56x56_f32": ("MaxPool", dict(kernel_shape=[2, 2], strides=[2, 2]), [[8, 128, 56, 56]], 1),
+    "maxpool_5x5s1p2_8x512x20x20_f32": ("MaxPool", dict(kernel_shape=[5, 5], pads=[2, 2, 2, 2]), [[8, 512, 20, 20]], 1),
+    "maxpool_13x13s1p6_8x512x20x20_f32": ("MaxPool", dict(kernel_shape=[13, 13], pads=[6, 6, 6, 6]), [[8, 512, 20, 20]], 1),
     "globalavg_32x2048x7x7_f32": ("GlobalAveragePool", {}, [[32, 2048, 7, 7]], 1),
     "globalmax_32x2048x7x7_f32": ("GlobalMaxPool", {}, [[32, 2048, 7, 7]], 1),
     "globalavg_8x256x56x56_f32": ("GlobalAveragePool", {}, [[8, 256, 56, 56]], 1),
@@ -65,6 +67,7 @@ def main():
     ap.add_argument("--clpool", default="build/clpool")
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--device", default=None)
+    ap.add_argument("--filter", default="", help="only cases whose name contains this text")
     args = ap.parse_args()
 
     def clpool_time(name):
@@ -84,6 +87,8 @@ def main():
     print("| case | clpool ms | clpool GB/s | copy GB/s | fraction of copy | ORT ms | ORT GB/s | clpool / ORT speed |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (op, attrs, shapes, n_out) in CASES.items():
+        if args.filter not in name:
+            continue
         row = clpool_time(name)
         if row is None:
             continue

@@ -271,6 +271,10 @@ static size_t build_cases(bench_case *out, size_t cap)
         c = (bench_case){"", B_MAXPOOL, d, 2, 2, 0, 1, {SHAPE4(8, 128, 56, 56)}};
         snprintf(c.name, sizeof c.name, "maxpool_2x2s2_8x128x56x56_%s", t);
         add_case(out, cap, &n, c);
+        if (d == CLPOOL_FLOAT32) { /* beyond the plan: SPPF's and SPP's stride-1 windows (YOLO necks) */
+            add_case(out, cap, &n, (bench_case){"maxpool_5x5s1p2_8x512x20x20_f32", B_MAXPOOL, d, 5, 1, 2, 1, {SHAPE4(8, 512, 20, 20)}});
+            add_case(out, cap, &n, (bench_case){"maxpool_13x13s1p6_8x512x20x20_f32", B_MAXPOOL, d, 13, 1, 6, 1, {SHAPE4(8, 512, 20, 20)}});
+        }
         if (d == CLPOOL_FLOAT32) {
             add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
             add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
