@@ -130,12 +130,14 @@ __kernel void maxpool(__global const T *in, __global T *out,
  * FVW = WIDEN * VW lanes at once; elsewhere, SPIR/SPIR-V above all (rusticl
  * defines neither, nor always __SPIR__, and its backend rejects vectors of
  * more than 16 lanes), it runs WIDEN blocks of VW lanes one after another
- * (FAST_SUBBLOCKS).
+ * (FAST_SUBBLOCKS). So do windows wider than 7 at stride 2: their taps are
+ * loaded one by one as the even lanes of vload16 pairs, VW lanes at most.
  */
 #ifndef WIDEN
 #define WIDEN 1
 #endif
-#if WIDEN > 1 && VW == 16 && defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#if WIDEN > 1 && VW == 16 && defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__)) && \
+    (SW == 1 || KW <= 7)
 #define WIDE_VECTORS 1
 #define FAST_SUBBLOCKS 1
 #if WIDEN == 2

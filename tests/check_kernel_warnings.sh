@@ -33,7 +33,7 @@ pool_types="FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8"
 for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
   read -r -a target <<< "$t"
   for dt in FLOAT16 BFLOAT16 INT8 UINT8; do
-    for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2"; do
+    for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2" "-DKH=3 -DKW=9 -DSH=2 -DSW=2"; do
       for widen in 2 4; do check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16 -DWIDEN=$widen -DROWS=4; done
     done
   done
