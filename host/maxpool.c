@@ -233,18 +233,20 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
 /* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types). */
 static int vector_width(const maxpool_call *c) { return c->esize >= 8 ? 8 : 16; }
 
-/* Output rows per work-item of the 2-D kernel: on CPUs up to 4 (they share
+/* Output rows per work-item of the 2-D kernel: on CPUs 4 where the build allows (they share
  * input rows and the per-item set-up; int8 3x3/s2 ran 1.5x faster, SPPF's
  * 5x5/s1 3x), on GPUs 1 (parallelism and registers matter more there). The
- * kernel unrolls rows x taps, so larger windows take fewer rows to keep the
- * build time in check: at most 200 taps (4 rows up to 7x7, 2 rows up to 10x10). */
-static int rows_per_item(const clpool_context *ctx, const maxpool_call *c)
+ * kernel unrolls them, so the build time decides how many: the exact path
+ * (Indices, and the fast path's NaN fallback) unrolls rows x taps and takes
+ * 4 rows only for windows up to 3 rows tall (more multiplied the build
+ * time, on rusticl above all); the fast path unrolls each input row's taps
+ * once, (rows - 1) * stride + kernel height rows of the kernel width, and
+ * takes 4 rows while that stays within 220 (up to 13x13 at stride 1). */
+static int rows_per_item(const clpool_context *ctx, const maxpool_call *c, int fast_path)
 {
-    const int64_t taps = c->params->kernel_shape[0] * c->params->kernel_shape[1];
-    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU)) return 1;
-    for (int rows = 4; rows > 1; rows /= 2)
-        if (rows * taps <= 200 && c->plan->out[0] >= rows) return rows;
-    return 1;
+    const int64_t kh = c->params->kernel_shape[0], kw = c->params->kernel_shape[1], sh = c->params->strides[0];
+    const int fits = fast_path ? (3 * sh + kh) * kw <= 220 : kh <= 3;
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && fits && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
 /* Fast-path lanes per row as a multiple of vector_width(): on CPUs with
@@ -283,10 +285,13 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     char common[96], options[256];
     common_options(c, common, sizeof common);
     const int vw = vector_width(c);
-    const int rows = rows_per_item(ctx, c), widen = fast_widen(ctx, c);
-    snprintf(options, sizeof options, "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DROWS=%d",
-             common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], vw, widen, rows);
+    /* with Indices the exact path is the only one and covers all rows */
+    const int exact_rows = rows_per_item(ctx, c, 0), rows = c->indices ? exact_rows : rows_per_item(ctx, c, 1);
+    const int widen = fast_widen(ctx, c);
+    snprintf(options, sizeof options,
+             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DROWS=%d -DEXACT_ROWS=%d", common,
+             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
+             (long long)p->strides[1], vw, widen, rows, exact_rows);
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);

@@ -136,6 +136,12 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #ifndef WIDEN
 #define WIDEN 1
 #endif
+#ifndef EXACT_ROWS
+#define EXACT_ROWS ROWS
+#endif
+#if WITH_INDICES && EXACT_ROWS != ROWS
+#error "with Indices the exact path covers all ROWS"
+#endif
 #if WIDEN > 1 && VW == 16 && defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__)) && \
     (SW == 1 || KW <= 7)
 #define WIDE_VECTORS 1
@@ -482,8 +488,11 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
 
 #if WITH_INDICES || IS_FLOAT_TYPE
 /*
- * The exact path: VW outputs (lanes) of each of ROWS consecutive output rows (`rows` of them
- * real, the rest are computed and dropped). Every input row the group needs
+ * The exact path: VW outputs (lanes) of each of EXACT_ROWS consecutive
+ * output rows (`rows` of them real, the rest are computed and dropped).
+ * Without Indices EXACT_ROWS may be below ROWS (the fast path's rows): the
+ * exact path unrolls rows x taps, the fast path only rows + taps, so large
+ * windows give the fast path more rows. Every input row the group needs
  * is loaded once and folded into each output row whose window holds it, in
  * (kh, kw) order per output row (the first-wins order). With `interior` (a
  * constant after inlining) every tap of every lane lies inside the plane.
@@ -506,14 +515,14 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
 {
     MASKV(VW) valid[KW];
     lanes_inside_row(valid, W, w0, interior);
-    KTV(VW) best[ROWS];
-    TV(VW) best_bits[ROWS];
+    KTV(VW) best[EXACT_ROWS];
+    TV(VW) best_bits[EXACT_ROWS];
     MASKV(VW) ok = -1;
 #if WITH_INDICES
-    MASKV(VW) best_tap[ROWS], have[ROWS];
+    MASKV(VW) best_tap[EXACT_ROWS], have[EXACT_ROWS];
 #endif
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
+    for (int r = 0; r < EXACT_ROWS; ++r) {
         best_bits[r] = (TV(VW))(LOWEST_BITS);
         best[r] = KEYV(VW, best_bits[r]);
 #if WITH_INDICES
@@ -522,7 +531,7 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
 #endif
     }
 #pragma unroll
-    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
+    for (int ih = 0; ih < (EXACT_ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
         const int h = h0 + ih;
         if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
         TV(VW) taps[KW];
@@ -539,7 +548,7 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
 #endif
         }
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
+        for (int r = 0; r < EXACT_ROWS; ++r) {
             const int dh = ih - r * SH; /* this row's offset in output row r's window */
             if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
 #if WITH_INDICES
@@ -569,7 +578,7 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
     }
     if (NAN_SPLIT && nan_free && !MASK_ALL(ok)) return 0;
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
+    for (int r = 0; r < EXACT_ROWS; ++r) {
         if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
         const long orow = o + r * OW;
 #if WITH_INDICES
@@ -650,10 +659,12 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
         const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1, 0, 0, 0)
                                   : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 0, guarded, buf_lo, buf_hi);
 #if IS_FLOAT_TYPE
-        /* A NaN (or a 16-bit -0) in the block's input: the exact path, VW lanes at a time. */
-        for (int e = 0; !done && e < FVW / VW && e * VW < sub_lanes; ++e)
-            maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, sw0 + e * VW * SW, min(sub_lanes - e * VW, VW),
-                            rows, so + e * VW, OW, nc, 0, guarded, buf_lo, buf_hi, 0);
+        /* A NaN (or a 16-bit -0) in the block's input: the exact path, VW lanes x EXACT_ROWS rows at a time. */
+        for (int g = 0; !done && g < rows; g += EXACT_ROWS)
+            for (int e = 0; e < FVW / VW && e * VW < sub_lanes; ++e)
+                maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0 + g * SH, sw0 + e * VW * SW,
+                                min(sub_lanes - e * VW, VW), min(rows - g, EXACT_ROWS), so + g * OW + e * VW, OW, nc,
+                                0, guarded, buf_lo, buf_hi, 0);
 #else
         (void)done; /* integers always finish on the fast path */
 #endif
