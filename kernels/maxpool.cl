@@ -306,13 +306,14 @@ __kernel void maxpool(__global const T *in, __global T *out,
 
 #define ROW_BITS(v) (v)
 #define ALL_FINE(a, b) (-1)
+/* No NaN in a or b: x == x is one ordered compare (isunordered() lowers to integer bit tests on PoCL). */
+#define ORDERED_FINE(a, b) (((a) == (a)) & ((b) == (b)))
 DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ALL_FINE)
 /* The exact path with Indices for float32/float64: compares with a plain `>`
  * while its input holds no NaN (ORDERED_FINE checks that), the full NaN rule
  * (two more compares and two mask ops per tap) only for blocks that do. */
 #if WITH_INDICES && (defined(DT_FLOAT32) || defined(DT_FLOAT64))
 #define NAN_SPLIT 1
-#define ORDERED_FINE(a, b) (((a) == (a)) & ((b) == (b)))
 DEFINE_ROW_TAPS(row_taps_bits_checked, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ORDERED_FINE)
 #else
 #define NAN_SPLIT 0
@@ -409,8 +410,7 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #define FAST_KEY(v) (v)
 #define FAST_BITS(k) (k)
 #if IS_FLOAT_TYPE
-/* x != x is one unordered compare (isunordered() lowers to integer bit tests on PoCL) */
-#define FAST_FINE(a, b) (((a) == (a)) & ((b) == (b)))
+#define FAST_FINE(a, b) ORDERED_FINE(a, b)
 #else
 #define FAST_FINE(a, b) ALL_FINE(a, b)
 #endif
@@ -641,16 +641,17 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     const int lanes = (int)min(OW - ow0, (long)BW);
 #if WITH_INDICES
     const int interior = !guarded && h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
+    /* `inner` and `nan_free` constants, so each call is its own specialisation (interior blocks are never guarded) */
+#define EXACT_BLOCK(inner, nan_free)                                                                                 \
+    maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, inner, \
+                    (inner) ? 0 : guarded, buf_lo, buf_hi, nan_free)
     /* NAN_SPLIT: first with plain compares, again with the NaN rule if the input holds a NaN */
-    const int done =
-        NAN_SPLIT &&
-        (interior ? maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 0, 0, 0, 1)
-                  : maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, guarded, buf_lo, buf_hi, 1));
-    if (done) return;
+    if (NAN_SPLIT && (interior ? EXACT_BLOCK(1, 1) : EXACT_BLOCK(0, 1))) return;
     if (interior)
-        maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 1, 0, 0, 0, 0);
+        EXACT_BLOCK(1, 0);
     else
-        maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, 0, guarded, buf_lo, buf_hi, 0);
+        EXACT_BLOCK(0, 0);
+#undef EXACT_BLOCK
 #else
     for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
         const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
