@@ -237,15 +237,15 @@ static int vector_width(const maxpool_call *c) { return c->esize >= 8 ? 8 : 16; 
  * input rows and the per-item set-up; int8 3x3/s2 ran 1.5x faster, SPPF's
  * 5x5/s1 3x), on GPUs 1 (parallelism and registers matter more there). The
  * kernel unrolls them, so the build time decides how many: the exact path
- * (Indices, and the fast path's NaN fallback) unrolls rows x taps and takes
- * 4 rows only for windows up to 3 rows tall (more multiplied the build
- * time, on rusticl above all); the fast path unrolls each input row's taps
- * once, (rows - 1) * stride + kernel height rows of the kernel width, and
- * takes 4 rows while that stays within 220 (up to 13x13 at stride 1). */
-static int rows_per_item(const clpool_context *ctx, const maxpool_call *c, int fast_path)
+ * (the NaN fallback) unrolls rows x taps and takes 4 rows only for windows
+ * up to 3 rows tall (more multiplied the build time, on rusticl above all);
+ * the fast and argmax paths unroll each input row's taps once,
+ * (rows - 1) * stride + kernel height rows of the kernel width, and take
+ * 4 rows while that stays within 220 (up to 13x13 at stride 1). */
+static int rows_per_item(const clpool_context *ctx, const maxpool_call *c, int exact_path)
 {
     const int64_t kh = c->params->kernel_shape[0], kw = c->params->kernel_shape[1], sh = c->params->strides[0];
-    const int fits = fast_path ? (3 * sh + kh) * kw <= 220 : kh <= 3;
+    const int fits = exact_path ? kh <= 3 : (3 * sh + kh) * kw <= 220;
     return (ctx->info.type & CL_DEVICE_TYPE_CPU) && fits && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
@@ -255,7 +255,7 @@ static int rows_per_item(const clpool_context *ctx, const maxpool_call *c, int f
  * quarter of it), halved while more than a quarter of a block's lanes would
  * be past the row's end (a partial block stores through a private copy).
  * Narrower devices gain nothing (Mesa's llvmpipe reports native width 1).
- * Indices keep the exact path's width. */
+ * Indices keep the argmax path's VW lanes. */
 static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 {
     if (c->indices || !(ctx->info.type & CL_DEVICE_TYPE_CPU) || ctx->vector_bytes < 64 || c->esize > 2) return 1;
@@ -267,7 +267,7 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 /* The 2-D kernel serves 2-D windows up to 13x13 (SPP's 9 and 13 included)
  * with strides 1 or 2 and no dilation, specialised on kernel and stride;
  * everything else takes the general kernel, which keeps the number of
- * programs small. Its exact path keeps a lane's best tap (kh * KW + kw) at
+ * programs small. Its argmax and exact paths keep a lane's best tap (kh * KW + kw) at
  * the element's width: with Indices, 1-byte types allow 127 taps. */
 static int use_2d_fast_path(const maxpool_call *c)
 {
@@ -285,8 +285,7 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     char common[96], options[256];
     common_options(c, common, sizeof common);
     const int vw = vector_width(c);
-    /* with Indices the exact path is the only one and covers all rows */
-    const int exact_rows = rows_per_item(ctx, c, 0), rows = c->indices ? exact_rows : rows_per_item(ctx, c, 1);
+    const int rows = rows_per_item(ctx, c, 0), exact_rows = rows_per_item(ctx, c, 1);
     const int widen = fast_widen(ctx, c);
     snprintf(options, sizeof options,
              "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DROWS=%d -DEXACT_ROWS=%d", common,

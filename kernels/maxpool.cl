@@ -121,8 +121,10 @@ __kernel void maxpool(__global const T *in, __global T *out,
  */
 
 /*
- * Block widths. The exact path (Indices, and blocks the fast path hands
- * back) covers VW outputs per row. Without Indices a work-item covers
+ * Three paths: the fast path (no Indices), the argmax path (Indices) and
+ * the exact path, which redoes the blocks the other two hand back (NaN, and
+ * for the fast path float16/bfloat16 -0). The argmax and exact paths cover
+ * VW outputs per row, ROWS and EXACT_ROWS rows. Without Indices a work-item covers
  * WIDEN * VW outputs per row (-DWIDEN, 1 unless the host asks for more:
  * 2 for 2-byte and 4 for 1-byte types on CPUs, so a vector fills a 512-bit
  * register). Where clang compiles straight to the CPU's own instruction set
@@ -138,9 +140,6 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #endif
 #ifndef EXACT_ROWS
 #define EXACT_ROWS ROWS
-#endif
-#if WITH_INDICES && EXACT_ROWS != ROWS
-#error "with Indices the exact path covers all ROWS"
 #endif
 #if WIDEN > 1 && VW == 16 && defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__)) && \
     (SW == 1 || KW <= 7)
@@ -309,14 +308,23 @@ __kernel void maxpool(__global const T *in, __global T *out,
 /* No NaN in a or b: x == x is one ordered compare (isunordered() lowers to integer bit tests on PoCL). */
 #define ORDERED_FINE(a, b) (((a) == (a)) & ((b) == (b)))
 DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ALL_FINE)
-/* The exact path with Indices for float32/float64: compares with a plain `>`
- * while its input holds no NaN (ORDERED_FINE checks that), the full NaN rule
- * (two more compares and two mask ops per tap) only for blocks that do. */
-#if WITH_INDICES && (defined(DT_FLOAT32) || defined(DT_FLOAT64))
-#define NAN_SPLIT 1
-DEFINE_ROW_TAPS(row_taps_bits_checked, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ORDERED_FINE)
+/* The Indices path's row taps (maxpool2d_block_argmax): float32/float64
+ * compare values with a plain `>`, exact only while the input holds no NaN
+ * (ORDERED_FINE checks); the other types' keys rank NaN themselves. */
+#if WITH_INDICES
+#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
+#define ARGMAX_FALLBACK 1
+#define ARGMAX_FINE(a, b) ORDERED_FINE(a, b)
 #else
-#define NAN_SPLIT 0
+#define ARGMAX_FALLBACK 0
+#define ARGMAX_FINE(a, b) ALL_FINE(a, b)
+#endif
+DEFINE_ROW_TAPS(row_taps_argmax, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ARGMAX_FINE)
+/* Blocks the exact path may have to redo: with Indices, float32/float64 ones
+ * with a NaN; without, those of every floating type (see the fast path). */
+#define EXACT_PATH ARGMAX_FALLBACK
+#else
+#define EXACT_PATH IS_FLOAT_TYPE
 #endif
 
 /* DEFINE_LANES_INSIDE_ROW(name, mask, ints, n, to_mask): `void name(valid, W,
@@ -486,119 +494,200 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
 }
 #endif
 
-#if WITH_INDICES || IS_FLOAT_TYPE
+/* Stores one output row's `lanes` (1..VW) outputs of a VW-lane block: the
+ * winners' bits and, with Indices, their flat indices from the lanes' best
+ * taps (kh * KW + kw, in the window whose first input row is h and first
+ * column w0 + lane * SW). */
+__attribute__((always_inline)) inline void store_block_row(__global T *out, __global long *indices,
+                                                           const TV(VW) bits, const MASKV(VW) tap, const int lanes,
+                                                           const long orow, const int H, const int W, const long nc,
+                                                           const int h, const int w0)
+{
+#if WITH_INDICES
+    const INTV(VW) t = CONVERT_INTV(VW, tap), kh = t / KW, kw = t - kh * KW;
+    const LONGV(VW) ih = CONVERT_LONGV(VW, h + kh);
+    const LONGV(VW) iw = CONVERT_LONGV(VW, w0 + LANE_IDS * SW + kw);
+#if STORAGE_ORDER == 1
+    const LONGV(VW) idx = nc * H * W + iw * H + ih;
+#else
+    const LONGV(VW) idx = nc * H * W + ih * W + iw;
+#endif
+    STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
+#else
+    (void)indices, (void)tap, (void)H, (void)W, (void)nc, (void)h, (void)w0;
+#endif
+    STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
+}
+
+#if EXACT_PATH
 /*
  * The exact path: VW outputs (lanes) of each of EXACT_ROWS consecutive
- * output rows (`rows` of them real, the rest are computed and dropped).
- * Without Indices EXACT_ROWS may be below ROWS (the fast path's rows): the
- * exact path unrolls rows x taps, the fast path only rows + taps, so large
- * windows give the fast path more rows. Every input row the group needs
- * is loaded once and folded into each output row whose window holds it, in
- * (kh, kw) order per output row (the first-wins order). With `interior` (a
- * constant after inlining) every tap of every lane lies inside the plane.
- * Otherwise rows outside the plane are skipped and taps outside a row are
- * masked per lane (`valid`): without Indices a masked tap reads as the
- * lowest value, with Indices `have` lets each lane's first valid tap take its
- * slot. A tap's vector load may touch elements outside the plane (the caller
- * checked it stays inside the buffer) but masked lanes never win.
- * With `nan_free` (a constant; NAN_SPLIT only) taps compare with a plain `>`,
- * exact while the block's input holds no NaN: the block returns 0 without
- * storing if it finds one, and the caller runs it again without nan_free.
+ * output rows (`rows` of them real, the rest are computed and dropped),
+ * under the full NaN rule; it redoes the blocks the faster paths hand back.
+ * It unrolls rows x taps, the faster paths only rows + taps, so EXACT_ROWS
+ * may be below ROWS for large windows. Every input row the group needs is
+ * loaded once and folded into each output row whose window holds it, in
+ * (kh, kw) order per output row (the first-wins order). Rows outside the
+ * plane are skipped and taps outside a row are masked per lane (`valid`):
+ * without Indices a masked tap reads as the lowest value, with Indices
+ * `have` lets each lane's first valid tap take its slot. A tap's vector load
+ * may touch elements outside the plane (READ_ROW keeps it inside the buffer)
+ * but masked lanes never win.
  */
-__attribute__((always_inline)) inline int maxpool2d_block(__global const T *plane, __global T *out,
-                                                           __global long *indices, const int H, const int W,
-                                                           const int h0, const int w0, const int lanes,
-                                                           const int rows, const long o, const long OW,
-                                                           const long nc, const int interior,
-                                                           const int guarded, const long buf_lo,
-                                                           const long buf_hi, const int nan_free)
+__attribute__((always_inline)) inline void maxpool2d_block_exact(__global const T *plane, __global T *out,
+                                                                 __global long *indices, const int H, const int W,
+                                                                 const int h0, const int w0, const int lanes,
+                                                                 const int rows, const long o, const long OW,
+                                                                 const long nc, const int guarded,
+                                                                 const long buf_lo, const long buf_hi)
 {
     MASKV(VW) valid[KW];
-    lanes_inside_row(valid, W, w0, interior);
+    lanes_inside_row(valid, W, w0, 0);
     KTV(VW) best[EXACT_ROWS];
     TV(VW) best_bits[EXACT_ROWS];
-    MASKV(VW) ok = -1;
+    MASKV(VW) best_tap[EXACT_ROWS], ok = -1;
 #if WITH_INDICES
-    MASKV(VW) best_tap[EXACT_ROWS], have[EXACT_ROWS];
+    MASKV(VW) have[EXACT_ROWS];
 #endif
 #pragma unroll
     for (int r = 0; r < EXACT_ROWS; ++r) {
         best_bits[r] = (TV(VW))(LOWEST_BITS);
         best[r] = KEYV(VW, best_bits[r]);
-#if WITH_INDICES
         best_tap[r] = 0;
+#if WITH_INDICES
         have[r] = 0;
 #endif
     }
 #pragma unroll
     for (int ih = 0; ih < (EXACT_ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
         const int h = h0 + ih;
-        if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
+        if (h < 0 || h >= H) continue; /* uniform for the work-item */
         TV(VW) taps[KW];
-#if NAN_SPLIT
-        if (nan_free)
-            READ_ROW(row_taps_bits_checked, VW, h, w0);
-        else
-#endif
-            READ_ROW(row_taps_bits, VW, h, w0);
-#pragma unroll
-        for (int kw = 0; kw < KW; ++kw) {
-#if !WITH_INDICES
-            if (!interior) taps[kw] = select((TV(VW))(LOWEST_BITS), taps[kw], valid[kw]);
-#endif
-        }
+        READ_ROW(row_taps_bits, VW, h, w0);
 #pragma unroll
         for (int r = 0; r < EXACT_ROWS; ++r) {
             const int dh = ih - r * SH; /* this row's offset in output row r's window */
             if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
-#if WITH_INDICES
-            const int kh = dh;
-#endif
 #pragma unroll
             for (int kw = 0; kw < KW; ++kw) {
                 const TV(VW) bits = taps[kw];
                 const KTV(VW) k = KEYV(VW, bits);
-#if WITH_INDICES
-#if NAN_SPLIT
-                const MASKV(VW) better = nan_free ? (k > best[r]) : BETTERV(VW, k, best[r]);
-#else
                 const MASKV(VW) better = BETTERV(VW, k, best[r]);
-#endif
-                const MASKV(VW) take = interior ? (kh + kw == 0 ? (MASKV(VW))(-1) : better)
-                                                : valid[kw] & (~have[r] | better);
-                best_tap[r] = select(best_tap[r], (MASKV(VW))(kh * KW + kw), take);
+#if WITH_INDICES
+                const MASKV(VW) take = valid[kw] & (~have[r] | better);
+                best_tap[r] = select(best_tap[r], (MASKV(VW))(dh * KW + kw), take);
                 have[r] |= valid[kw];
 #else
-                const MASKV(VW) take = BETTERV(VW, k, best[r]);
+                const MASKV(VW) take = valid[kw] & better; /* a masked tap is the lowest value: never better */
 #endif
                 best[r] = select(best[r], k, take);
                 best_bits[r] = select(best_bits[r], bits, take);
             }
         }
     }
-    if (NAN_SPLIT && nan_free && !MASK_ALL(ok)) return 0;
 #pragma unroll
-    for (int r = 0; r < EXACT_ROWS; ++r) {
-        if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
-        const long orow = o + r * OW;
+    for (int r = 0; r < EXACT_ROWS; ++r)
+        if (r < rows) /* not break: a loop with an early exit is not unrolled */
+            store_block_row(out, indices, best_bits[r], best_tap[r], lanes, o + r * OW, H, W, nc, h0 + r * SH, w0);
+}
+
+/* Redoes a block of `rows` rows x `lanes` (up to block_lanes) outputs on the
+ * exact path, EXACT_ROWS rows x VW lanes at a time. */
+__attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T *plane, __global T *out,
+                                                                __global long *indices, const int H, const int W,
+                                                                const int h0, const int w0, const int lanes,
+                                                                const int rows, const long o, const long OW,
+                                                                const long nc, const int guarded, const long buf_lo,
+                                                                const long buf_hi, const int block_lanes)
+{
+    for (int g = 0; g < rows; g += EXACT_ROWS)
+        for (int e = 0; e < block_lanes / VW && e * VW < lanes; ++e)
+            maxpool2d_block_exact(plane, out, indices, H, W, h0 + g * SH, w0 + e * VW * SW, min(lanes - e * VW, VW),
+                                  min(rows - g, EXACT_ROWS), o + g * OW + e * VW, OW, nc, guarded, buf_lo, buf_hi);
+}
+#endif /* EXACT_PATH */
+
 #if WITH_INDICES
-        const INTV(VW) tap = CONVERT_INTV(VW, best_tap[r]), kh = tap / KW, kw = tap - kh * KW;
-        const LONGV(VW) h = CONVERT_LONGV(VW, h0 + r * SH + kh);
-        const LONGV(VW) w = CONVERT_LONGV(VW, w0 + LANE_IDS * SW + kw);
-#if STORAGE_ORDER == 1
-        const LONGV(VW) idx = nc * H * W + w * H + h;
-#else
-        const LONGV(VW) idx = nc * H * W + h * W + w;
-#endif
-#endif
-        STORE_LANES(T, STORE_BITSV, best_bits[r], lanes, out + orow);
-#if WITH_INDICES
-        STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
-#endif
+/*
+ * Indices: a separable argmax over VW outputs of each of ROWS rows. Each
+ * input row's taps give, per lane, the row's maximum and the first column
+ * holding it (strict `>` in kw order); each output row then takes, in kh
+ * order, a row whose maximum is strictly greater than its best so far. Both
+ * keep the first of equal values, so the winner is the window's row-major
+ * first maximum: KW - 1 compares per input row (shared by the output rows
+ * whose windows hold it) and KH per output row, not KH * KW. The compares
+ * run on keys: float16/bfloat16 order keys rank NaN and +-0 as the NaN rule
+ * does, so the result is exact for any input; float32/float64 compare values,
+ * and a block whose input holds a NaN returns 0 (nothing stored) for the
+ * exact path to redo. Outside the interior a lane's first tap inside the row
+ * takes the row's slot whatever its value (`have`), and each output row
+ * starts from its first row inside the plane (the host rejects empty windows).
+ */
+__attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const T *plane, __global T *out,
+                                                                 __global long *indices, const int H, const int W,
+                                                                 const int h0, const int w0, const int lanes,
+                                                                 const int rows, const long o, const long OW,
+                                                                 const long nc, const int interior,
+                                                                 const int guarded, const long buf_lo,
+                                                                 const long buf_hi)
+{
+    MASKV(VW) valid[KW];
+    lanes_inside_row(valid, W, w0, interior);
+    KTV(VW) best[ROWS];
+    TV(VW) best_bits[ROWS];
+    MASKV(VW) best_tap[ROWS], ok = -1;
+    int started[ROWS]; /* uniform: has output row r taken a row yet */
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        best_bits[r] = (TV(VW))(LOWEST_BITS);
+        best[r] = KEYV(VW, best_bits[r]);
+        best_tap[r] = 0;
+        started[r] = 0;
     }
+#pragma unroll
+    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
+        const int h = h0 + ih;
+        if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
+        TV(VW) taps[KW];
+        READ_ROW(row_taps_argmax, VW, h, w0);
+        TV(VW) row_bits = taps[0];
+        KTV(VW) row_best = KEYV(VW, row_bits);
+        MASKV(VW) row_kw = 0, have = valid[0];
+#pragma unroll
+        for (int kw = 1; kw < KW; ++kw) {
+            const KTV(VW) k = KEYV(VW, taps[kw]);
+            const MASKV(VW) take = interior ? (k > row_best) : valid[kw] & (~have | (k > row_best));
+            row_best = select(row_best, k, take);
+            row_bits = select(row_bits, taps[kw], take);
+            row_kw = select(row_kw, (MASKV(VW))(kw), take);
+            have |= valid[kw];
+        }
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int dh = ih - r * SH; /* this row's offset in output row r's window */
+            if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
+            const MASKV(VW) tap = row_kw + (MASKV(VW))(dh * KW);
+            if (interior ? dh == 0 : !started[r]) {
+                best[r] = row_best;
+                best_bits[r] = row_bits;
+                best_tap[r] = tap;
+                started[r] = 1;
+            } else {
+                const MASKV(VW) take = row_best > best[r];
+                best[r] = select(best[r], row_best, take);
+                best_bits[r] = select(best_bits[r], row_bits, take);
+                best_tap[r] = select(best_tap[r], tap, take);
+            }
+        }
+    }
+    if (ARGMAX_FALLBACK && !MASK_ALL(ok)) return 0;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r)
+        if (r < rows) /* not break: a loop with an early exit is not unrolled */
+            store_block_row(out, indices, best_bits[r], best_tap[r], lanes, o + r * OW, H, W, nc, h0 + r * SH, w0);
     return 1;
 }
-#endif /* WITH_INDICES || IS_FLOAT_TYPE */
+#endif /* WITH_INDICES */
 
 /* Outputs per row of a work-item's block. */
 #if WITH_INDICES
@@ -615,10 +704,10 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
                         const long pad_w, const long in_offset, const long out_offset, const long idx_offset,
                         const long in_limit)
 {
-#if !WITH_INDICES && IS_FLOAT_TYPE
-    __global long *indices = 0; /* the exact path's fallback stores none */
-#elif WITH_INDICES
+#if WITH_INDICES
     indices += idx_offset;
+#elif EXACT_PATH
+    __global long *indices = 0; /* the exact path's fallback stores none */
 #endif
     long ow0 = (long)get_global_id(0) * BW;
     const long oh0 = (long)get_global_id(1) * ROWS, nc = (long)get_global_id(2);
@@ -641,17 +730,18 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     const int lanes = (int)min(OW - ow0, (long)BW);
 #if WITH_INDICES
     const int interior = !guarded && h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
-    /* `inner` and `nan_free` constants, so each call is its own specialisation (interior blocks are never guarded) */
-#define EXACT_BLOCK(inner, nan_free)                                                                                 \
-    maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, inner, \
-                    (inner) ? 0 : guarded, buf_lo, buf_hi, nan_free)
-    /* NAN_SPLIT: first with plain compares, again with the NaN rule if the input holds a NaN */
-    if (NAN_SPLIT && (interior ? EXACT_BLOCK(1, 1) : EXACT_BLOCK(0, 1))) return;
-    if (interior)
-        EXACT_BLOCK(1, 0);
-    else
-        EXACT_BLOCK(0, 0);
-#undef EXACT_BLOCK
+    /* `interior` a constant in each call, so each is its own specialisation (interior blocks are never guarded) */
+    const int done = interior ? maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes,
+                                                       rows, o, OW, nc, 1, 0, 0, 0)
+                              : maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes,
+                                                       rows, o, OW, nc, 0, guarded, buf_lo, buf_hi);
+#if EXACT_PATH
+    if (!done) /* a NaN in the block's input */
+        maxpool2d_redo_exact(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, guarded,
+                             buf_lo, buf_hi, VW);
+#else
+    (void)done; /* order keys: always exact */
+#endif
 #else
     for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
         const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
@@ -659,13 +749,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
         const int interior = !guarded && h0 >= 0 && h_end < H && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
         const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1, 0, 0, 0)
                                   : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 0, guarded, buf_lo, buf_hi);
-#if IS_FLOAT_TYPE
-        /* A NaN (or a 16-bit -0) in the block's input: the exact path, VW lanes x EXACT_ROWS rows at a time. */
-        for (int g = 0; !done && g < rows; g += EXACT_ROWS)
-            for (int e = 0; e < FVW / VW && e * VW < sub_lanes; ++e)
-                maxpool2d_block(plane, out, indices, (int)H, (int)W, (int)h0 + g * SH, sw0 + e * VW * SW,
-                                min(sub_lanes - e * VW, VW), min(rows - g, EXACT_ROWS), so + g * OW + e * VW, OW, nc,
-                                0, guarded, buf_lo, buf_hi, 0);
+#if EXACT_PATH
+        /* A NaN (or a 16-bit -0) in the block's input */
+        if (!done)
+            maxpool2d_redo_exact(plane, out, indices, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, nc,
+                                 guarded, buf_lo, buf_hi, FVW);
 #else
         (void)done; /* integers always finish on the fast path */
 #endif

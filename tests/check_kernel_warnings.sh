@@ -54,9 +54,10 @@ for dt in $pool_types; do
       check maxpool -DDT_$dt $ix $geo -DVW=16
     done
   done
-  # without Indices the fast path takes more rows than the exact path
+  # the fast and argmax paths take more rows than the exact path
   for geo in "-DKH=13 -DKW=13 -DSH=1 -DSW=1 -DROWS=4 -DEXACT_ROWS=1" "-DKH=9 -DKW=9 -DSH=1 -DSW=1 -DROWS=4 -DEXACT_ROWS=1"; do
     check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16
+    check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=0 $geo -DVW=16
   done
 done
 for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8 INT16 UINT16 INT32 UINT32 INT64 UINT64; do
