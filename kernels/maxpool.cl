@@ -401,8 +401,8 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
  * Combining row maxima in row order keeps the row-major first-wins rule. It
  * is exact unless a block's input holds a NaN (maxps drops it; keys order
  * negative NaNs lowest) or, for the 16-bit floats, a -0 (its key is below
- * +0's, the tie rule needs them equal): then the exact path redoes the
- * block, overwriting what it stored.
+ * +0's, the tie rule needs them equal): then the block returns 0 and the
+ * exact path below redoes it.
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
 #define FAST_LOWEST ((short)SHRT_MIN)
@@ -449,43 +449,7 @@ DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST
         }                                                                                    \
     } while (0)
 
-/* *m = the maximum of input row h's KW taps per lane (masked taps are the
- * lowest value, a row outside the plane all lowest); ANDs the row's check into *ok. */
-__attribute__((always_inline)) inline void fast_row_max(__global const T *plane, const int H, const int W, const long h,
-                                                        const int w0, const fast_mask *valid, const int interior,
-                                                        const int guarded, const long buf_lo, const long buf_hi,
-                                                        fast_mask *row_ok, fast_vec *m)
-{
-    if (!interior && (h < 0 || h >= H)) { /* uniform for the work-item */
-        *m = (fast_vec)(FAST_LOWEST);
-        return;
-    }
-    fast_vec taps[KW];
-    fast_mask ok = *row_ok;
-    READ_ROW(row_taps_fast, FVW, h, w0);
-    *row_ok = ok;
-#pragma unroll
-    for (int kw = 0; kw < KW; ++kw)
-        if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
-    /* from the first term, not from the lowest value (the compiler cannot drop a max with -inf: NaN) */
-    fast_vec row_max = taps[0];
-#pragma unroll
-    for (int kw = 1; kw < KW; ++kw) row_max = MAX_KEEP_FIRST(row_max, taps[kw]);
-    *m = row_max;
-}
-
-/*
- * The block's `rows` output rows by the fast path, streamed: `win` holds the
- * row maxima of the current output row's KH input rows; each next output row
- * keeps the CARRY rows it shares with this one and reads NEW = min(SH, KH)
- * more. So every input row is read once per block whatever the window's
- * height, and the loop over output rows (not unrolled) holds only KH row
- * maxima and one row's taps: unrolling rows x input rows had kept every
- * loaded vector live until the NaN check at the end (register spills).
- * Stores the outputs and returns 0 where the exact path must redo them.
- */
-#define CARRY (KH > SH ? KH - SH : 0)
-#define NEW (KH - CARRY)
+/* The block's outputs by the fast path; 0 (nothing stored) where the exact path must run. */
 __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T *plane, __global T *out, const int H,
                                                                const int W, const int h0, const int w0,
                                                                const int lanes, const int rows, const long o,
@@ -495,27 +459,38 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
 {
     fast_mask valid[KW];
     fast_lanes_inside_row(valid, W, w0, interior);
+    fast_vec best[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) best[r] = (fast_vec)(FAST_LOWEST);
     fast_mask ok = -1;
-    fast_vec win[KH];
-    /* input rows 0..CARRY-1, where the first output row's shift below expects them */
 #pragma unroll
-    for (int i = 0; i < CARRY; ++i)
-        fast_row_max(plane, H, W, h0 + i, w0, valid, interior, guarded, buf_lo, buf_hi, &ok, &win[NEW + i]);
-    /* long row numbers: affine in r without sign extensions, so the row addresses are strength-reduced */
-    for (long r = 0; r < rows; ++r) {
+    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
+        const int h = h0 + ih;
+        if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
+        fast_vec taps[KW];
+        READ_ROW(row_taps_fast, FVW, h, w0);
 #pragma unroll
-        for (int i = 0; i < CARRY; ++i) win[i] = win[i + NEW];
+        for (int kw = 0; kw < KW; ++kw)
+            if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
+        /* Interior blocks start each maximum from its first term, not from the
+         * lowest value (the compiler cannot drop a max with -inf: NaN). */
+        fast_vec row_max = taps[0];
 #pragma unroll
-        for (int j = 0; j < NEW; ++j)
-            fast_row_max(plane, H, W, (long)h0 + r * SH + CARRY + j, w0, valid, interior, guarded, buf_lo, buf_hi,
-                         &ok, &win[CARRY + j]);
-        /* in row order: keeps the row-major first-wins rule */
-        fast_vec best = win[0];
+        for (int kw = 1; kw < KW; ++kw) row_max = MAX_KEEP_FIRST(row_max, taps[kw]);
 #pragma unroll
-        for (int i = 1; i < KH; ++i) best = MAX_KEEP_FIRST(best, win[i]);
-        STORE_FAST(FAST_BITS(best), lanes, out + o + r * OW);
+        for (int r = 0; r < ROWS; ++r) {
+            const int dh = ih - r * SH; /* this row's offset in output row r's window */
+            if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
+            best[r] = interior && dh == 0 ? row_max : MAX_KEEP_FIRST(best[r], row_max);
+        }
     }
-    return MASK_ALL(ok);
+    if (!MASK_ALL(ok)) return 0;
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
+        STORE_FAST(FAST_BITS(best[r]), lanes, out + o + r * OW);
+    }
+    return 1;
 }
 #endif
 
@@ -705,11 +680,12 @@ __attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const 
             }
         }
     }
+    if (ARGMAX_FALLBACK && !MASK_ALL(ok)) return 0;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r)
         if (r < rows) /* not break: a loop with an early exit is not unrolled */
             store_block_row(out, indices, best_bits[r], best_tap[r], lanes, o + r * OW, H, W, nc, h0 + r * SH, w0);
-    return !ARGMAX_FALLBACK || MASK_ALL(ok);
+    return 1;
 }
 #endif /* WITH_INDICES */
 
