@@ -233,20 +233,36 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
 /* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types). */
 static int vector_width(const maxpool_call *c) { return c->esize >= 8 ? 8 : 16; }
 
-/* Output rows per work-item of the 2-D kernel: on CPUs 4 where the build allows (they share
- * input rows and the per-item set-up; int8 3x3/s2 ran 1.5x faster, SPPF's
- * 5x5/s1 3x), on GPUs 1 (parallelism and registers matter more there). The
- * kernel unrolls them, so the build time decides how many: the exact path
- * (the NaN fallback) unrolls rows x taps and takes 4 rows only for windows
- * up to 3 rows tall (more multiplied the build time, on rusticl above all);
- * the fast and argmax paths unroll each input row's taps once,
- * (rows - 1) * stride + kernel height rows of the kernel width, and take
- * 4 rows while that stays within 220 (up to 13x13 at stride 1). */
-static int rows_per_item(const clpool_context *ctx, const maxpool_call *c, int exact_path)
+/* Whether a work-item's vectors run as the device's SIMD: CPUs with a native
+ * float vector width above 1 (PoCL). GPUs, and CPU drivers that vectorise
+ * across work-items as GPUs do (Mesa's llvmpipe reports width 1), do not. */
+static int simd_per_work_item(const clpool_context *ctx)
 {
-    const int64_t kh = c->params->kernel_shape[0], kw = c->params->kernel_shape[1], sh = c->params->strides[0];
-    const int fits = exact_path ? kh <= 3 : (3 * sh + kh) * kw <= 220;
-    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && fits && c->plan->out[0] >= 4 ? 4 : 1;
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && ctx->vector_bytes > 4;
+}
+
+/* Output rows per work-item of the exact path (the NaN fallback): 4 where
+ * a work-item's vectors are the device's SIMD (they share input rows and the
+ * per-item set-up) and the window is at most 3 rows tall, else 1. It unrolls
+ * rows x taps: more rows multiplied the build time, on rusticl above all. */
+static int exact_rows(const clpool_context *ctx, const maxpool_call *c)
+{
+    return simd_per_work_item(ctx) && c->params->kernel_shape[0] <= 3 && c->plan->out[0] >= 4 ? 4 : 1;
+}
+
+/* Output rows per work-item of the fast and argmax paths: they stream over
+ * the input rows in a loop, so more rows read the rows that neighbouring
+ * windows share fewer times (5x5/s1: 1.25 input rows per output row at 16,
+ * 2 at 4) at no build cost. 16, halved while that would leave fewer than 8
+ * work-items per compute unit; 1 where work-items are not SIMD (GPUs). */
+static int stream_rows(const clpool_context *ctx, const maxpool_call *c)
+{
+    if (!simd_per_work_item(ctx)) return 1;
+    const int64_t planes = c->in->dims[0] * c->in->dims[1], oh = c->plan->out[0];
+    const int64_t col_blocks = (c->plan->out[1] + vector_width(c) - 1) / vector_width(c);
+    int rows = 16;
+    while (rows > 1 && planes * col_blocks * ((oh + rows - 1) / rows) < 8 * (int64_t)ctx->info.compute_units) rows /= 2;
+    return rows;
 }
 
 /* Fast-path lanes per row as a multiple of vector_width(): on CPUs with
@@ -258,7 +274,7 @@ static int rows_per_item(const clpool_context *ctx, const maxpool_call *c, int e
  * Indices keep the argmax path's VW lanes. */
 static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 {
-    if (c->indices || !(ctx->info.type & CL_DEVICE_TYPE_CPU) || ctx->vector_bytes < 64 || c->esize > 2) return 1;
+    if (c->indices || !simd_per_work_item(ctx) || ctx->vector_bytes < 64 || c->esize > 2) return 1;
     int widen = c->esize == 1 ? 4 : 2;
     while (widen > 1 && vector_width(c) * widen * 3 > 4 * c->plan->out[1]) widen /= 2;
     return widen;
@@ -285,18 +301,18 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     char common[96], options[256];
     common_options(c, common, sizeof common);
     const int vw = vector_width(c);
-    const int rows = rows_per_item(ctx, c, 0), exact_rows = rows_per_item(ctx, c, 1);
+    const int rows = stream_rows(ctx, c);
     const int widen = fast_widen(ctx, c);
     snprintf(options, sizeof options,
-             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DROWS=%d -DEXACT_ROWS=%d", common,
+             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d", common,
              (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], vw, widen, rows, exact_rows);
+             (long long)p->strides[1], vw, widen, exact_rows(ctx, c));
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
     const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
                              c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
-                             c->idx_off,            c->in_limit};
+                             c->idx_off,            c->in_limit,           rows};
     clpool__arg args[sizeof sizes / sizeof sizes[0]];
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
     if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);

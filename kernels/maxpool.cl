@@ -111,7 +111,7 @@ __kernel void maxpool(__global const T *in, __global T *out,
  * work-item divides.
  *
  * A work-item owns VW (16, or 8 for 8-byte types) neighbouring outputs of
- * each of ROWS rows and loads each tap as one vector (vloadVW, or the even
+ * each of `block_rows` rows (a kernel argument) and loads each tap as one vector (vloadVW, or the even
  * lanes of wider loads at stride 2), with padding masked per lane: explicit
  * SIMD, which PoCL does not get from its work-item loops, and wide loads on
  * GPUs. A row whose vector loads would leave the input buffer itself
@@ -139,7 +139,7 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #define WIDEN 1
 #endif
 #ifndef EXACT_ROWS
-#define EXACT_ROWS ROWS
+#error "-DEXACT_ROWS: output rows per exact-path block"
 #endif
 #if WIDEN > 1 && VW == 16 && defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__)) && \
     (SW == 1 || KW <= 7)
@@ -202,6 +202,10 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #define SPAN(n) ((KW - 1) + 2 * (n))
 #endif
 #endif
+/* The fast and argmax paths stream over a block's output rows: the next
+ * output row's window shares CARRY input rows with this one's and adds NEW. */
+#define CARRY (KH > SH ? KH - SH : 0)
+#define NEW (KH - CARRY)
 /* Elements a block reads from its first column on one row: the fast path's
  * FAST_SUBBLOCKS loads or the exact path's WIDEN ones, whichever reach further. */
 #define BLOCK_SPAN                                                                  \
@@ -401,8 +405,8 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
  * Combining row maxima in row order keeps the row-major first-wins rule. It
  * is exact unless a block's input holds a NaN (maxps drops it; keys order
  * negative NaNs lowest) or, for the 16-bit floats, a -0 (its key is below
- * +0's, the tie rule needs them equal): then the block returns 0 and the
- * exact path below redoes it.
+ * +0's, the tie rule needs them equal): then the exact path redoes the
+ * block, overwriting what it stored.
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
 #define FAST_LOWEST ((short)SHRT_MIN)
@@ -449,7 +453,43 @@ DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST
         }                                                                                    \
     } while (0)
 
-/* The block's outputs by the fast path; 0 (nothing stored) where the exact path must run. */
+/* *m = the maximum of input row h's KW taps per lane (masked taps are the
+ * lowest value, a row outside the plane all lowest); ANDs the row's check into *ok. */
+__attribute__((always_inline)) inline void fast_row_max(__global const T *plane, const int H, const int W, const long h,
+                                                        const int w0, const fast_mask *valid, const int interior,
+                                                        const int guarded, const long buf_lo, const long buf_hi,
+                                                        fast_mask *row_ok, fast_vec *m)
+{
+    /* uniform for the work-item; compared as int: llvmpipe (Mesa 22.3) got the long
+     * compares wrong and read rows above the plane as inside it */
+    if (!interior && ((int)h < 0 || (int)h >= H)) {
+        *m = (fast_vec)(FAST_LOWEST);
+        return;
+    }
+    fast_vec taps[KW];
+    fast_mask ok = *row_ok;
+    READ_ROW(row_taps_fast, FVW, h, w0);
+    *row_ok = ok;
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw)
+        if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
+    /* from the first term, not from the lowest value (the compiler cannot drop a max with -inf: NaN) */
+    fast_vec row_max = taps[0];
+#pragma unroll
+    for (int kw = 1; kw < KW; ++kw) row_max = MAX_KEEP_FIRST(row_max, taps[kw]);
+    *m = row_max;
+}
+
+/*
+ * The block's `rows` output rows by the fast path, streamed: `win` holds the
+ * row maxima of the current output row's KH input rows; each next output row
+ * keeps the CARRY rows it shares with this one and reads NEW = min(SH, KH)
+ * more. So every input row is read once per block whatever the window's
+ * height, and the loop over output rows (not unrolled) holds only KH row
+ * maxima and one row's taps: unrolling rows x input rows had kept every
+ * loaded vector live until the NaN check at the end (register spills).
+ * Stores the outputs and returns 0 where the exact path must redo them.
+ */
 __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T *plane, __global T *out, const int H,
                                                                const int W, const int h0, const int w0,
                                                                const int lanes, const int rows, const long o,
@@ -459,38 +499,27 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
 {
     fast_mask valid[KW];
     fast_lanes_inside_row(valid, W, w0, interior);
-    fast_vec best[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) best[r] = (fast_vec)(FAST_LOWEST);
     fast_mask ok = -1;
+    fast_vec win[KH];
+    /* input rows 0..CARRY-1, where the first output row's shift below expects them */
 #pragma unroll
-    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
-        const int h = h0 + ih;
-        if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
-        fast_vec taps[KW];
-        READ_ROW(row_taps_fast, FVW, h, w0);
+    for (int i = 0; i < CARRY; ++i)
+        fast_row_max(plane, H, W, h0 + i, w0, valid, interior, guarded, buf_lo, buf_hi, &ok, &win[NEW + i]);
+    /* long row numbers: affine in r without sign extensions, so the row addresses are strength-reduced */
+    for (long r = 0; r < rows; ++r) {
 #pragma unroll
-        for (int kw = 0; kw < KW; ++kw)
-            if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
-        /* Interior blocks start each maximum from its first term, not from the
-         * lowest value (the compiler cannot drop a max with -inf: NaN). */
-        fast_vec row_max = taps[0];
+        for (int i = 0; i < CARRY; ++i) win[i] = win[i + NEW];
 #pragma unroll
-        for (int kw = 1; kw < KW; ++kw) row_max = MAX_KEEP_FIRST(row_max, taps[kw]);
+        for (int j = 0; j < NEW; ++j)
+            fast_row_max(plane, H, W, (long)h0 + r * SH + CARRY + j, w0, valid, interior, guarded, buf_lo, buf_hi,
+                         &ok, &win[CARRY + j]);
+        /* in row order: keeps the row-major first-wins rule */
+        fast_vec best = win[0];
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            const int dh = ih - r * SH; /* this row's offset in output row r's window */
-            if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
-            best[r] = interior && dh == 0 ? row_max : MAX_KEEP_FIRST(best[r], row_max);
-        }
+        for (int i = 1; i < KH; ++i) best = MAX_KEEP_FIRST(best, win[i]);
+        STORE_FAST(FAST_BITS(best), lanes, out + o + r * OW);
     }
-    if (!MASK_ALL(ok)) return 0;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        if (r >= rows) continue; /* not break: a loop with an early exit is not unrolled */
-        STORE_FAST(FAST_BITS(best[r]), lanes, out + o + r * OW);
-    }
-    return 1;
+    return MASK_ALL(ok);
 }
 #endif
 
@@ -524,8 +553,8 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, __gl
  * The exact path: VW outputs (lanes) of each of EXACT_ROWS consecutive
  * output rows (`rows` of them real, the rest are computed and dropped),
  * under the full NaN rule; it redoes the blocks the faster paths hand back.
- * It unrolls rows x taps, the faster paths only rows + taps, so EXACT_ROWS
- * may be below ROWS for large windows. Every input row the group needs is
+ * It unrolls rows x taps (the faster paths loop over rows), so it covers
+ * fewer rows at a time than a work-item's block. Every input row the group needs is
  * loaded once and folded into each output row whose window holds it, in
  * (kh, kw) order per output row (the first-wins order). Rows outside the
  * plane are skipped and taps outside a row are masked per lane (`valid`):
@@ -609,20 +638,51 @@ __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T
 
 #if WITH_INDICES
 /*
- * Indices: a separable argmax over VW outputs of each of ROWS rows. Each
+ * Indices: a separable argmax over VW outputs of each of `rows` rows. Each
  * input row's taps give, per lane, the row's maximum and the first column
  * holding it (strict `>` in kw order); each output row then takes, in kh
  * order, a row whose maximum is strictly greater than its best so far. Both
  * keep the first of equal values, so the winner is the window's row-major
- * first maximum: KW - 1 compares per input row (shared by the output rows
- * whose windows hold it) and KH per output row, not KH * KW. The compares
- * run on keys: float16/bfloat16 order keys rank NaN and +-0 as the NaN rule
- * does, so the result is exact for any input; float32/float64 compare values,
- * and a block whose input holds a NaN returns 0 (nothing stored) for the
- * exact path to redo. Outside the interior a lane's first tap inside the row
- * takes the row's slot whatever its value (`have`), and each output row
- * starts from its first row inside the plane (the host rejects empty windows).
+ * first maximum: KW - 1 compares per input row and KH - 1 per output row,
+ * not KH * KW - 1. The compares run on keys: float16/bfloat16 order keys rank
+ * NaN and +-0 as the NaN rule does, so the result is exact for any input;
+ * float32/float64 compare values, and a block whose input holds a NaN returns
+ * 0 for the exact path to redo (overwriting what it stored). Outside the
+ * interior a lane's first tap inside the row takes the row's slot whatever
+ * its value (`have`), and a row outside the plane never wins (`inside`: the
+ * host rejects windows without a row inside). Streamed over the output rows
+ * like the fast path: the window's row results (key, bits, column) carry
+ * over, NEW more input rows per output row.
  */
+__attribute__((always_inline)) inline void argmax_row(__global const T *plane, const int H, const int W, const long h,
+                                                      const int w0, const MASKV(VW) *valid, const int interior,
+                                                      const int guarded, const long buf_lo, const long buf_hi,
+                                                      MASKV(VW) *row_ok, KTV(VW) *key, TV(VW) *bits, MASKV(VW) *col,
+                                                      int *inside)
+{
+    *inside = interior || ((int)h >= 0 && (int)h < H); /* uniform; int: see fast_row_max */
+    if (!*inside) return;
+    TV(VW) taps[KW];
+    MASKV(VW) ok = *row_ok;
+    READ_ROW(row_taps_argmax, VW, h, w0);
+    *row_ok = ok;
+    TV(VW) row_bits = taps[0];
+    KTV(VW) row_best = KEYV(VW, row_bits);
+    MASKV(VW) row_kw = 0, have = valid[0];
+#pragma unroll
+    for (int kw = 1; kw < KW; ++kw) {
+        const KTV(VW) k = KEYV(VW, taps[kw]);
+        const MASKV(VW) take = interior ? (k > row_best) : valid[kw] & (~have | (k > row_best));
+        row_best = select(row_best, k, take);
+        row_bits = select(row_bits, taps[kw], take);
+        row_kw = select(row_kw, (MASKV(VW))(kw), take);
+        have |= valid[kw];
+    }
+    *key = row_best;
+    *bits = row_bits;
+    *col = row_kw;
+}
+
 __attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const T *plane, __global T *out,
                                                                  __global long *indices, const int H, const int W,
                                                                  const int h0, const int w0, const int lanes,
@@ -633,61 +693,63 @@ __attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const 
 {
     MASKV(VW) valid[KW];
     lanes_inside_row(valid, W, w0, interior);
-    KTV(VW) best[ROWS];
-    TV(VW) best_bits[ROWS];
-    MASKV(VW) best_tap[ROWS], ok = -1;
-    int started[ROWS]; /* uniform: has output row r taken a row yet */
+    MASKV(VW) ok = -1;
+    KTV(VW) win_key[KH];
+    TV(VW) win_bits[KH];
+    MASKV(VW) win_col[KH];
+    int win_inside[KH];
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        best_bits[r] = (TV(VW))(LOWEST_BITS);
-        best[r] = KEYV(VW, best_bits[r]);
-        best_tap[r] = 0;
-        started[r] = 0;
-    }
+    for (int i = 0; i < CARRY; ++i)
+        argmax_row(plane, H, W, h0 + i, w0, valid, interior, guarded, buf_lo, buf_hi, &ok, &win_key[NEW + i],
+                   &win_bits[NEW + i], &win_col[NEW + i], &win_inside[NEW + i]);
+    for (long r = 0; r < rows; ++r) {
 #pragma unroll
-    for (int ih = 0; ih < (ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
-        const int h = h0 + ih;
-        if (!interior && (h < 0 || h >= H)) continue; /* uniform for the work-item */
-        TV(VW) taps[KW];
-        READ_ROW(row_taps_argmax, VW, h, w0);
-        TV(VW) row_bits = taps[0];
-        KTV(VW) row_best = KEYV(VW, row_bits);
-        MASKV(VW) row_kw = 0, have = valid[0];
-#pragma unroll
-        for (int kw = 1; kw < KW; ++kw) {
-            const KTV(VW) k = KEYV(VW, taps[kw]);
-            const MASKV(VW) take = interior ? (k > row_best) : valid[kw] & (~have | (k > row_best));
-            row_best = select(row_best, k, take);
-            row_bits = select(row_bits, taps[kw], take);
-            row_kw = select(row_kw, (MASKV(VW))(kw), take);
-            have |= valid[kw];
+        for (int i = 0; i < CARRY; ++i) {
+            win_key[i] = win_key[i + NEW];
+            win_bits[i] = win_bits[i + NEW];
+            win_col[i] = win_col[i + NEW];
+            win_inside[i] = win_inside[i + NEW];
         }
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            const int dh = ih - r * SH; /* this row's offset in output row r's window */
-            if (dh < 0 || dh >= KH) continue; /* constants after unrolling */
-            const MASKV(VW) tap = row_kw + (MASKV(VW))(dh * KW);
-            if (interior ? dh == 0 : !started[r]) {
-                best[r] = row_best;
-                best_bits[r] = row_bits;
-                best_tap[r] = tap;
-                started[r] = 1;
+        for (int j = 0; j < NEW; ++j)
+            argmax_row(plane, H, W, (long)h0 + r * SH + CARRY + j, w0, valid, interior, guarded, buf_lo, buf_hi,
+                       &ok, &win_key[CARRY + j], &win_bits[CARRY + j], &win_col[CARRY + j], &win_inside[CARRY + j]);
+        KTV(VW) best = win_key[0];
+        TV(VW) best_bits = win_bits[0];
+        MASKV(VW) best_tap = win_col[0];
+        int started = win_inside[0];
+#pragma unroll
+        for (int i = 1; i < KH; ++i) {
+            if (!win_inside[i]) continue;
+            const MASKV(VW) tap = win_col[i] + (MASKV(VW))(i * KW);
+            if (interior || started) {
+                const MASKV(VW) take = win_key[i] > best;
+                best = select(best, win_key[i], take);
+                best_bits = select(best_bits, win_bits[i], take);
+                best_tap = select(best_tap, tap, take);
             } else {
-                const MASKV(VW) take = row_best > best[r];
-                best[r] = select(best[r], row_best, take);
-                best_bits[r] = select(best_bits[r], row_bits, take);
-                best_tap[r] = select(best_tap[r], tap, take);
+                best = win_key[i];
+                best_bits = win_bits[i];
+                best_tap = tap;
+                started = 1;
             }
         }
+        store_block_row(out, indices, best_bits, best_tap, lanes, o + r * OW, H, W, nc, h0 + (int)r * SH, w0);
     }
-    if (ARGMAX_FALLBACK && !MASK_ALL(ok)) return 0;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r)
-        if (r < rows) /* not break: a loop with an early exit is not unrolled */
-            store_block_row(out, indices, best_bits[r], best_tap[r], lanes, o + r * OW, H, W, nc, h0 + r * SH, w0);
-    return 1;
+    return !ARGMAX_FALLBACK || MASK_ALL(ok);
 }
 #endif /* WITH_INDICES */
+
+/* Interior blocks (no edge masks) get their own specialisation where clang
+ * compiles straight to the CPU (PoCL): there a work-item is its own SIMD
+ * thread and runs only the one it needs. Where work-items are lanes of one
+ * another (GPUs, Mesa's llvmpipe) both would run, masked, one after the
+ * other, and both would be compiled: one call with `interior` at run time. */
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define SPECIALISE_INTERIOR 1
+#else
+#define SPECIALISE_INTERIOR 0
+#endif
 
 /* Outputs per row of a work-item's block. */
 #if WITH_INDICES
@@ -702,7 +764,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #endif
                         const long H, const long W, const long OH, const long OW, const long pad_h,
                         const long pad_w, const long in_offset, const long out_offset, const long idx_offset,
-                        const long in_limit)
+                        const long in_limit, const long block_rows)
 {
 #if WITH_INDICES
     indices += idx_offset;
@@ -710,7 +772,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     __global long *indices = 0; /* the exact path's fallback stores none */
 #endif
     long ow0 = (long)get_global_id(0) * BW;
-    const long oh0 = (long)get_global_id(1) * ROWS, nc = (long)get_global_id(2);
+    const long oh0 = (long)get_global_id(1) * block_rows, nc = (long)get_global_id(2);
     if (ow0 >= OW || oh0 >= OH) return;
     /* The last block of a row ends at the row's end, overlapping its
      * neighbour (both write the same values): every block is full width. */
@@ -718,23 +780,24 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     __global const T *plane = in + in_offset + nc * H * W;
     out += out_offset;
     const long o = (nc * OH + oh0) * OW + ow0;
-    const int rows = (int)min(OH - oh0, (long)ROWS);
+    const int rows = (int)min(OH - oh0, block_rows);
     /* Vector loads span [first, last] in buffer elements; where they would
      * leave the buffer the block reads its rows through READ_ROW's guard
      * (buf_lo/buf_hi: the buffer's bounds as offsets from `plane`). */
     const long h0 = oh0 * SH - pad_h, w0 = ow0 * SW - pad_w;
-    const long h_end = h0 + (ROWS - 1) * SH + (KH - 1); /* last input row of the group */
+    const long h_end = h0 + (rows - 1) * SH + (KH - 1); /* last input row of the group */
     const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
     const long buf_lo = -(in_offset + nc * H * W), buf_hi = in_limit + buf_lo;
     const int guarded = row_lo * W + w0 < buf_lo || row_hi * W + w0 + BLOCK_SPAN > buf_hi;
     const int lanes = (int)min(OW - ow0, (long)BW);
 #if WITH_INDICES
     const int interior = !guarded && h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
-    /* `interior` a constant in each call, so each is its own specialisation (interior blocks are never guarded) */
-    const int done = interior ? maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes,
-                                                       rows, o, OW, nc, 1, 0, 0, 0)
-                              : maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes,
-                                                       rows, o, OW, nc, 0, guarded, buf_lo, buf_hi);
+    /* interior blocks are never guarded */
+    const int done = SPECIALISE_INTERIOR && interior
+                         ? maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows,
+                                                  o, OW, nc, 1, 0, 0, 0)
+                         : maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows,
+                                                  o, OW, nc, interior, guarded, buf_lo, buf_hi);
 #if EXACT_PATH
     if (!done) /* a NaN in the block's input */
         maxpool2d_redo_exact(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, guarded,
@@ -747,8 +810,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
         const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
         const long so = o + s * FVW;
         const int interior = !guarded && h0 >= 0 && h_end < H && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
-        const int done = interior ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1, 0, 0, 0)
-                                  : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 0, guarded, buf_lo, buf_hi);
+        const int done =
+            SPECIALISE_INTERIOR && interior
+                ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1, 0, 0, 0)
+                : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, interior,
+                                       guarded, buf_lo, buf_hi);
 #if EXACT_PATH
         /* A NaN (or a 16-bit -0) in the block's input */
         if (!done)

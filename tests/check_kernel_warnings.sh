@@ -34,7 +34,7 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
   read -r -a target <<< "$t"
   for dt in FLOAT16 BFLOAT16 INT8 UINT8; do
     for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2" "-DKH=3 -DKW=9 -DSH=2 -DSW=2"; do
-      for widen in 2 4; do check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16 -DWIDEN=$widen -DROWS=4; done
+      for widen in 2 4; do check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16 -DWIDEN=$widen -DEXACT_ROWS=4; done
     done
   done
 done
@@ -47,17 +47,12 @@ for dt in $pool_types; do
   for ix in "-DWITH_INDICES=0 -DSTORAGE_ORDER=0" "-DWITH_INDICES=1 -DSTORAGE_ORDER=1"; do
     for ns in 1 3; do check maxpool -DDT_$dt $ix -DNS=$ns; done
     for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2"; do
-      for vw in "-DVW=16 -DROWS=4" "-DVW=8 -DROWS=1"; do check maxpool -DDT_$dt $ix $geo $vw; done
+      for vw in "-DVW=16 -DEXACT_ROWS=4" "-DVW=8 -DEXACT_ROWS=1"; do check maxpool -DDT_$dt $ix $geo $vw; done
     done
-    # large windows (SPP's 13x13; 2 rows per item up to 10x10)
-    for geo in "-DKH=13 -DKW=13 -DSH=1 -DSW=1 -DROWS=1" "-DKH=9 -DKW=10 -DSH=2 -DSW=1 -DROWS=2"; do
+    # large windows (SPP's 13x13); the exact path's rows are -D constants (the others' a kernel argument)
+    for geo in "-DKH=13 -DKW=13 -DSH=1 -DSW=1 -DEXACT_ROWS=1" "-DKH=9 -DKW=10 -DSH=2 -DSW=1 -DEXACT_ROWS=2"; do
       check maxpool -DDT_$dt $ix $geo -DVW=16
     done
-  done
-  # the fast and argmax paths take more rows than the exact path
-  for geo in "-DKH=13 -DKW=13 -DSH=1 -DSW=1 -DROWS=4 -DEXACT_ROWS=1" "-DKH=9 -DKW=9 -DSH=1 -DSW=1 -DROWS=4 -DEXACT_ROWS=1"; do
-    check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16
-    check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=0 $geo -DVW=16
   done
 done
 for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8 INT16 UINT16 INT32 UINT32 INT64 UINT64; do
