@@ -36,6 +36,8 @@ typedef struct mp_case {
     size_t in_off, out_off, idx_off; /* byte offsets (ignored by API_HOST) */
     run_api api;
     int want_event;                  /* API_ENQUEUE: ask for an event */
+    int fill_lead;                   /* input lead (in_off bytes) holds lead_value, not the sentinel */
+    double lead_value;
 } mp_case;
 
 /* One line naming everything about a case, for failure messages. */
@@ -104,6 +106,8 @@ static void execute(const mp_case *c, const void *input, int64_t n_in, int64_t n
     *idx_lead = host ? CU_GUARD : c->idx_off;
     const size_t in_lead = host ? CU_GUARD : c->in_off;
     unsigned char *in_img = cu_sentinel_image(in_lead, input, in_bytes);
+    if (c->fill_lead)
+        for (size_t e = 0; e < in_lead / esize; ++e) ref_store(c->dtype, in_img, (int64_t)e, c->lead_value);
     *out_img = cu_sentinel_image(*out_lead, NULL, out_bytes);
     *idx_img = c->with_indices ? cu_sentinel_image(*idx_lead, NULL, idx_bytes) : NULL;
     clpool_status st;
@@ -696,6 +700,41 @@ START_TEST(test_fast_path_blocks)
 }
 END_TEST
 
+/*
+ * Rows outside the plane are never read, whatever lies there: the rows
+ * above plane 0 (the input's lead, inside the cl_mem) and the middle plane
+ * of three hold values above every other, so a window that took a row from
+ * outside its plane returns one. Windows with 1 or 2 padded rows on top,
+ * with and without Indices, in every dtype.
+ */
+START_TEST(test_rows_outside_plane)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                          CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
+    static const int64_t windows[][3] = {{3, 2, 1}, {3, 1, 1}, {5, 1, 2}, {2, 2, 1}}; /* kernel, stride, pad */
+    enum { C = 3, H = 12, W = 40 };
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        const clpool_dtype dt = dtypes[t];
+        if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        unsigned char input[C * H * W * 8];
+        for (int64_t i = 0; i < C * H * W; ++i)
+            ref_store(dt, input, i, (double)((i / (H * W) == 1 ? 100 : 0) + (i * 7 + i / W) % 5));
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w)
+            for (int with_indices = 0; with_indices < 2; ++with_indices) {
+                const int64_t k = windows[w][0];
+                mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){k, k});
+                c.with_indices = with_indices;
+                c.params.strides[0] = c.params.strides[1] = windows[w][1];
+                for (int i = 0; i < 4; ++i) c.params.pads[i] = windows[w][2];
+                c.in_off = (2 * W + 8) * ref_dtype_size(dt); /* two rows and more above plane 0 */
+                c.fill_lead = 1;
+                c.lead_value = 120;
+                run_case(&c, input);
+            }
+    }
+}
+END_TEST
+
 START_TEST(test_integer_extremes)
 {
     /* int8 windows of all -128 and uint8 windows of all 0: first tap, padding never wins. */
@@ -1016,6 +1055,7 @@ int main(void)
     tcase_add_test(tc, test_ties_first_wins);
     tcase_add_test(tc, test_nan_windows);
     tcase_add_test(tc, test_fast_path_blocks);
+    tcase_add_test(tc, test_rows_outside_plane);
     tcase_add_test(tc, test_integer_extremes);
 
     tc = cu_tcase(s, "events", 1);
