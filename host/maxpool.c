@@ -266,7 +266,7 @@ static int stream_rows(const clpool_context *ctx, const maxpool_call *c)
 {
     if (!simd_per_work_item(ctx)) return 1;
     const int64_t planes = c->in->dims[0] * c->in->dims[1], oh = c->plan->out[0];
-    const int64_t col_blocks = (c->plan->out[1] + vector_width(ctx, c) - 1) / vector_width(ctx, c);
+    const int64_t vw = vector_width(ctx, c), col_blocks = (c->plan->out[1] + vw - 1) / vw;
     int rows = 16;
     while (rows > 1 && planes * col_blocks * ((oh + rows - 1) / rows) < 8 * (int64_t)ctx->info.compute_units) rows /= 2;
     return rows;

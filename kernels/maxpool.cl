@@ -307,6 +307,16 @@ __kernel void maxpool(__global const T *in, __global T *out,
         }                                                                                          \
     } while (0)
 
+/* Whether input row h lies inside the plane (uniform for the work-item).
+ * Compared as int (the host keeps H in int): llvmpipe (Mesa 22.3) got the
+ * long compares wrong in the streamed paths and read the row above a plane
+ * as inside it. */
+__attribute__((always_inline)) inline int row_inside_plane(const long h, const int H)
+{
+    const int row = (int)h;
+    return row >= 0 && row < H;
+}
+
 #define ROW_BITS(v) (v)
 #define ALL_FINE(a, b) (-1)
 /* No NaN in a or b: x == x is one ordered compare (isunordered() lowers to integer bit tests on PoCL). */
@@ -460,9 +470,7 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
                                                         const int guarded, const long buf_lo, const long buf_hi,
                                                         fast_mask *row_ok, fast_vec *m)
 {
-    /* uniform for the work-item; compared as int: llvmpipe (Mesa 22.3) got the long
-     * compares wrong and read rows above the plane as inside it */
-    if (!interior && ((int)h < 0 || (int)h >= H)) {
+    if (!interior && !row_inside_plane(h, H)) {
         *m = (fast_vec)(FAST_LOWEST);
         return;
     }
@@ -590,7 +598,7 @@ __attribute__((always_inline)) inline void maxpool2d_block_exact(__global const 
 #pragma unroll
     for (int ih = 0; ih < (EXACT_ROWS - 1) * SH + (KH - 1) + 1; ++ih) {
         const int h = h0 + ih;
-        if (h < 0 || h >= H) continue; /* uniform for the work-item */
+        if (!row_inside_plane(h, H)) continue;
         TV(VW) taps[KW];
         READ_ROW(row_taps_bits, VW, h, w0);
 #pragma unroll
@@ -660,7 +668,7 @@ __attribute__((always_inline)) inline void argmax_row(__global const T *plane, c
                                                       MASKV(VW) *row_ok, KTV(VW) *key, TV(VW) *bits, MASKV(VW) *col,
                                                       int *inside)
 {
-    *inside = interior || ((int)h >= 0 && (int)h < H); /* uniform; int: see fast_row_max */
+    *inside = interior || row_inside_plane(h, H);
     if (!*inside) return;
     TV(VW) taps[KW];
     MASKV(VW) ok = *row_ok;
