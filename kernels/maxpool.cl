@@ -420,6 +420,7 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
 #define FAST_LOWEST ((short)SHRT_MIN)
+#define FAST_HIGHEST ((short)SHRT_MAX)
 /* sign-magnitude <-> two's complement: its own inverse */
 #define FLIP_NEGATIVE(s) ((s) ^ (((s) >> 15) & (fast_vec)0x7fff))
 #define FAST_KEY(v) FLIP_NEGATIVE(AS_FAST_VEC(v))
@@ -429,6 +430,15 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #define FAST_FINE(a, b) (FAST_FINE_ONE(a) & FAST_FINE_ONE(b))
 #else
 #define FAST_LOWEST LOWEST_BITS
+#if defined(DT_FLOAT32)
+#define FAST_HIGHEST INFINITY
+#elif defined(DT_FLOAT64)
+#define FAST_HIGHEST ((double)INFINITY)
+#elif defined(DT_INT8)
+#define FAST_HIGHEST ((char)127)
+#else
+#define FAST_HIGHEST ((uchar)255)
+#endif
 #define FAST_KEY(v) (v)
 #define FAST_BITS(k) (k)
 #if IS_FLOAT_TYPE
@@ -439,6 +449,21 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #endif
 DEFINE_ROW_TAPS(row_taps_fast, fast_vec, FVW, fast_mask, FAST_LOAD, FAST_KEY, FAST_FINE)
 DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST_MASK)
+
+/* Outside the interior each tap is min()-ed with its kernel column's cap:
+ * per lane the highest value where the tap lies inside the row, the lowest
+ * where it is padding. A min keeps the taps in the compared type, so the
+ * maxima stay x86 maxps; a mask select had turned every combine after it
+ * into a compare and a blend. (min() turns a NaN tap into its cap, but the
+ * block's NaN check sends it to the exact path anyway.) */
+__attribute__((always_inline)) inline void fast_caps(fast_vec *cap, const int W, const int w0, const int interior)
+{
+    fast_mask valid[KW];
+    fast_lanes_inside_row(valid, W, w0, interior);
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) cap[kw] = valid[kw] ? (fast_vec)(FAST_HIGHEST) : (fast_vec)(FAST_LOWEST);
+}
+#define CAPPED(tap, cap) ((tap) < (cap) ? (tap) : (cap)) /* x86 minps */
 
 /* Stores `lanes` (1..FVW) lanes of v at p: a partial block (a row shorter
  * than FVW) as VW-lane stores, the last one ending at `lanes` (overlapping
@@ -463,14 +488,16 @@ DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST
         }                                                                                    \
     } while (0)
 
-/* *m = the maximum of input row h's KW taps per lane (masked taps are the
- * lowest value, a row outside the plane all lowest); ANDs the row's check into *ok. */
+/* *m = the maximum of input row h's KW taps per lane (padding taps are the
+ * lowest value, a row outside the plane all lowest); ANDs the row's check
+ * into *ok. `interior` is about columns only (no caps, no guard): every
+ * row is checked, so the first and last row groups of a plane stay interior. */
 __attribute__((always_inline)) inline void fast_row_max(__global const T *plane, const int H, const int W, const long h,
-                                                        const int w0, const fast_mask *valid, const int interior,
+                                                        const int w0, const fast_vec *cap, const int interior,
                                                         const int guarded, const long buf_lo, const long buf_hi,
                                                         fast_mask *row_ok, fast_vec *m)
 {
-    if (!interior && !row_inside_plane(h, H)) {
+    if (!row_inside_plane(h, H)) {
         *m = (fast_vec)(FAST_LOWEST);
         return;
     }
@@ -480,7 +507,7 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
     *row_ok = ok;
 #pragma unroll
     for (int kw = 0; kw < KW; ++kw)
-        if (!interior) taps[kw] = valid[kw] ? taps[kw] : (fast_vec)(FAST_LOWEST);
+        if (!interior) taps[kw] = CAPPED(taps[kw], cap[kw]);
     /* from the first term, not from the lowest value (the compiler cannot drop a max with -inf: NaN) */
     fast_vec row_max = taps[0];
 #pragma unroll
@@ -488,16 +515,53 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
     *m = row_max;
 }
 
+#define CARRY_SLOTS (CARRY > 0 ? CARRY : 1) /* no zero-length arrays */
+
+/* A block's first CARRY input rows from h0: the row maxima the first output
+ * row's window carries in. */
+__attribute__((always_inline)) inline void fast_prime(__global const T *plane, const int H, const int W,
+                                                      const long h0, const int w0, const fast_vec *cap,
+                                                      const int interior, const int guarded, const long buf_lo,
+                                                      const long buf_hi, fast_mask *ok, fast_vec *carry)
+{
+#pragma unroll
+    for (int i = 0; i < CARRY; ++i)
+        fast_row_max(plane, H, W, h0 + i, w0, cap, interior, guarded, buf_lo, buf_hi, ok, &carry[i]);
+}
+
 /*
- * The block's `rows` output rows by the fast path, streamed: `win` holds the
- * row maxima of the current output row's KH input rows; each next output row
- * keeps the CARRY rows it shares with this one and reads NEW = min(SH, KH)
- * more. So every input row is read once per block whatever the window's
- * height, and the loop over output rows (not unrolled) holds only KH row
- * maxima and one row's taps: unrolling rows x input rows had kept every
- * loaded vector live until the NaN check at the end (register spills).
- * Stores the outputs and returns 0 where the exact path must redo them.
+ * One output row of a block by the fast path, streamed: its window (first
+ * input row h) keeps the CARRY row maxima it shares with the output row above
+ * (`carry`) and reads NEW = min(SH, KH) more, so every input row is read once
+ * per block whatever the window's height. Stores the row and leaves its last
+ * CARRY row maxima in `carry` for the next. Only KH row maxima and one row's
+ * taps are live: unrolling rows x input rows had kept every loaded vector
+ * live until the NaN check at the end (register spills).
  */
+__attribute__((always_inline)) inline void fast_output_row(__global const T *plane, __global T *out, const int H,
+                                                           const int W, const long h, const int w0,
+                                                           const fast_vec *cap, const int lanes, const long o,
+                                                           const int interior, const int guarded,
+                                                           const long buf_lo, const long buf_hi, fast_vec *carry,
+                                                           fast_mask *ok)
+{
+    fast_vec win[KH];
+#pragma unroll
+    for (int i = 0; i < CARRY; ++i) win[i] = carry[i];
+#pragma unroll
+    for (int j = 0; j < NEW; ++j)
+        fast_row_max(plane, H, W, h + CARRY + j, w0, cap, interior, guarded, buf_lo, buf_hi, ok, &win[CARRY + j]);
+    /* in row order: keeps the row-major first-wins rule */
+    fast_vec best = win[0];
+#pragma unroll
+    for (int i = 1; i < KH; ++i) best = MAX_KEEP_FIRST(best, win[i]);
+    STORE_FAST(FAST_BITS(best), lanes, out + o);
+#pragma unroll
+    for (int i = 0; i < CARRY; ++i) carry[i] = win[NEW + i];
+}
+
+/* The block's `rows` output rows by the fast path. Stores the outputs and
+ * returns 0 where the exact path must redo them. */
 __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T *plane, __global T *out, const int H,
                                                                const int W, const int h0, const int w0,
                                                                const int lanes, const int rows, const long o,
@@ -505,28 +569,14 @@ __attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T 
                                                                const int guarded, const long buf_lo,
                                                                const long buf_hi)
 {
-    fast_mask valid[KW];
-    fast_lanes_inside_row(valid, W, w0, interior);
+    fast_vec cap[KW], carry[CARRY_SLOTS];
+    fast_caps(cap, W, w0, interior);
     fast_mask ok = -1;
-    fast_vec win[KH];
-    /* input rows 0..CARRY-1, where the first output row's shift below expects them */
-#pragma unroll
-    for (int i = 0; i < CARRY; ++i)
-        fast_row_max(plane, H, W, h0 + i, w0, valid, interior, guarded, buf_lo, buf_hi, &ok, &win[NEW + i]);
+    fast_prime(plane, H, W, h0, w0, cap, interior, guarded, buf_lo, buf_hi, &ok, carry);
     /* long row numbers: affine in r without sign extensions, so the row addresses are strength-reduced */
-    for (long r = 0; r < rows; ++r) {
-#pragma unroll
-        for (int i = 0; i < CARRY; ++i) win[i] = win[i + NEW];
-#pragma unroll
-        for (int j = 0; j < NEW; ++j)
-            fast_row_max(plane, H, W, (long)h0 + r * SH + CARRY + j, w0, valid, interior, guarded, buf_lo, buf_hi,
-                         &ok, &win[CARRY + j]);
-        /* in row order: keeps the row-major first-wins rule */
-        fast_vec best = win[0];
-#pragma unroll
-        for (int i = 1; i < KH; ++i) best = MAX_KEEP_FIRST(best, win[i]);
-        STORE_FAST(FAST_BITS(best), lanes, out + o + r * OW);
-    }
+    for (long r = 0; r < rows; ++r)
+        fast_output_row(plane, out, H, W, (long)h0 + r * SH, w0, cap, lanes, o + r * OW, interior, guarded, buf_lo,
+                        buf_hi, carry, &ok);
     return MASK_ALL(ok);
 }
 #endif
@@ -817,7 +867,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
         const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
         const long so = o + s * FVW;
-        const int interior = !guarded && h0 >= 0 && h_end < H && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
+        const int interior = !guarded && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
         const int done =
             SPECIALISE_INTERIOR && interior
                 ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1, 0, 0, 0)
