@@ -816,6 +816,84 @@ __attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const 
 #define BW (VW * WIDEN)
 #endif
 
+#ifndef SWEEP_BLOCKS
+#define SWEEP_BLOCKS 0
+#endif
+#if SWEEP_BLOCKS && !WITH_INDICES
+/*
+ * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a
+ * work-item owns up to SWEEP_BLOCKS * BW outputs of each of its rows (the
+ * whole row of most tensors) and goes across them for each output row in
+ * turn, so it reads its input rows front to back, one stream the hardware
+ * prefetcher follows. A work-item per column block reads its block down 16
+ * rows before the next block's: at DRAM sizes that took up to 1.6x as long.
+ * The blocks' carried row maxima live in a private array. Blocks are FVW
+ * outputs wide, block k starting at column min(k * FVW, OW - FVW) as without
+ * the sweep.
+ */
+#define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
+
+/* First output column of the row's FVW-wide block k: the last block ends at the row's end. */
+__attribute__((always_inline)) inline long sweep_block_col(const long k, const long OW)
+{
+    return OW >= FVW ? min(k * FVW, OW - FVW) : 0;
+}
+
+/* Whether the block at input column w0 reads only columns inside the row (no caps). */
+__attribute__((always_inline)) inline int sweep_interior(const int w0, const int W, const int guarded)
+{
+    return !guarded && w0 >= 0 && w0 + (FVW - 1) * SW + (KW - 1) < W;
+}
+
+/* Blocks k0..k0+n-1 of `rows` output rows (the first one's output row
+ * starting at `orow`) by the fast path, redone by the exact path where the
+ * fast path cannot be exact. */
+__attribute__((always_inline)) inline void maxpool2d_sweep_fast(__global const T *plane, __global T *out,
+                                                               __global long *indices, const int H, const int W,
+                                                               const long OW, const long pad_w, const int h0,
+                                                               const int rows, const long k0, const int n,
+                                                               const long orow, const long nc, const int guarded,
+                                                               const long buf_lo, const long buf_hi)
+{
+    fast_vec carry[SWEEP_MAX][CARRY_SLOTS];
+    fast_mask ok = -1;
+    for (int k = 0; k < n; ++k) {
+        const int w0 = (int)(sweep_block_col(k0 + k, OW) * SW - pad_w), interior = sweep_interior(w0, W, guarded);
+        fast_vec cap[KW];
+        fast_caps(cap, W, w0, interior);
+        fast_prime(plane, H, W, h0, w0, cap, interior, guarded, buf_lo, buf_hi, &ok, carry[k]);
+    }
+    for (long r = 0; r < rows; ++r) {
+        const long h = (long)h0 + r * SH;
+        for (int k = 0; k < n; ++k) {
+            const long ow = sweep_block_col(k0 + k, OW);
+            const int w0 = (int)(ow * SW - pad_w), lanes = (int)min(OW - ow, (long)FVW);
+            const long o = orow + r * OW + ow;
+            if (SPECIALISE_INTERIOR && sweep_interior(w0, W, guarded)) {
+                fast_output_row(plane, out, H, W, h, w0, 0, lanes, o, 1, 0, 0, 0, carry[k], &ok);
+            } else {
+                /* the edge blocks, one or two per row: caps again rather than kept for every block */
+                const int interior = sweep_interior(w0, W, guarded);
+                fast_vec cap[KW];
+                fast_caps(cap, W, w0, interior);
+                fast_output_row(plane, out, H, W, h, w0, cap, lanes, o, interior, guarded, buf_lo, buf_hi, carry[k],
+                                &ok);
+            }
+        }
+    }
+#if EXACT_PATH
+    if (!MASK_ALL(ok)) /* a NaN (or a 16-bit -0) in the input */
+        for (int k = 0; k < n; ++k) {
+            const long ow = sweep_block_col(k0 + k, OW);
+            maxpool2d_redo_exact(plane, out, indices, H, W, h0, (int)(ow * SW - pad_w), (int)min(OW - ow, (long)FVW),
+                                 rows, orow + ow, OW, nc, guarded, buf_lo, buf_hi, FVW);
+        }
+#else
+    (void)indices, (void)nc, (void)ok; /* integers always finish on the fast path */
+#endif
+}
+#endif
+
 __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *out,
 #if WITH_INDICES
                         __global long *indices,
@@ -826,10 +904,14 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 {
 #if WITH_INDICES
     indices += idx_offset;
-#elif EXACT_PATH
+#elif EXACT_PATH || SWEEP_BLOCKS
     __global long *indices = 0; /* the exact path's fallback stores none */
 #endif
+#if SWEEP_BLOCKS && !WITH_INDICES
+    long ow0 = (long)get_global_id(0) * (SWEEP_BLOCKS * BW);
+#else
     long ow0 = (long)get_global_id(0) * BW;
+#endif
     const long oh0 = (long)get_global_id(1) * block_rows, nc = (long)get_global_id(2);
     if (ow0 >= OW || oh0 >= OH) return;
     /* The last block of a row ends at the row's end, overlapping its
@@ -846,6 +928,16 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     const long h_end = h0 + (rows - 1) * SH + (KH - 1); /* last input row of the group */
     const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
     const long buf_lo = -(in_offset + nc * H * W), buf_hi = in_limit + buf_lo;
+#if SWEEP_BLOCKS && !WITH_INDICES
+    /* FVW-wide blocks k0..k0+n-1; ow0 (not yet clamped) is block k0's column */
+    const long k0 = ow0 / FVW;
+    const int n = (int)min((OW + FVW - 1) / FVW - k0, (long)SWEEP_MAX);
+    const long w_first = sweep_block_col(k0, OW) * SW - pad_w, w_last = sweep_block_col(k0 + n - 1, OW) * SW - pad_w;
+    const int guarded = row_lo * W + w_first < buf_lo || row_hi * W + w_last + BLOCK_SPAN > buf_hi;
+    maxpool2d_sweep_fast(plane, out, indices, (int)H, (int)W, OW, pad_w, (int)h0, rows, k0, n, (nc * OH + oh0) * OW, nc,
+                         guarded, buf_lo, buf_hi);
+    (void)o, (void)w0;
+#else
     const int guarded = row_lo * W + w0 < buf_lo || row_hi * W + w0 + BLOCK_SPAN > buf_hi;
     const int lanes = (int)min(OW - ow0, (long)BW);
 #if WITH_INDICES
@@ -883,5 +975,6 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #endif
     }
 #endif
+#endif /* SWEEP_BLOCKS */
 }
 #endif

@@ -87,9 +87,9 @@ static void verify_image(const unsigned char *img, size_t lead, int64_t elements
                          const char *desc)
 {
     cu_assert_guards(img, lead, (size_t)elements * esize, what, desc);
-    for (int64_t e = 0; e < elements; ++e)
-        ck_assert_msg(!cu_all_sentinel(img + lead + (size_t)e * esize, esize), "%s: %s element %lld was never written",
-                      desc, what, (long long)e);
+    for (int64_t e = 0; e < elements; ++e) /* if first: a passing ck_assert records its line (a write each) */
+        if (cu_all_sentinel(img + lead + (size_t)e * esize, esize))
+            ck_abort_msg("%s: %s element %lld was never written", desc, what, (long long)e);
 }
 
 /*
@@ -191,14 +191,16 @@ static void run_case_expect(const mp_case *c, const void *input, const clpool_sh
     execute(c, input, n_in, n_out, &out_img, &out_lead, &idx_img, &idx_lead, desc);
     for (int64_t i = 0; i < n_out; ++i) {
         const uint64_t want = ref_load_bits(c->dtype, ref_out, i), got = ref_load_bits(c->dtype, out_img + out_lead, i);
-        ck_assert_msg(got == want, "%s: output element %lld: expected 0x%llx (%g), got 0x%llx (%g)", desc, (long long)i,
-                      (unsigned long long)want, ref_load(c->dtype, ref_out, i), (unsigned long long)got,
-                      ref_load(c->dtype, out_img + out_lead, i));
+        if (got != want)
+            ck_abort_msg("%s: output element %lld: expected 0x%llx (%g), got 0x%llx (%g)", desc, (long long)i,
+                         (unsigned long long)want, ref_load(c->dtype, ref_out, i), (unsigned long long)got,
+                         ref_load(c->dtype, out_img + out_lead, i));
         if (c->with_indices) {
             int64_t idx;
             memcpy(&idx, idx_img + idx_lead + (size_t)i * 8, 8);
-            ck_assert_msg(idx == ref_idx[i], "%s: index element %lld: expected %lld, got %lld", desc, (long long)i,
-                          (long long)ref_idx[i], (long long)idx);
+            if (idx != ref_idx[i])
+                ck_abort_msg("%s: index element %lld: expected %lld, got %lld", desc, (long long)i,
+                             (long long)ref_idx[i], (long long)idx);
         }
     }
     free(out_img);
@@ -735,6 +737,54 @@ START_TEST(test_rows_outside_plane)
 }
 END_TEST
 
+/*
+ * Inputs past an eighth of the device's cache (4.5 MiB, over PoCL's 4) whose
+ * rows hold many blocks: on CPUs a work-item then sweeps up to 16 column
+ * blocks across its rows (edge blocks on both sides, the last block
+ * overlapping its neighbour, several work-items per row). In every dtype,
+ * without Indices (the sweep is the fast path's): ties everywhere, first at
+ * the very start of the cl_mem (reads past it are guarded), then with NaNs
+ * in the first, a middle and the last block of a row and a -0 first in a
+ * window of zeros, whose blocks the exact path redoes.
+ */
+START_TEST(test_row_sweep)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                          CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
+    static const int64_t windows[][3] = {{3, 2, 1}, {2, 2, 0}, {5, 1, 2}}; /* kernel, stride, pad */
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        const clpool_dtype dt = dtypes[t];
+        if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        const int is_float = dt != CLPOOL_INT8 && dt != CLPOOL_UINT8;
+        const size_t es = ref_dtype_size(dt);
+        const int64_t H = 1000, W = (int64_t)((9u << 19) / es / H) | 1; /* 4.5 MiB, odd rows */
+        unsigned char *input = malloc((size_t)(H * W) * es);
+        ck_assert_ptr_nonnull(input);
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
+            const int64_t k = windows[w][0];
+            mp_case c = make_case(dt, 4, (int64_t[]){1, 1, H, W}, (int64_t[]){k, k});
+            c.with_indices = 0;
+            c.params.strides[0] = c.params.strides[1] = windows[w][1];
+            for (int i = 0; i < 4; ++i) c.params.pads[i] = windows[w][2];
+            for (int variant = 0; variant < (is_float ? 2 : 1); ++variant) {
+                for (int64_t i = 0; i < H * W; ++i) ref_store(dt, input, i, (double)((i * 7 + i / W) % 5) - 1.0);
+                c.in_off = variant ? 3 * es : 0;
+                if (variant) {
+                    ref_store_bits(dt, input, 300 * W + 1, cu_nan_patterns(dt)[0]);  /* first block */
+                    ref_store_bits(dt, input, 500 * W + W / 2, cu_nan_patterns(dt)[1]);
+                    ref_store_bits(dt, input, 700 * W + W - 2, cu_nan_patterns(dt)[2]); /* last block */
+                    for (int64_t h = 600; h < 603; ++h)
+                        for (int64_t x = 20; x < 31; ++x) ref_store(dt, input, h * W + x, 0.0);
+                    ref_store(dt, input, 600 * W + 22, -0.0);
+                }
+                run_case(&c, input);
+            }
+        }
+        free(input);
+    }
+}
+END_TEST
+
 START_TEST(test_integer_extremes)
 {
     /* int8 windows of all -128 and uint8 windows of all 0: first tap, padding never wins. */
@@ -1046,6 +1096,9 @@ int main(void)
     tc = cu_tcase(s, "large_windows", 1); /* a program build per case: its own process too */
     tcase_set_tags(tc, "large_windows");
     tcase_add_test(tc, test_large_windows);
+    tc = cu_tcase(s, "row_sweep", 1); /* large tensors: its own process */
+    tcase_set_tags(tc, "row_sweep");
+    tcase_add_test(tc, test_row_sweep);
 
     tc = cu_tcase(s, "onnx_semantics", 1);
     tcase_add_test(tc, test_onnx_ceil_mode);
