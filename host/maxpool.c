@@ -287,18 +287,17 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
     return widen;
 }
 
-/* Column blocks a work-item of the fast path (no Indices) sweeps across
- * its rows (-DSWEEP_BLOCKS; 0: it owns one block). 16, the whole row of most
- * tensors, on CPUs for inputs beyond an eighth of the device's cache (4 MiB
- * of PoCL's 32) whose rows hold at least 3 blocks: the sweep reads the input
- * front to back, a stream the hardware prefetcher follows (3x3/s2 over 160
- * MB: 4.5-5.9 ms against 7.0-8.8 ms). Its blocks carry their row maxima
- * through memory, which costs where the tensor stays in cache, most of all
- * where every block of a row is an edge block (SPPF's 5x5 over 20-wide
- * rows: twice as long). */
+/* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: it
+ * owns one block). 16, the whole row of most tensors, on CPUs for inputs
+ * beyond an eighth of the device's cache (4 MiB of PoCL's 32) whose rows
+ * hold at least 3 blocks: the sweep reads the input front to back, a stream
+ * the hardware prefetcher follows (3x3/s2 over 160 MB: 4.5-5.9 ms against
+ * 7.0-8.8 ms). Its blocks carry their row results through memory, which
+ * costs where the tensor stays in cache, most of all where every block of a
+ * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long). */
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
-    if (c->indices || !simd_per_work_item(ctx)) return 0;
+    if (!simd_per_work_item(ctx)) return 0;
     const uint64_t in_bytes = (uint64_t)c->in->dims[0] * c->in->dims[1] * c->in->dims[2] * c->in->dims[3] * c->esize;
     const uint64_t reach = ctx->cache_bytes > 0 ? ctx->cache_bytes / 8 : (uint64_t)4 << 20;
     return c->plan->out[1] >= 3 * (int64_t)block && in_bytes > reach ? 16 : 0;

@@ -206,6 +206,7 @@ __kernel void maxpool(__global const T *in, __global T *out,
  * output row's window shares CARRY input rows with this one's and adds NEW. */
 #define CARRY (KH > SH ? KH - SH : 0)
 #define NEW (KH - CARRY)
+#define CARRY_SLOTS (CARRY > 0 ? CARRY : 1) /* no zero-length arrays */
 /* Elements a block reads from its first column on one row: the fast path's
  * FAST_SUBBLOCKS loads or the exact path's WIDEN ones, whichever reach further. */
 #define BLOCK_SPAN                                                                  \
@@ -322,7 +323,7 @@ __attribute__((always_inline)) inline int row_inside_plane(const long h, const i
 /* No NaN in a or b: x == x is one ordered compare (isunordered() lowers to integer bit tests on PoCL). */
 #define ORDERED_FINE(a, b) (((a) == (a)) & ((b) == (b)))
 DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ALL_FINE)
-/* The Indices path's row taps (maxpool2d_block_argmax): float32/float64
+/* The Indices path's row taps (argmax_row): float32/float64
  * compare values with a plain `>`, exact only while the input holds no NaN
  * (ORDERED_FINE checks); the other types' keys rank NaN themselves. */
 #if WITH_INDICES
@@ -456,12 +457,18 @@ DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST
  * maxima stay x86 maxps; a mask select had turned every combine after it
  * into a compare and a blend. (min() turns a NaN tap into its cap, but the
  * block's NaN check sends it to the exact path anyway.) */
-__attribute__((always_inline)) inline void fast_caps(fast_vec *cap, const int W, const int w0, const int interior)
+typedef struct block_edges {
+    fast_vec cap[KW];
+} block_edges;
+#define INTERIOR_NEEDS_ROWS 0 /* fast_row_max checks every row */
+
+__attribute__((always_inline)) inline void block_edges_init(block_edges *e, const int W, const int w0,
+                                                            const int interior)
 {
     fast_mask valid[KW];
     fast_lanes_inside_row(valid, W, w0, interior);
 #pragma unroll
-    for (int kw = 0; kw < KW; ++kw) cap[kw] = valid[kw] ? (fast_vec)(FAST_HIGHEST) : (fast_vec)(FAST_LOWEST);
+    for (int kw = 0; kw < KW; ++kw) e->cap[kw] = valid[kw] ? (fast_vec)(FAST_HIGHEST) : (fast_vec)(FAST_LOWEST);
 }
 #define CAPPED(tap, cap) ((tap) < (cap) ? (tap) : (cap)) /* x86 minps */
 
@@ -515,69 +522,56 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
     *m = row_max;
 }
 
-#define CARRY_SLOTS (CARRY > 0 ? CARRY : 1) /* no zero-length arrays */
+/* What a block carries from one output row to the next, and its NaN check. */
+typedef struct block_carry {
+    fast_vec max[CARRY_SLOTS]; /* row maxima of the carried input rows */
+} block_carry;
+typedef fast_mask block_ok;
+#define BLOCK_DONE(ok) MASK_ALL(ok) /* no NaN (nor 16-bit -0) seen */
 
 /* A block's first CARRY input rows from h0: the row maxima the first output
  * row's window carries in. */
-__attribute__((always_inline)) inline void fast_prime(__global const T *plane, const int H, const int W,
-                                                      const long h0, const int w0, const fast_vec *cap,
-                                                      const int interior, const int guarded, const long buf_lo,
-                                                      const long buf_hi, fast_mask *ok, fast_vec *carry)
+__attribute__((always_inline)) inline void block_prime(__global const T *plane, const int H, const int W,
+                                                       const long h0, const int w0, const block_edges *e,
+                                                       const int interior, const int guarded, const long buf_lo,
+                                                       const long buf_hi, block_ok *ok, block_carry *c)
 {
 #pragma unroll
     for (int i = 0; i < CARRY; ++i)
-        fast_row_max(plane, H, W, h0 + i, w0, cap, interior, guarded, buf_lo, buf_hi, ok, &carry[i]);
+        fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &c->max[i]);
 }
 
 /*
  * One output row of a block by the fast path, streamed: its window (first
  * input row h) keeps the CARRY row maxima it shares with the output row above
- * (`carry`) and reads NEW = min(SH, KH) more, so every input row is read once
- * per block whatever the window's height. Stores the row and leaves its last
- * CARRY row maxima in `carry` for the next. Only KH row maxima and one row's
- * taps are live: unrolling rows x input rows had kept every loaded vector
- * live until the NaN check at the end (register spills).
+ * and reads NEW = min(SH, KH) more, so every input row is read once per block
+ * whatever the window's height. Stores the row and leaves its last CARRY row
+ * maxima in *c for the next. Only KH row maxima and one row's taps are live:
+ * unrolling rows x input rows had kept every loaded vector live until the
+ * NaN check at the end (register spills).
  */
-__attribute__((always_inline)) inline void fast_output_row(__global const T *plane, __global T *out, const int H,
-                                                           const int W, const long h, const int w0,
-                                                           const fast_vec *cap, const int lanes, const long o,
-                                                           const int interior, const int guarded,
-                                                           const long buf_lo, const long buf_hi, fast_vec *carry,
-                                                           fast_mask *ok)
+__attribute__((always_inline)) inline void block_output_row(__global const T *plane, __global T *out,
+                                                            __global long *indices, const int H, const int W,
+                                                            const long nc, const long h, const int w0,
+                                                            const block_edges *e, const int lanes, const long o,
+                                                            const int interior, const int guarded,
+                                                            const long buf_lo, const long buf_hi, block_carry *c,
+                                                            block_ok *ok)
 {
+    (void)indices, (void)nc;
     fast_vec win[KH];
 #pragma unroll
-    for (int i = 0; i < CARRY; ++i) win[i] = carry[i];
+    for (int i = 0; i < CARRY; ++i) win[i] = c->max[i];
 #pragma unroll
     for (int j = 0; j < NEW; ++j)
-        fast_row_max(plane, H, W, h + CARRY + j, w0, cap, interior, guarded, buf_lo, buf_hi, ok, &win[CARRY + j]);
+        fast_row_max(plane, H, W, h + CARRY + j, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &win[CARRY + j]);
     /* in row order: keeps the row-major first-wins rule */
     fast_vec best = win[0];
 #pragma unroll
     for (int i = 1; i < KH; ++i) best = MAX_KEEP_FIRST(best, win[i]);
     STORE_FAST(FAST_BITS(best), lanes, out + o);
 #pragma unroll
-    for (int i = 0; i < CARRY; ++i) carry[i] = win[NEW + i];
-}
-
-/* The block's `rows` output rows by the fast path. Stores the outputs and
- * returns 0 where the exact path must redo them. */
-__attribute__((always_inline)) inline int maxpool2d_block_fast(__global const T *plane, __global T *out, const int H,
-                                                               const int W, const int h0, const int w0,
-                                                               const int lanes, const int rows, const long o,
-                                                               const long OW, const int interior,
-                                                               const int guarded, const long buf_lo,
-                                                               const long buf_hi)
-{
-    fast_vec cap[KW], carry[CARRY_SLOTS];
-    fast_caps(cap, W, w0, interior);
-    fast_mask ok = -1;
-    fast_prime(plane, H, W, h0, w0, cap, interior, guarded, buf_lo, buf_hi, &ok, carry);
-    /* long row numbers: affine in r without sign extensions, so the row addresses are strength-reduced */
-    for (long r = 0; r < rows; ++r)
-        fast_output_row(plane, out, H, W, (long)h0 + r * SH, w0, cap, lanes, o + r * OW, interior, guarded, buf_lo,
-                        buf_hi, carry, &ok);
-    return MASK_ALL(ok);
+    for (int i = 0; i < CARRY; ++i) c->max[i] = win[NEW + i];
 }
 #endif
 
@@ -712,6 +706,12 @@ __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T
  * like the fast path: the window's row results (key, bits, column) carry
  * over, NEW more input rows per output row.
  */
+/* Row h's per-lane best (key, bits, first column holding it) of its KW
+ * taps, and whether the row lies inside the plane (*inside: if not, nothing
+ * else is set). `interior`: no edge masks and every row inside (rows
+ * checked at run time and windows that start outside the plane cost the
+ * interior blocks 4%, unlike the fast path's). */
+#define INTERIOR_NEEDS_ROWS 1
 __attribute__((always_inline)) inline void argmax_row(__global const T *plane, const int H, const int W, const long h,
                                                       const int w0, const MASKV(VW) *valid, const int interior,
                                                       const int guarded, const long buf_lo, const long buf_hi,
@@ -741,60 +741,92 @@ __attribute__((always_inline)) inline void argmax_row(__global const T *plane, c
     *col = row_kw;
 }
 
-__attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const T *plane, __global T *out,
-                                                                 __global long *indices, const int H, const int W,
-                                                                 const int h0, const int w0, const int lanes,
-                                                                 const int rows, const long o, const long OW,
-                                                                 const long nc, const int interior,
-                                                                 const int guarded, const long buf_lo,
-                                                                 const long buf_hi)
+typedef struct block_edges {
+    MASKV(VW) valid[KW]; /* per kernel column, the lanes whose tap lies inside the row */
+} block_edges;
+
+__attribute__((always_inline)) inline void block_edges_init(block_edges *e, const int W, const int w0,
+                                                            const int interior)
 {
-    MASKV(VW) valid[KW];
-    lanes_inside_row(valid, W, w0, interior);
-    MASKV(VW) ok = -1;
+    lanes_inside_row(e->valid, W, w0, interior);
+}
+
+/* What a block carries from one output row to the next, and its NaN check. */
+typedef struct block_carry {
+    KTV(VW) key[CARRY_SLOTS]; /* per carried input row: argmax_row's results */
+    TV(VW) bits[CARRY_SLOTS];
+    MASKV(VW) col[CARRY_SLOTS];
+    int inside[CARRY_SLOTS];
+} block_carry;
+typedef MASKV(VW) block_ok;
+#define BLOCK_DONE(ok) (!ARGMAX_FALLBACK || MASK_ALL(ok)) /* exact: keys, or no float NaN seen */
+
+/* A block's first CARRY input rows from h0, which the first output row's window carries in. */
+__attribute__((always_inline)) inline void block_prime(__global const T *plane, const int H, const int W,
+                                                       const long h0, const int w0, const block_edges *e,
+                                                       const int interior, const int guarded, const long buf_lo,
+                                                       const long buf_hi, block_ok *ok, block_carry *c)
+{
+#pragma unroll
+    for (int i = 0; i < CARRY; ++i)
+        argmax_row(plane, H, W, h0 + i, w0, e->valid, interior, guarded, buf_lo, buf_hi, ok, &c->key[i], &c->bits[i],
+                   &c->col[i], &c->inside[i]);
+}
+
+/* One output row of a block (first input row h), streamed as on the fast
+ * path: the CARRY rows' results shared with the output row above come from
+ * *c, NEW rows are read, and the last CARRY rows' results go back to *c. */
+__attribute__((always_inline)) inline void block_output_row(__global const T *plane, __global T *out,
+                                                            __global long *indices, const int H, const int W,
+                                                            const long nc, const long h, const int w0,
+                                                            const block_edges *e, const int lanes, const long o,
+                                                            const int interior, const int guarded,
+                                                            const long buf_lo, const long buf_hi, block_carry *c,
+                                                            block_ok *ok)
+{
     KTV(VW) win_key[KH];
     TV(VW) win_bits[KH];
     MASKV(VW) win_col[KH];
     int win_inside[KH];
 #pragma unroll
-    for (int i = 0; i < CARRY; ++i)
-        argmax_row(plane, H, W, h0 + i, w0, valid, interior, guarded, buf_lo, buf_hi, &ok, &win_key[NEW + i],
-                   &win_bits[NEW + i], &win_col[NEW + i], &win_inside[NEW + i]);
-    for (long r = 0; r < rows; ++r) {
-#pragma unroll
-        for (int i = 0; i < CARRY; ++i) {
-            win_key[i] = win_key[i + NEW];
-            win_bits[i] = win_bits[i + NEW];
-            win_col[i] = win_col[i + NEW];
-            win_inside[i] = win_inside[i + NEW];
-        }
-#pragma unroll
-        for (int j = 0; j < NEW; ++j)
-            argmax_row(plane, H, W, (long)h0 + r * SH + CARRY + j, w0, valid, interior, guarded, buf_lo, buf_hi,
-                       &ok, &win_key[CARRY + j], &win_bits[CARRY + j], &win_col[CARRY + j], &win_inside[CARRY + j]);
-        KTV(VW) best = win_key[0];
-        TV(VW) best_bits = win_bits[0];
-        MASKV(VW) best_tap = win_col[0];
-        int started = win_inside[0];
-#pragma unroll
-        for (int i = 1; i < KH; ++i) {
-            if (!win_inside[i]) continue;
-            const MASKV(VW) tap = win_col[i] + (MASKV(VW))(i * KW);
-            if (interior || started) {
-                const MASKV(VW) take = win_key[i] > best;
-                best = select(best, win_key[i], take);
-                best_bits = select(best_bits, win_bits[i], take);
-                best_tap = select(best_tap, tap, take);
-            } else {
-                best = win_key[i];
-                best_bits = win_bits[i];
-                best_tap = tap;
-                started = 1;
-            }
-        }
-        store_block_row(out, indices, best_bits, best_tap, lanes, o + r * OW, H, W, nc, h0 + (int)r * SH, w0);
+    for (int i = 0; i < CARRY; ++i) {
+        win_key[i] = c->key[i];
+        win_bits[i] = c->bits[i];
+        win_col[i] = c->col[i];
+        win_inside[i] = c->inside[i];
     }
-    return !ARGMAX_FALLBACK || MASK_ALL(ok);
+#pragma unroll
+    for (int j = 0; j < NEW; ++j)
+        argmax_row(plane, H, W, h + CARRY + j, w0, e->valid, interior, guarded, buf_lo, buf_hi, ok,
+                   &win_key[CARRY + j], &win_bits[CARRY + j], &win_col[CARRY + j], &win_inside[CARRY + j]);
+    KTV(VW) best = win_key[0];
+    TV(VW) best_bits = win_bits[0];
+    MASKV(VW) best_tap = win_col[0];
+    int started = win_inside[0];
+#pragma unroll
+    for (int i = 1; i < KH; ++i) {
+        if (!win_inside[i]) continue;
+        const MASKV(VW) tap = win_col[i] + (MASKV(VW))(i * KW);
+        if (interior || started) {
+            const MASKV(VW) take = win_key[i] > best;
+            best = select(best, win_key[i], take);
+            best_bits = select(best_bits, win_bits[i], take);
+            best_tap = select(best_tap, tap, take);
+        } else {
+            best = win_key[i];
+            best_bits = win_bits[i];
+            best_tap = tap;
+            started = 1;
+        }
+    }
+    store_block_row(out, indices, best_bits, best_tap, lanes, o, H, W, nc, (int)h, w0);
+#pragma unroll
+    for (int i = 0; i < CARRY; ++i) {
+        c->key[i] = win_key[NEW + i];
+        c->bits[i] = win_bits[NEW + i];
+        c->col[i] = win_col[NEW + i];
+        c->inside[i] = win_inside[NEW + i];
+    }
 }
 #endif /* WITH_INDICES */
 
@@ -809,17 +841,51 @@ __attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const 
 #define SPECIALISE_INTERIOR 0
 #endif
 
-/* Outputs per row of a work-item's block. */
-#if WITH_INDICES
-#define BW VW
-#else
-#define BW (VW * WIDEN)
+/* Outputs per row of a work-item's block: FAST_SUBBLOCKS blocks of FVW
+ * (VW with Indices, which keep WIDEN at 1). */
+#if WITH_INDICES && WIDEN != 1
+#error "the Indices path runs VW lanes: -DWIDEN=1"
 #endif
+#define BW (VW * WIDEN)
+
+/* Whether the block at input column w0 needs no edge masks and no guard
+ * (and, where the path asks, has all its input rows inside the plane). */
+__attribute__((always_inline)) inline int block_interior(const int w0, const int W, const int guarded,
+                                                         const int rows_inside)
+{
+#if INTERIOR_NEEDS_ROWS
+    if (!rows_inside) return 0;
+#else
+    (void)rows_inside;
+#endif
+    return !guarded && w0 >= 0 && w0 + (FVW - 1) * SW + (KW - 1) < W;
+}
+
+/* The block's `rows` output rows, streamed (block_output_row). Stores the
+ * outputs and returns 0 where the exact path must redo them. */
+__attribute__((always_inline)) inline int maxpool2d_block(__global const T *plane, __global T *out,
+                                                          __global long *indices, const int H, const int W,
+                                                          const long nc, const int h0, const int w0, const int lanes,
+                                                          const int rows, const long o, const long OW,
+                                                          const int interior, const int guarded, const long buf_lo,
+                                                          const long buf_hi)
+{
+    block_edges e;
+    block_edges_init(&e, W, w0, interior);
+    block_ok ok = -1;
+    block_carry c;
+    block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok, &c);
+    /* long row numbers: affine in r without sign extensions, so the row addresses are strength-reduced */
+    for (long r = 0; r < rows; ++r)
+        block_output_row(plane, out, indices, H, W, nc, (long)h0 + r * SH, w0, &e, lanes, o + r * OW, interior,
+                         guarded, buf_lo, buf_hi, &c, &ok);
+    return BLOCK_DONE(ok);
+}
 
 #ifndef SWEEP_BLOCKS
 #define SWEEP_BLOCKS 0
 #endif
-#if SWEEP_BLOCKS && !WITH_INDICES
+#if SWEEP_BLOCKS
 /*
  * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a
  * work-item owns up to SWEEP_BLOCKS * BW outputs of each of its rows (the
@@ -827,9 +893,8 @@ __attribute__((always_inline)) inline int maxpool2d_block_argmax(__global const 
  * turn, so it reads its input rows front to back, one stream the hardware
  * prefetcher follows. A work-item per column block reads its block down 16
  * rows before the next block's: at DRAM sizes that took up to 1.6x as long.
- * The blocks' carried row maxima live in a private array. Blocks are FVW
- * outputs wide, block k starting at column min(k * FVW, OW - FVW) as without
- * the sweep.
+ * The blocks' carries live in a private array. Blocks are FVW outputs wide,
+ * block k starting at column min(k * FVW, OW - FVW) as without the sweep.
  */
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
 
@@ -839,57 +904,52 @@ __attribute__((always_inline)) inline long sweep_block_col(const long k, const l
     return OW >= FVW ? min(k * FVW, OW - FVW) : 0;
 }
 
-/* Whether the block at input column w0 reads only columns inside the row (no caps). */
-__attribute__((always_inline)) inline int sweep_interior(const int w0, const int W, const int guarded)
-{
-    return !guarded && w0 >= 0 && w0 + (FVW - 1) * SW + (KW - 1) < W;
-}
-
 /* Blocks k0..k0+n-1 of `rows` output rows (the first one's output row
- * starting at `orow`) by the fast path, redone by the exact path where the
- * fast path cannot be exact. */
-__attribute__((always_inline)) inline void maxpool2d_sweep_fast(__global const T *plane, __global T *out,
-                                                               __global long *indices, const int H, const int W,
-                                                               const long OW, const long pad_w, const int h0,
-                                                               const int rows, const long k0, const int n,
-                                                               const long orow, const long nc, const int guarded,
-                                                               const long buf_lo, const long buf_hi)
+ * starting at `orow`), redone by the exact path where the fast path cannot
+ * be exact. */
+__attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *plane, __global T *out,
+                                                           __global long *indices, const int H, const int W,
+                                                           const long OW, const long pad_w, const int h0,
+                                                           const int rows, const long k0, const int n,
+                                                           const long orow, const long nc, const int guarded,
+                                                           const int rows_inside, const long buf_lo,
+                                                           const long buf_hi)
 {
-    fast_vec carry[SWEEP_MAX][CARRY_SLOTS];
-    fast_mask ok = -1;
+    block_carry carry[SWEEP_MAX];
+    block_ok ok = -1;
     for (int k = 0; k < n; ++k) {
-        const int w0 = (int)(sweep_block_col(k0 + k, OW) * SW - pad_w), interior = sweep_interior(w0, W, guarded);
-        fast_vec cap[KW];
-        fast_caps(cap, W, w0, interior);
-        fast_prime(plane, H, W, h0, w0, cap, interior, guarded, buf_lo, buf_hi, &ok, carry[k]);
+        const int w0 = (int)(sweep_block_col(k0 + k, OW) * SW - pad_w);
+        const int interior = block_interior(w0, W, guarded, rows_inside);
+        block_edges e;
+        block_edges_init(&e, W, w0, interior);
+        block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok, &carry[k]);
     }
     for (long r = 0; r < rows; ++r) {
         const long h = (long)h0 + r * SH;
         for (int k = 0; k < n; ++k) {
             const long ow = sweep_block_col(k0 + k, OW);
             const int w0 = (int)(ow * SW - pad_w), lanes = (int)min(OW - ow, (long)FVW);
-            const long o = orow + r * OW + ow;
-            if (SPECIALISE_INTERIOR && sweep_interior(w0, W, guarded)) {
-                fast_output_row(plane, out, H, W, h, w0, 0, lanes, o, 1, 0, 0, 0, carry[k], &ok);
-            } else {
-                /* the edge blocks, one or two per row: caps again rather than kept for every block */
-                const int interior = sweep_interior(w0, W, guarded);
-                fast_vec cap[KW];
-                fast_caps(cap, W, w0, interior);
-                fast_output_row(plane, out, H, W, h, w0, cap, lanes, o, interior, guarded, buf_lo, buf_hi, carry[k],
-                                &ok);
-            }
+            const int interior = block_interior(w0, W, guarded, rows_inside);
+            /* the edge blocks (one or two a row) set their masks up again rather than keep them */
+            block_edges e;
+            block_edges_init(&e, W, w0, interior);
+            if (SPECIALISE_INTERIOR && interior)
+                block_output_row(plane, out, indices, H, W, nc, h, w0, &e, lanes, orow + r * OW + ow, 1, 0, 0, 0,
+                                 &carry[k], &ok);
+            else
+                block_output_row(plane, out, indices, H, W, nc, h, w0, &e, lanes, orow + r * OW + ow, interior,
+                                 guarded, buf_lo, buf_hi, &carry[k], &ok);
         }
     }
 #if EXACT_PATH
-    if (!MASK_ALL(ok)) /* a NaN (or a 16-bit -0) in the input */
+    if (!BLOCK_DONE(ok)) /* a NaN (or, without Indices, a 16-bit -0) in the input */
         for (int k = 0; k < n; ++k) {
             const long ow = sweep_block_col(k0 + k, OW);
             maxpool2d_redo_exact(plane, out, indices, H, W, h0, (int)(ow * SW - pad_w), (int)min(OW - ow, (long)FVW),
                                  rows, orow + ow, OW, nc, guarded, buf_lo, buf_hi, FVW);
         }
 #else
-    (void)indices, (void)nc, (void)ok; /* integers always finish on the fast path */
+    (void)ok; /* always exact: integers, or Indices on keys */
 #endif
 }
 #endif
@@ -904,77 +964,54 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 {
 #if WITH_INDICES
     indices += idx_offset;
-#elif EXACT_PATH || SWEEP_BLOCKS
+#else
     __global long *indices = 0; /* the exact path's fallback stores none */
 #endif
-#if SWEEP_BLOCKS && !WITH_INDICES
-    long ow0 = (long)get_global_id(0) * (SWEEP_BLOCKS * BW);
-#else
-    long ow0 = (long)get_global_id(0) * BW;
-#endif
+    long ow0 = (long)get_global_id(0) * (SWEEP_BLOCKS ? SWEEP_BLOCKS * BW : BW);
     const long oh0 = (long)get_global_id(1) * block_rows, nc = (long)get_global_id(2);
     if (ow0 >= OW || oh0 >= OH) return;
-    /* The last block of a row ends at the row's end, overlapping its
-     * neighbour (both write the same values): every block is full width. */
-    if (ow0 + BW > OW && OW >= BW) ow0 = OW - BW;
     __global const T *plane = in + in_offset + nc * H * W;
     out += out_offset;
-    const long o = (nc * OH + oh0) * OW + ow0;
     const int rows = (int)min(OH - oh0, block_rows);
     /* Vector loads span [first, last] in buffer elements; where they would
      * leave the buffer the block reads its rows through READ_ROW's guard
      * (buf_lo/buf_hi: the buffer's bounds as offsets from `plane`). */
-    const long h0 = oh0 * SH - pad_h, w0 = ow0 * SW - pad_w;
+    const long h0 = oh0 * SH - pad_h;
     const long h_end = h0 + (rows - 1) * SH + (KH - 1); /* last input row of the group */
     const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
     const long buf_lo = -(in_offset + nc * H * W), buf_hi = in_limit + buf_lo;
-#if SWEEP_BLOCKS && !WITH_INDICES
-    /* FVW-wide blocks k0..k0+n-1; ow0 (not yet clamped) is block k0's column */
+#if SWEEP_BLOCKS
+    /* FVW-wide blocks k0..k0+n-1 */
     const long k0 = ow0 / FVW;
     const int n = (int)min((OW + FVW - 1) / FVW - k0, (long)SWEEP_MAX);
     const long w_first = sweep_block_col(k0, OW) * SW - pad_w, w_last = sweep_block_col(k0 + n - 1, OW) * SW - pad_w;
     const int guarded = row_lo * W + w_first < buf_lo || row_hi * W + w_last + BLOCK_SPAN > buf_hi;
-    maxpool2d_sweep_fast(plane, out, indices, (int)H, (int)W, OW, pad_w, (int)h0, rows, k0, n, (nc * OH + oh0) * OW, nc,
-                         guarded, buf_lo, buf_hi);
-    (void)o, (void)w0;
+    maxpool2d_sweep(plane, out, indices, (int)H, (int)W, OW, pad_w, (int)h0, rows, k0, n, (nc * OH + oh0) * OW, nc,
+                    guarded, h0 >= 0 && h_end < H, buf_lo, buf_hi);
 #else
+    /* The last block of a row ends at the row's end, overlapping its
+     * neighbour (both write the same values): every block is full width. */
+    if (ow0 + BW > OW && OW >= BW) ow0 = OW - BW;
+    const long o = (nc * OH + oh0) * OW + ow0, w0 = ow0 * SW - pad_w;
     const int guarded = row_lo * W + w0 < buf_lo || row_hi * W + w0 + BLOCK_SPAN > buf_hi;
     const int lanes = (int)min(OW - ow0, (long)BW);
-#if WITH_INDICES
-    const int interior = !guarded && h0 >= 0 && h_end < H && w0 >= 0 && w0 + (VW - 1) * SW + (KW - 1) < W;
-    /* interior blocks are never guarded */
-    const int done = SPECIALISE_INTERIOR && interior
-                         ? maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows,
-                                                  o, OW, nc, 1, 0, 0, 0)
-                         : maxpool2d_block_argmax(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows,
-                                                  o, OW, nc, interior, guarded, buf_lo, buf_hi);
-#if EXACT_PATH
-    if (!done) /* a NaN in the block's input */
-        maxpool2d_redo_exact(plane, out, indices, (int)H, (int)W, (int)h0, (int)w0, lanes, rows, o, OW, nc, guarded,
-                             buf_lo, buf_hi, VW);
-#else
-    (void)done; /* order keys: always exact */
-#endif
-#else
     for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
         const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
         const long so = o + s * FVW;
-        const int interior = !guarded && sw0 >= 0 && sw0 + (FVW - 1) * SW + (KW - 1) < W;
-        const int done =
-            SPECIALISE_INTERIOR && interior
-                ? maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, 1, 0, 0, 0)
-                : maxpool2d_block_fast(plane, out, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, interior,
-                                       guarded, buf_lo, buf_hi);
+        const int interior = block_interior(sw0, (int)W, guarded, h0 >= 0 && h_end < H);
+        const int done = SPECIALISE_INTERIOR && interior
+                             ? maxpool2d_block(plane, out, indices, (int)H, (int)W, nc, (int)h0, sw0, sub_lanes, rows,
+                                               so, OW, 1, 0, 0, 0)
+                             : maxpool2d_block(plane, out, indices, (int)H, (int)W, nc, (int)h0, sw0, sub_lanes, rows,
+                                               so, OW, interior, guarded, buf_lo, buf_hi);
 #if EXACT_PATH
-        /* A NaN (or a 16-bit -0) in the block's input */
-        if (!done)
+        if (!done) /* a NaN (or, without Indices, a 16-bit -0) in the block's input */
             maxpool2d_redo_exact(plane, out, indices, (int)H, (int)W, (int)h0, sw0, sub_lanes, rows, so, OW, nc,
                                  guarded, buf_lo, buf_hi, FVW);
 #else
-        (void)done; /* integers always finish on the fast path */
+        (void)done; /* always exact: integers, or Indices on keys */
 #endif
     }
 #endif
-#endif /* SWEEP_BLOCKS */
 }
 #endif

@@ -38,7 +38,7 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
-# The row sweep (-DSWEEP_BLOCKS, the fast path on CPUs for large inputs): as
+# The row sweep (-DSWEEP_BLOCKS, on CPUs for large inputs), with and without Indices: as
 # PoCL builds it for an AVX-512 CPU, and as SPIR.
 for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
   read -r -a target <<< "$t"
@@ -47,6 +47,7 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2 -DEXACT_ROWS=4" "-DKH=2 -DKW=2 -DSH=2 -DSW=2 -DEXACT_ROWS=4" \
                "-DKH=5 -DKW=5 -DSH=1 -DSW=1 -DEXACT_ROWS=1" "-DKH=13 -DKW=13 -DSH=1 -DSW=1 -DEXACT_ROWS=1"; do
       check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16 -DWIDEN=$widen -DSWEEP_BLOCKS=16
+      check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=1 $geo -DVW=16 -DWIDEN=1 -DSWEEP_BLOCKS=16
     done
   done
 done

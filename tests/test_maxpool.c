@@ -742,10 +742,10 @@ END_TEST
  * rows hold many blocks: on CPUs a work-item then sweeps up to 16 column
  * blocks across its rows (edge blocks on both sides, the last block
  * overlapping its neighbour, several work-items per row). In every dtype,
- * without Indices (the sweep is the fast path's): ties everywhere, first at
- * the very start of the cl_mem (reads past it are guarded), then with NaNs
- * in the first, a middle and the last block of a row and a -0 first in a
- * window of zeros, whose blocks the exact path redoes.
+ * with and without Indices: ties everywhere, first at the very start of the
+ * cl_mem (reads past it are guarded), then with NaNs in the first, a middle
+ * and the last block of a row and a -0 first in a window of zeros, whose
+ * blocks the exact path redoes.
  */
 START_TEST(test_row_sweep)
 {
@@ -763,13 +763,14 @@ START_TEST(test_row_sweep)
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
             const int64_t k = windows[w][0];
             mp_case c = make_case(dt, 4, (int64_t[]){1, 1, H, W}, (int64_t[]){k, k});
-            c.with_indices = 0;
             c.params.strides[0] = c.params.strides[1] = windows[w][1];
             for (int i = 0; i < 4; ++i) c.params.pads[i] = windows[w][2];
-            for (int variant = 0; variant < (is_float ? 2 : 1); ++variant) {
+            for (int variant = 0; variant < (is_float ? 4 : 2); ++variant) {
+                c.with_indices = variant / (is_float ? 2 : 1);
                 for (int64_t i = 0; i < H * W; ++i) ref_store(dt, input, i, (double)((i * 7 + i / W) % 5) - 1.0);
-                c.in_off = variant ? 3 * es : 0;
-                if (variant) {
+                const int dirty = is_float && variant % 2;
+                c.in_off = dirty ? 3 * es : 0;
+                if (dirty) {
                     ref_store_bits(dt, input, 300 * W + 1, cu_nan_patterns(dt)[0]);  /* first block */
                     ref_store_bits(dt, input, 500 * W + W / 2, cu_nan_patterns(dt)[1]);
                     ref_store_bits(dt, input, 700 * W + W - 2, cu_nan_patterns(dt)[2]); /* last block */
