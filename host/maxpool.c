@@ -288,19 +288,29 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 }
 
 /* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: it
- * owns one block). 16, the whole row of most tensors, on CPUs for inputs
- * beyond an eighth of the device's cache (4 MiB of PoCL's 32) whose rows
- * hold at least 3 blocks: the sweep reads the input front to back, a stream
- * the hardware prefetcher follows (3x3/s2 over 160 MB: 4.5-5.9 ms against
- * 7.0-8.8 ms). Its blocks carry their row results through memory, which
- * costs where the tensor stays in cache, most of all where every block of a
+ * owns one block), on CPUs for inputs beyond an eighth of the device's cache
+ * (4 MiB of PoCL's 32) whose rows hold at least 3 blocks: the sweep reads
+ * the input front to back, a stream the hardware prefetcher follows (3x3/s2
+ * over 160 MB: 4.5-5.9 ms against 7.0-8.8 ms). 16, doubled up to 64 while
+ * that covers more of a row and the blocks' carries stay within 16 KiB
+ * (they live in memory; 1x64x1448x1448 3x3/s2: 26-34 ms with whole rows,
+ * 32-42 ms with thirds). Powers of two keep the programs few. The carries
+ * cost where the tensor stays in cache, most of all where every block of a
  * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long). */
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
     if (!simd_per_work_item(ctx)) return 0;
     const uint64_t in_bytes = (uint64_t)c->in->dims[0] * c->in->dims[1] * c->in->dims[2] * c->in->dims[3] * c->esize;
     const uint64_t reach = ctx->cache_bytes > 0 ? ctx->cache_bytes / 8 : (uint64_t)4 << 20;
-    return c->plan->out[1] >= 3 * (int64_t)block && in_bytes > reach ? 16 : 0;
+    const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
+    if (row_blocks < 3 || in_bytes <= reach) return 0;
+    /* per block, CARRY = kh - min(sh, kh) input rows of a vector (key, value and column with Indices) */
+    const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0];
+    const int64_t carry_rows = kh > sh ? kh - sh : 1;
+    const int64_t carry_bytes = carry_rows * block * (int64_t)c->esize * (c->indices ? 4 : 1);
+    int n = 16;
+    while (n < row_blocks && n < 64 && 2 * n * carry_bytes <= 16384) n *= 2;
+    return n;
 }
 
 /* The 2-D kernel serves 2-D windows up to 13x13 (SPP's 9 and 13 included)
