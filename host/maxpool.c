@@ -300,11 +300,12 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
     if (!simd_per_work_item(ctx)) return 0;
-    const uint64_t in_bytes = (uint64_t)c->in->dims[0] * c->in->dims[1] * c->in->dims[2] * c->in->dims[3] * c->esize;
+    const uint64_t in_bytes = (uint64_t)clpool_shape_elements(c->in) * c->esize;
     const uint64_t reach = ctx->cache_bytes > 0 ? ctx->cache_bytes / 8 : (uint64_t)4 << 20;
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
     if (row_blocks < 3 || in_bytes <= reach) return 0;
-    /* per block, CARRY = kh - min(sh, kh) input rows of a vector (key, value and column with Indices) */
+    /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
+     * value, the column and a flag: about 4) */
     const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0];
     const int64_t carry_rows = kh > sh ? kh - sh : 1;
     const int64_t carry_bytes = carry_rows * block * (int64_t)c->esize * (c->indices ? 4 : 1);

@@ -708,9 +708,9 @@ __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T
  */
 /* Row h's per-lane best (key, bits, first column holding it) of its KW
  * taps, and whether the row lies inside the plane (*inside: if not, nothing
- * else is set). `interior`: no edge masks and every row inside (rows
- * checked at run time and windows that start outside the plane cost the
- * interior blocks 4%, unlike the fast path's). */
+ * else is set). Here `interior` also means every row of the block inside
+ * the plane (INTERIOR_NEEDS_ROWS): checking rows one by one, as the fast path
+ * does, cost this path's interior blocks about 4% on one thread. */
 #define INTERIOR_NEEDS_ROWS 1
 __attribute__((always_inline)) inline void argmax_row(__global const T *plane, const int H, const int W, const long h,
                                                       const int w0, const MASKV(VW) *valid, const int interior,
@@ -930,7 +930,7 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
             const long ow = sweep_block_col(k0 + k, OW);
             const int w0 = (int)(ow * SW - pad_w), lanes = (int)min(OW - ow, (long)FVW);
             const int interior = block_interior(w0, W, guarded, rows_inside);
-            /* the edge blocks (one or two a row) set their masks up again rather than keep them */
+            /* edge blocks (one or two a row) set their edges up again rather than keep them */
             block_edges e;
             block_edges_init(&e, W, w0, interior);
             if (SPECIALISE_INTERIOR && interior)
