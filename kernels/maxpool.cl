@@ -848,6 +848,15 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
 #endif
 #define BW (VW * WIDEN)
 
+/* First output column of a `width`-wide block meant to start at column ow:
+ * the last block of a row ends at the row's end, overlapping its neighbour
+ * (both write the same values), so every block is full width; a row
+ * narrower than a block has one partial block at 0. */
+__attribute__((always_inline)) inline long block_start(const long ow, const long OW, const int width)
+{
+    return ow + width > OW && OW >= width ? OW - width : ow;
+}
+
 /* Whether the block at input column w0 needs no edge masks and no guard
  * (and, where the path asks, has all its input rows inside the plane). */
 __attribute__((always_inline)) inline int block_interior(const int w0, const int W, const int guarded,
@@ -894,14 +903,14 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
  * prefetcher follows. A work-item per column block reads its block down 16
  * rows before the next block's: at DRAM sizes that took up to 1.6x as long.
  * The blocks' carries live in a private array. Blocks are FVW outputs wide,
- * block k starting at column min(k * FVW, OW - FVW) as without the sweep.
+ * block k starting at block_start(k * FVW) as without the sweep.
  */
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
 
-/* First output column of the row's FVW-wide block k: the last block ends at the row's end. */
+/* First output column of the row's FVW-wide block k. */
 __attribute__((always_inline)) inline long sweep_block_col(const long k, const long OW)
 {
-    return OW >= FVW ? min(k * FVW, OW - FVW) : 0;
+    return block_start(k * FVW, OW, FVW);
 }
 
 /* Blocks k0..k0+n-1 of `rows` output rows (the first one's output row
@@ -989,9 +998,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     maxpool2d_sweep(plane, out, indices, (int)H, (int)W, OW, pad_w, (int)h0, rows, k0, n, (nc * OH + oh0) * OW, nc,
                     guarded, h0 >= 0 && h_end < H, buf_lo, buf_hi);
 #else
-    /* The last block of a row ends at the row's end, overlapping its
-     * neighbour (both write the same values): every block is full width. */
-    if (ow0 + BW > OW && OW >= BW) ow0 = OW - BW;
+    ow0 = block_start(ow0, OW, BW);
     const long o = (nc * OH + oh0) * OW + ow0, w0 = ow0 * SW - pad_w;
     const int guarded = row_lo * W + w0 < buf_lo || row_hi * W + w0 + BLOCK_SPAN > buf_hi;
     const int lanes = (int)min(OW - ow0, (long)BW);
