@@ -39,6 +39,7 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
     if (clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof floats, &floats, NULL) != CL_SUCCESS)
         floats = 0;
     ctx->vector_bytes = floats * 4;
+    ctx->cpu_simd = (ctx->info.type & CL_DEVICE_TYPE_CPU) && floats > 1;
     *out = ctx;
     return CLPOOL_SUCCESS;
 }

@@ -120,7 +120,7 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
                                     CLPOOL_ARG(in_off), CLPOOL_ARG(out_off), {p_size, p_arg}};
         CLPOOL_TRY(clpool__set_args(&k1, 0, args, sizeof args / sizeof args[0]));
         const uint64_t items = grouped ? (uint64_t)((planes + 15) / 16) : (uint64_t)planes;
-        CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, items, num_wait, wait, event));
+        CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event));
         goto cleanup;
     }
     /* Two passes through a temporary buffer; the second waits on the first's
@@ -148,8 +148,8 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
                                  CLPOOL_ARG(in_off),   CLPOOL_ARG(out_off), {p_size, p_arg}};
     CLPOOL_TRY(clpool__set_args(&k1, 0, args1, sizeof args1 / sizeof args1[0]));
     CLPOOL_TRY(clpool__set_args(&k2, 0, args2, sizeof args2 / sizeof args2[0]));
-    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), num_wait, wait, &first));
-    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k2, (uint64_t)planes, 1, &first, event));
+    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), 1, num_wait, wait, &first));
+    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k2, (uint64_t)planes, CLPOOL__LOCAL_BUDGET, 1, &first, event));
 cleanup:
     if (first) clReleaseEvent(first);
     if (partials) clReleaseMemObject(partials);

@@ -66,6 +66,9 @@ struct clpool_context {
     size_t max_item_size[3];    /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
     uint64_t cache_bytes;       /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, 0 if unknown */
     uint32_t vector_bytes;      /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT x 4: the SIMD register width */
+    int cpu_simd;               /* a CPU driver that runs a work-item's vectors as its SIMD and a work-group as a
+                                 * loop over its items (PoCL: native float width > 1); not Mesa's llvmpipe
+                                 * (width 1), which vectorises across work-items as GPUs do */
     pthread_mutex_t lock;       /* guards queue creation, the program list and kernel pools */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
 };
@@ -116,12 +119,19 @@ clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, 
                                    const char *fn, const char *what);
 
 /* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0
- * and 1 round up, so kernels bounds-check them; dim 2 is exact). */
+ * and 1 round up, so kernels bounds-check them; dim 2 is exact). On
+ * ctx->cpu_simd devices a work-group is cpu_local items along dim 0 whatever
+ * the shape: PoCL compiles a work-group function per local size (0.7 s each
+ * here), so shape-fitted sizes cost a compile per new shape. Kernels whose
+ * items are long loops pass 1, those with a few elements per item the budget
+ * (CLPOOL__LOCAL_BUDGET). */
+#define CLPOOL__LOCAL_BUDGET 0
 clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
-                             const uint64_t *items, cl_uint num_wait, const cl_event *wait, cl_event *event);
+                             const uint64_t *items, size_t cpu_local, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event);
 /* 1-D shorthand. */
-clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k,
-                                uint64_t items, cl_uint num_wait, const cl_event *wait, cl_event *event);
+clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, uint64_t items,
+                                size_t cpu_local, cl_uint num_wait, const cl_event *wait, cl_event *event);
 
 /* A call with no work: honour the wait list and hand back an event. */
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,

@@ -61,16 +61,22 @@ static size_t pow2_at_least(uint64_t n, size_t cap)
 }
 
 clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
-                             const uint64_t *items, cl_uint num_wait, const cl_event *wait, cl_event *event)
+                             const uint64_t *items, size_t cpu_local, cl_uint num_wait, const cl_event *wait,
+                             cl_event *event)
 {
     /* Work-group: up to ctx->local_size items, filled along dim 0 first (the
      * contiguous one), then dim 1; dim 2 is never grouped. Kernels
      * bounds-check dims 0 and 1, so their global sizes round up. */
     size_t budget = ctx->local_size < k->max_work_group_size ? ctx->local_size : k->max_work_group_size;
+    if (cpu_local == CLPOOL__LOCAL_BUDGET || cpu_local > budget) cpu_local = budget;
+    if (cpu_local > ctx->max_item_size[0]) cpu_local = ctx->max_item_size[0];
     size_t local[3] = {1, 1, 1}, global[3] = {1, 1, 1};
     for (cl_uint d = 0; d < dims; ++d) {
         if (items[d] == 0) return clpool__enqueue_nothing(queue, num_wait, wait, event);
-        local[d] = d < 2 ? pow2_at_least(items[d], budget < ctx->max_item_size[d] ? budget : ctx->max_item_size[d]) : 1;
+        if (ctx->cpu_simd)
+            local[d] = d == 0 ? cpu_local : 1;
+        else
+            local[d] = d < 2 ? pow2_at_least(items[d], budget < ctx->max_item_size[d] ? budget : ctx->max_item_size[d]) : 1;
         budget /= local[d];
         if (budget == 0) budget = 1;
         global[d] = (size_t)((items[d] + local[d] - 1) / local[d]) * local[d];
@@ -86,9 +92,9 @@ clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool
 }
 
 clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, uint64_t items,
-                                cl_uint num_wait, const cl_event *wait, cl_event *event)
+                                size_t cpu_local, cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
-    return clpool__launch(ctx, queue, k, 1, &items, num_wait, wait, event);
+    return clpool__launch(ctx, queue, k, 1, &items, cpu_local, num_wait, wait, event);
 }
 
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,

@@ -235,7 +235,7 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
  * across work-items as GPUs do (Mesa's llvmpipe reports width 1), do not. */
 static int simd_per_work_item(const clpool_context *ctx)
 {
-    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && ctx->vector_bytes > 4;
+    return ctx->cpu_simd;
 }
 
 /* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types) where
@@ -358,7 +358,7 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const uint64_t items[3] = {(uint64_t)col_items,
                                (uint64_t)((c->plan->out[0] + rows - 1) / rows),
                                (uint64_t)(c->in->dims[0] * c->in->dims[1])};
-    return clpool__launch(ctx, q, k, 3, items, num_wait, wait, event);
+    return clpool__launch(ctx, q, k, 3, items, 1, num_wait, wait, event);
 }
 
 static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
@@ -388,7 +388,7 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
     if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, a, sizeof g, &g);
     if (status != CLPOOL_SUCCESS) return status;
-    return clpool__launch_1d(ctx, q, k, (uint64_t)c->n_out, num_wait, wait, event);
+    return clpool__launch_1d(ctx, q, k, (uint64_t)c->n_out, CLPOOL__LOCAL_BUDGET, num_wait, wait, event);
 }
 
 clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue, const clpool_maxpool_params *params,
