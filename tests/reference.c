@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ PRNG */
@@ -325,14 +326,18 @@ int ref_maxpool(clpool_dtype dtype, const clpool_shape *input_shape, const clpoo
     const int64_t planes = input_shape->dims[0] * input_shape->dims[1];
     const size_t esize = ref_dtype_size(dtype);
 
+    /* Every element decoded once; the taps read doubles. */
+    double *values = malloc((size_t)(planes * in_plane) * sizeof *values + 1);
+    if (!values) return -1;
+    for (int64_t i = 0; i < planes * in_plane; ++i) values[i] = ref_load(dtype, input, i);
     int64_t o[CLPOOL_MAX_SPATIAL], j[CLPOOL_MAX_SPATIAL];
     for (int64_t nc = 0; nc < planes; ++nc) {
         for (int64_t op = 0; op < out_plane; ++op) {
             unravel(op, ns, g.out, o);
             int64_t best = -1, best_index = 0;
             double best_value = 0.0;
+            memset(j, 0, sizeof j);
             for (int64_t t = 0; t < taps; ++t) {
-                unravel(t, ns, p->kernel_shape, j);
                 int64_t row = 0, col = 0;
                 int inside = 1;
                 for (int32_t i = 0; i < ns && inside; ++i) {
@@ -341,20 +346,25 @@ int ref_maxpool(clpool_dtype dtype, const clpool_shape *input_shape, const clpoo
                     row += x * row_stride[i];
                     col += x * col_stride[i];
                 }
+                for (int32_t i = ns - 1; i >= 0 && ++j[i] == p->kernel_shape[i]; --i) j[i] = 0; /* next tap */
                 if (!inside) continue;
                 const int64_t flat = nc * in_plane + row;
-                const double v = ref_load(dtype, input, flat);
+                const double v = values[flat];
                 if (best >= 0 && (isnan(best_value) || !(isnan(v) || v > best_value))) continue;
                 best = flat;
                 best_value = v;
                 best_index = nc * in_plane + (p->storage_order ? col : row);
             }
-            if (best < 0) return -1; /* unreachable: the shape check rejects empty windows */
+            if (best < 0) { /* unreachable: the shape check rejects empty windows */
+                free(values);
+                return -1;
+            }
             const int64_t dst = nc * out_plane + op;
             memcpy((unsigned char *)output + (size_t)dst * esize, (const unsigned char *)input + (size_t)best * esize,
                    esize);
             if (indices) indices[dst] = best_index;
         }
     }
+    free(values);
     return 0;
 }

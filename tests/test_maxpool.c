@@ -144,6 +144,60 @@ static void execute(const mp_case *c, const void *input, int64_t n_in, int64_t n
     if (c->with_indices) verify_image(*idx_img, *idx_lead, n_out, 8, "indices", desc);
 }
 
+/* A case's reference result: the output (bits) and its indices, whether or not the case asks for them. */
+typedef struct {
+    clpool_shape shape;
+    int64_t n_out;
+    void *out;
+    int64_t *idx;
+} mp_reference;
+
+static void reference_compute(const mp_case *c, const void *input, mp_reference *ref, const char *desc)
+{
+    char why[256] = "";
+    ck_assert_msg(ref_maxpool_shape(&c->shape, &c->params, &ref->shape, NULL, why, sizeof why) == 0,
+                  "%s: reference rejects the case: %s", desc, why);
+    ref->n_out = ref_shape_elements(&ref->shape);
+    ref->out = malloc((size_t)ref->n_out * ref_dtype_size(c->dtype) + 1);
+    ref->idx = malloc((size_t)ref->n_out * 8 + 1);
+    ck_assert(ref->out && ref->idx);
+    ck_assert_int_eq(ref_maxpool(c->dtype, &c->shape, &c->params, input, ref->out, ref->idx), 0);
+}
+
+static void reference_free(mp_reference *ref)
+{
+    free(ref->out);
+    free(ref->idx);
+}
+
+/* The library (output shape, output bits, indices if asked for) against the reference, exact. */
+static void check_library(const mp_case *c, const void *input, const mp_reference *ref, const char *desc)
+{
+    clpool_shape lib_shape;
+    cu_assert_ok(clpool_maxpool_output_shape(&c->shape, &c->params, &lib_shape), "clpool_maxpool_output_shape", desc);
+    cu_assert_shape_eq(&lib_shape, &ref->shape, desc);
+    const int64_t n_out = ref->n_out;
+    unsigned char *out_img, *idx_img;
+    size_t out_lead, idx_lead;
+    execute(c, input, ref_shape_elements(&c->shape), n_out, &out_img, &out_lead, &idx_img, &idx_lead, desc);
+    for (int64_t i = 0; i < n_out; ++i) {
+        const uint64_t want = ref_load_bits(c->dtype, ref->out, i), got = ref_load_bits(c->dtype, out_img + out_lead, i);
+        if (got != want)
+            ck_abort_msg("%s: output element %lld: expected 0x%llx (%g), got 0x%llx (%g)", desc, (long long)i,
+                         (unsigned long long)want, ref_load(c->dtype, ref->out, i), (unsigned long long)got,
+                         ref_load(c->dtype, out_img + out_lead, i));
+        if (c->with_indices) {
+            int64_t idx;
+            memcpy(&idx, idx_img + idx_lead + (size_t)i * 8, 8);
+            if (idx != ref->idx[i])
+                ck_abort_msg("%s: index element %lld: expected %lld, got %lld", desc, (long long)i,
+                             (long long)ref->idx[i], (long long)idx);
+        }
+    }
+    free(out_img);
+    free(idx_img);
+}
+
 /*
  * The one runner: reference vs library, exact. If expect_out is not NULL the
  * reference itself is first checked against those hand-computed values
@@ -154,59 +208,26 @@ static void run_case_expect(const mp_case *c, const void *input, const clpool_sh
 {
     char desc[1024];
     describe(c, desc, sizeof desc);
-    const size_t esize = ref_dtype_size(c->dtype);
-
-    clpool_shape ref_shape, lib_shape;
-    char why[256] = "";
-    ck_assert_msg(ref_maxpool_shape(&c->shape, &c->params, &ref_shape, NULL, why, sizeof why) == 0,
-                  "%s: reference rejects the case: %s", desc, why);
-    cu_assert_ok(clpool_maxpool_output_shape(&c->shape, &c->params, &lib_shape), "clpool_maxpool_output_shape", desc);
-    cu_assert_shape_eq(&lib_shape, &ref_shape, desc);
-
-    const int64_t n_in = ref_shape_elements(&c->shape), n_out = ref_shape_elements(&ref_shape);
-    void *ref_out = malloc((size_t)n_out * esize + 1);
-    int64_t *ref_idx = malloc((size_t)n_out * 8 + 1);
-    ck_assert(ref_out && ref_idx);
-    ck_assert_int_eq(ref_maxpool(c->dtype, &c->shape, &c->params, input, ref_out, ref_idx), 0);
-
+    mp_reference ref;
+    reference_compute(c, input, &ref, desc);
     if (expect_shape) {
-        ck_assert_int_eq(expect_shape->rank, ref_shape.rank);
-        for (int32_t i = 0; i < ref_shape.rank; ++i)
-            ck_assert_msg(expect_shape->dims[i] == ref_shape.dims[i],
+        ck_assert_int_eq(expect_shape->rank, ref.shape.rank);
+        for (int32_t i = 0; i < ref.shape.rank; ++i)
+            ck_assert_msg(expect_shape->dims[i] == ref.shape.dims[i],
                           "%s: reference output dim %d is %lld, expected %lld", desc, (int)i,
-                          (long long)ref_shape.dims[i], (long long)expect_shape->dims[i]);
+                          (long long)ref.shape.dims[i], (long long)expect_shape->dims[i]);
     }
-    for (int64_t i = 0; expect_out && i < n_out; ++i) {
-        ck_assert_msg(ref_load_bits(c->dtype, ref_out, i) == ref_load_bits(c->dtype, expect_out, i),
+    for (int64_t i = 0; expect_out && i < ref.n_out; ++i) {
+        ck_assert_msg(ref_load_bits(c->dtype, ref.out, i) == ref_load_bits(c->dtype, expect_out, i),
                       "%s: reference output %lld is 0x%llx, hand-computed 0x%llx", desc, (long long)i,
-                      (unsigned long long)ref_load_bits(c->dtype, ref_out, i),
+                      (unsigned long long)ref_load_bits(c->dtype, ref.out, i),
                       (unsigned long long)ref_load_bits(c->dtype, expect_out, i));
         if (expect_idx)
-            ck_assert_msg(ref_idx[i] == expect_idx[i], "%s: reference index %lld is %lld, hand-computed %lld", desc,
-                          (long long)i, (long long)ref_idx[i], (long long)expect_idx[i]);
+            ck_assert_msg(ref.idx[i] == expect_idx[i], "%s: reference index %lld is %lld, hand-computed %lld", desc,
+                          (long long)i, (long long)ref.idx[i], (long long)expect_idx[i]);
     }
-
-    unsigned char *out_img, *idx_img;
-    size_t out_lead, idx_lead;
-    execute(c, input, n_in, n_out, &out_img, &out_lead, &idx_img, &idx_lead, desc);
-    for (int64_t i = 0; i < n_out; ++i) {
-        const uint64_t want = ref_load_bits(c->dtype, ref_out, i), got = ref_load_bits(c->dtype, out_img + out_lead, i);
-        if (got != want)
-            ck_abort_msg("%s: output element %lld: expected 0x%llx (%g), got 0x%llx (%g)", desc, (long long)i,
-                         (unsigned long long)want, ref_load(c->dtype, ref_out, i), (unsigned long long)got,
-                         ref_load(c->dtype, out_img + out_lead, i));
-        if (c->with_indices) {
-            int64_t idx;
-            memcpy(&idx, idx_img + idx_lead + (size_t)i * 8, 8);
-            if (idx != ref_idx[i])
-                ck_abort_msg("%s: index element %lld: expected %lld, got %lld", desc, (long long)i,
-                             (long long)ref_idx[i], (long long)idx);
-        }
-    }
-    free(out_img);
-    free(idx_img);
-    free(ref_out);
-    free(ref_idx);
+    check_library(c, input, &ref, desc);
+    reference_free(&ref);
 }
 
 static void run_case(const mp_case *c, const void *input) { run_case_expect(c, input, NULL, NULL, NULL); }
@@ -785,7 +806,16 @@ START_TEST(test_row_sweep)
                         for (int64_t x = 20; x < 31; ++x) ref_store(dt, input, h * W + x, 0.0);
                     ref_store(dt, input, 600 * W + 22, -0.0);
                 }
-                for (c.with_indices = 0; c.with_indices <= windows[w].indices; ++c.with_indices) run_case(&c, input);
+                /* One reference (it computes the indices anyway) for the runs with and without them. */
+                char desc[1024];
+                describe(&c, desc, sizeof desc);
+                mp_reference ref;
+                reference_compute(&c, input, &ref, desc);
+                for (c.with_indices = 0; c.with_indices <= windows[w].indices; ++c.with_indices) {
+                    describe(&c, desc, sizeof desc);
+                    check_library(&c, input, &ref, desc);
+                }
+                reference_free(&ref);
             }
         }
         free(input);
