@@ -472,27 +472,59 @@ __attribute__((always_inline)) inline void block_edges_init(block_edges *e, cons
 }
 #define CAPPED(tap, cap) ((tap) < (cap) ? (tap) : (cap)) /* x86 minps */
 
-/* Stores `lanes` (1..FVW) lanes of v at p: a partial block (a row shorter
- * than FVW) as VW-lane stores, the last one ending at `lanes` (overlapping
- * the one before), single elements only below VW lanes. A macro, not a
- * function: a wide vector argument would change the ABI (-Wpsabi) on
- * targets without AVX-512. */
-#define STORE_FAST(v, lanes, p)                                                              \
+/* Stores `lanes` (1..FVW) lanes of v at p. A partial block (a row shorter
+ * than FVW): on x86 with AVX-512 (PoCL there) one byte-masked store;
+ * elsewhere through a private copy, as VW-lane stores, the last one ending at
+ * `lanes` (overlapping the one before), single elements only below VW lanes.
+ * The copy had cost a store-forwarding stall per VW lanes: a fifth of int8
+ * 3x3/s2's time on 56-wide rows (FVW 64). A macro, not a function: a wide
+ * vector argument would change the ABI (-Wpsabi) on targets without AVX-512. */
+#if defined(DT_FLOAT64)
+#define T_BYTES 8
+#elif defined(DT_FLOAT32)
+#define T_BYTES 4
+#elif defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+#define T_BYTES 2
+#else
+#define T_BYTES 1
+#endif
+#define FAST_BYTES (FVW * T_BYTES)
+#if defined(__clang__) && defined(__x86_64__) && defined(__AVX512BW__) && defined(__AVX512VL__) && \
+    (FAST_BYTES == 16 || FAST_BYTES == 32 || FAST_BYTES == 64)
+typedef char fast_bytes __attribute__((ext_vector_type(FAST_BYTES)));
+#if FAST_BYTES == 64
+#define MASKED_STORE_BYTES __builtin_ia32_storedquqi512_mask
+#define BYTE_MASK(n) ((n) >= 64 ? ~0ul : (1ul << (n)) - 1)
+#elif FAST_BYTES == 32
+#define MASKED_STORE_BYTES __builtin_ia32_storedquqi256_mask
+#define BYTE_MASK(n) ((n) >= 32 ? ~0u : (1u << (n)) - 1)
+#else
+#define MASKED_STORE_BYTES __builtin_ia32_storedquqi128_mask
+#define BYTE_MASK(n) ((ushort)((1u << min((n), 16)) - 1))
+#endif
+#define STORE_PARTIAL(v, lanes, p) \
+    MASKED_STORE_BYTES((__global fast_bytes *)(p), __builtin_astype((v), fast_bytes), BYTE_MASK((lanes) * T_BYTES))
+#else
+#define STORE_PARTIAL(v, lanes, p)                                                           \
     do {                                                                                     \
-        if ((lanes) == FVW) {                                                                \
-            *(__global fast_bits_elem_aligned *)(p) = (v);                                   \
+        T lane_[FVW]; /* no run-time vector subscripts in OpenCL C 1.2 */                     \
+        *(fast_bits_elem_aligned *)lane_ = (v);                                              \
+        if ((lanes) < VW) {                                                                  \
+            for (int j_ = 0; j_ < (lanes); ++j_) (p)[j_] = lane_[j_];                        \
         } else {                                                                             \
-            T lane_[FVW]; /* no run-time vector subscripts in OpenCL C 1.2 */                 \
-            *(fast_bits_elem_aligned *)lane_ = (v);                                          \
-            if ((lanes) < VW) {                                                              \
-                for (int j_ = 0; j_ < (lanes); ++j_) (p)[j_] = lane_[j_];                    \
-            } else {                                                                         \
-                for (int j_ = 0; j_ < (lanes); j_ += VW) {                                   \
-                    const int at_ = min(j_, (lanes) - VW);                                   \
-                    STORE_BITSV(VW, VLOADV(VW, lane_ + at_), (p) + at_);                     \
-                }                                                                            \
+            for (int j_ = 0; j_ < (lanes); j_ += VW) {                                       \
+                const int at_ = min(j_, (lanes) - VW);                                       \
+                STORE_BITSV(VW, VLOADV(VW, lane_ + at_), (p) + at_);                         \
             }                                                                                \
         }                                                                                    \
+    } while (0)
+#endif
+#define STORE_FAST(v, lanes, p)                                                              \
+    do {                                                                                     \
+        if ((lanes) == FVW)                                                                  \
+            *(__global fast_bits_elem_aligned *)(p) = (v);                                   \
+        else                                                                                 \
+            STORE_PARTIAL(v, lanes, p);                                                      \
     } while (0)
 
 /* *m = the maximum of input row h's KW taps per lane (padding taps are the
