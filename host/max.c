@@ -227,8 +227,8 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         if (L.rank >= 2) items[1] = (uint64_t)L.dims[L.rank - 2];
         for (int32_t d = 0; d + 2 < L.rank; ++d) items[2] *= (uint64_t)L.dims[d];
         const int last = done == n;
-        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : (cl_uint)L.rank, items, 1, prev ? 1 : num_wait, prev ? &prev : wait,
-                                  last ? event : &next));
+        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : (cl_uint)L.rank, items, 1, prev ? 1 : num_wait,
+                                  prev ? &prev : wait, last ? event : &next));
         clpool__kernel_put(ctx, &k);
         if (prev) clReleaseEvent(prev);
         prev = next;

@@ -230,9 +230,8 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
     return status;
 }
 
-/* Whether a work-item's vectors run as the device's SIMD: CPUs with a native
- * float vector width above 1 (PoCL). GPUs, and CPU drivers that vectorise
- * across work-items as GPUs do (Mesa's llvmpipe reports width 1), do not. */
+/* Whether a work-item's vectors run as the device's SIMD (ctx->cpu_simd: PoCL;
+ * not GPUs, nor llvmpipe, which vectorise across work-items). */
 static int simd_per_work_item(const clpool_context *ctx)
 {
     return ctx->cpu_simd;
