@@ -609,17 +609,18 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
 
 /* Stores one output row's `lanes` (1..VW) outputs of a VW-lane block: the
  * winners' bits and, with Indices, their flat indices from the lanes' best
- * taps (kh * KW + kw, in the window whose first input row is h and first
- * column w0 + lane * SW). */
+ * taps (row kh, column kw of the window whose first input row is h and first
+ * column w0 + lane * SW). Row and column come apart: one tap number
+ * kh * KW + kw cost a vector division by KW per output row. */
 __attribute__((always_inline)) inline void store_block_row(__global T *out, __global long *indices,
-                                                           const TV(VW) bits, const MASKV(VW) tap, const int lanes,
-                                                           const long orow, const int H, const int W, const long nc,
-                                                           const int h, const int w0)
+                                                           const TV(VW) bits, const MASKV(VW) tap_kh,
+                                                           const MASKV(VW) tap_kw, const int lanes, const long orow,
+                                                           const int H, const int W, const long nc, const int h,
+                                                           const int w0)
 {
 #if WITH_INDICES
-    const INTV(VW) t = CONVERT_INTV(VW, tap), kh = t / KW, kw = t - kh * KW;
-    const LONGV(VW) ih = CONVERT_LONGV(VW, h + kh);
-    const LONGV(VW) iw = CONVERT_LONGV(VW, w0 + LANE_IDS * SW + kw);
+    const LONGV(VW) ih = CONVERT_LONGV(VW, h + CONVERT_INTV(VW, tap_kh));
+    const LONGV(VW) iw = CONVERT_LONGV(VW, w0 + LANE_IDS * SW + CONVERT_INTV(VW, tap_kw));
 #if STORAGE_ORDER == 1
     const LONGV(VW) idx = nc * H * W + iw * H + ih;
 #else
@@ -627,7 +628,7 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, __gl
 #endif
     STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
 #else
-    (void)indices, (void)tap, (void)H, (void)W, (void)nc, (void)h, (void)w0;
+    (void)indices, (void)tap_kh, (void)tap_kw, (void)H, (void)W, (void)nc, (void)h, (void)w0;
 #endif
     STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
 }
@@ -701,7 +702,8 @@ __attribute__((always_inline)) inline void maxpool2d_block_exact(__global const 
 #pragma unroll
     for (int r = 0; r < EXACT_ROWS; ++r)
         if (r < rows) /* not break: a loop with an early exit is not unrolled */
-            store_block_row(out, indices, best_bits[r], best_tap[r], lanes, o + r * OW, H, W, nc, h0 + r * SH, w0);
+            store_block_row(out, indices, best_bits[r], best_tap[r] / (MASKV(VW))(KW), best_tap[r] % (MASKV(VW))(KW),
+                            lanes, o + r * OW, H, W, nc, h0 + r * SH, w0);
 }
 
 /* Redoes a block of `rows` rows x `lanes` (up to block_lanes) outputs on the
@@ -833,25 +835,26 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
                    &win_key[CARRY + j], &win_bits[CARRY + j], &win_col[CARRY + j], &win_inside[CARRY + j]);
     KTV(VW) best = win_key[0];
     TV(VW) best_bits = win_bits[0];
-    MASKV(VW) best_tap = win_col[0];
+    MASKV(VW) best_kh = 0, best_kw = win_col[0];
     int started = win_inside[0];
 #pragma unroll
     for (int i = 1; i < KH; ++i) {
         if (!win_inside[i]) continue;
-        const MASKV(VW) tap = win_col[i] + (MASKV(VW))(i * KW);
         if (interior || started) {
             const MASKV(VW) take = win_key[i] > best;
             best = select(best, win_key[i], take);
             best_bits = select(best_bits, win_bits[i], take);
-            best_tap = select(best_tap, tap, take);
+            best_kh = select(best_kh, (MASKV(VW))(i), take);
+            best_kw = select(best_kw, win_col[i], take);
         } else {
             best = win_key[i];
             best_bits = win_bits[i];
-            best_tap = tap;
+            best_kh = (MASKV(VW))(i);
+            best_kw = win_col[i];
             started = 1;
         }
     }
-    store_block_row(out, indices, best_bits, best_tap, lanes, o, H, W, nc, (int)h, w0);
+    store_block_row(out, indices, best_bits, best_kh, best_kw, lanes, o, H, W, nc, (int)h, w0);
 #pragma unroll
     for (int i = 0; i < CARRY; ++i) {
         c->key[i] = win_key[NEW + i];
