@@ -230,13 +230,6 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
     return status;
 }
 
-/* Whether a work-item's vectors run as the device's SIMD (ctx->cpu_simd: PoCL;
- * not GPUs, nor llvmpipe, which vectorise across work-items). */
-static int simd_per_work_item(const clpool_context *ctx)
-{
-    return ctx->cpu_simd;
-}
-
 /* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types) where
  * its vectors are the device's SIMD; 8 elsewhere, where each lane of a
  * work-item's vector is its own register across work-items (GPUs, llvmpipe):
@@ -244,7 +237,7 @@ static int simd_per_work_item(const clpool_context *ctx)
  * 13x13 float32 program in 18 s instead of 83 s. */
 static int vector_width(const clpool_context *ctx, const maxpool_call *c)
 {
-    return c->esize >= 8 || !simd_per_work_item(ctx) ? 8 : 16;
+    return c->esize >= 8 || !ctx->cpu_simd ? 8 : 16;
 }
 
 /* Output rows per work-item of the exact path (the NaN fallback): 4 where
@@ -253,7 +246,7 @@ static int vector_width(const clpool_context *ctx, const maxpool_call *c)
  * rows x taps: more rows multiplied the build time, on rusticl above all. */
 static int exact_rows(const clpool_context *ctx, const maxpool_call *c)
 {
-    return simd_per_work_item(ctx) && c->params->kernel_shape[0] <= 3 && c->plan->out[0] >= 4 ? 4 : 1;
+    return ctx->cpu_simd && c->params->kernel_shape[0] <= 3 && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
 /* Output rows per work-item of the fast and argmax paths: they stream over
@@ -264,7 +257,7 @@ static int exact_rows(const clpool_context *ctx, const maxpool_call *c)
  * work-items are not SIMD (GPUs). */
 static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t col_items)
 {
-    if (!simd_per_work_item(ctx)) return 1;
+    if (!ctx->cpu_simd) return 1;
     const int64_t planes = c->in->dims[0] * c->in->dims[1], oh = c->plan->out[0];
     int rows = 16;
     while (rows > 1 && planes * col_items * ((oh + rows - 1) / rows) < 8 * (int64_t)ctx->info.compute_units) rows /= 2;
@@ -280,7 +273,7 @@ static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t
  * Indices keep the argmax path's VW lanes. */
 static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 {
-    if (c->indices || !simd_per_work_item(ctx) || ctx->vector_bytes < 64 || c->esize > 2) return 1;
+    if (c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || c->esize > 2) return 1;
     int widen = c->esize == 1 ? 4 : 2;
     while (widen > 1 && vector_width(ctx, c) * widen * 3 > 4 * c->plan->out[1]) widen /= 2;
     return widen;
@@ -298,7 +291,7 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
  * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long). */
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
-    if (!simd_per_work_item(ctx)) return 0;
+    if (!ctx->cpu_simd) return 0;
     const uint64_t in_bytes = (uint64_t)clpool_shape_elements(c->in) * c->esize;
     const uint64_t reach = ctx->cache_bytes > 0 ? ctx->cache_bytes / 8 : (uint64_t)4 << 20;
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
