@@ -239,25 +239,26 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #endif
 
 /*
- * DEFINE_ROW_TAPS(name, type, n, mask, load, convert, fine):
+ * DEFINE_ROW_TAPS(name, raw, type, n, watch_t, load, convert, watch):
  * `void name(row, taps, ok)` loads the KW tap vectors (n lanes) of one input
  * row as `type` from __global memory, `name_private` the same from a private
- * copy (READ_ROW); `load(space, p)` reads n storage elements, `convert` (lane-wise on
- * the storage bits, so it commutes with the lane shuffles) is applied once
- * per loaded vector, and `fine(a, b)` of the loaded vectors is ANDed into
- * *ok: the fast path uses it to notice NaN (and float16/bfloat16 -0) in its
- * input; the exact path checks nothing. Written as "all lanes fine" rather
- * than "any lane bad", x86 chains the checks as masked compares (k{k}), one
- * per pair of vectors with no mask ORs.
+ * copy (READ_ROW); `load(space, p)` reads n storage elements (`raw`), `convert`
+ * (lane-wise on the storage bits, so it commutes with the lane shuffles) is
+ * applied once per loaded vector, and `watch(ok, a, b)` folds two loaded
+ * vectors' storage bits into *ok (watch_t): the fast and argmax paths use it
+ * to notice input the exact path must redo (NaN, float16/bfloat16 -0); the
+ * exact path watches nothing.
  */
 #if ROW_TAPS
-#define DEFINE_ROW_TAPS_IN(name, space, type, n, mask, load, convert, fine)                        \
-    __attribute__((always_inline)) inline void name(space const T *row, type *taps, mask *ok)      \
+#define DEFINE_ROW_TAPS_IN(name, space, raw, type, n, watch_t, load, convert, watch)              \
+    __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
     {                                                                                              \
-        const type r0 = convert(load(space, row)), r1 = convert(load(space, row + (n)));           \
+        const raw a0 = load(space, row), a1 = load(space, row + (n));                              \
         /* KW <= 2 reads only 2n elements (SPAN): the third load is not made */                    \
-        const type r2 = KW > 2 ? convert(load(space, row + 2 * (n))) : r0;                         \
-        *ok &= (mask)(fine(r0, r1) & fine(r2, r2));                                             \
+        const raw a2 = KW > 2 ? load(space, row + 2 * (n)) : a0;                                   \
+        watch(ok, a0, a1);                                                                         \
+        watch(ok, a2, a2);                                                                         \
+        const type r0 = convert(a0), r1 = convert(a1), r2 = convert(a2);                           \
         const type even = __builtin_shufflevector(r0, r1, LANES(EVEN_SRC, n, 0, 0));               \
         const type odd = __builtin_shufflevector(r0, r1, LANES(ODD_SRC, n, 0, 0));                 \
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                          \
@@ -274,12 +275,13 @@ __kernel void maxpool(__global const T *in, __global T *out,
         }                                                                                          \
     }
 #else
-#define DEFINE_ROW_TAPS_IN(name, space, type, n, mask, load, convert, fine)                        \
-    __attribute__((always_inline)) inline void name(space const T *row, type *taps, mask *ok)      \
+#define DEFINE_ROW_TAPS_IN(name, space, raw, type, n, watch_t, load, convert, watch)              \
+    __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
     {                                                                                              \
-        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(TAPV(load, space, row + kw)); \
-        _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                      \
-            *ok &= (mask)(fine(taps[kw], taps[min(kw + 1, KW - 1)]));                           \
+        raw a[KW];                                                                                 \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) a[kw] = TAPV(load, space, row + kw);     \
+        _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2) watch(ok, a[kw], a[min(kw + 1, KW - 1)]); \
+        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(a[kw]);               \
     }
 #endif
 #define DEFINE_ROW_TAPS(name, ...)                  \
@@ -319,22 +321,23 @@ __attribute__((always_inline)) inline int row_inside_plane(const long h, const i
 }
 
 #define ROW_BITS(v) (v)
-#define ALL_FINE(a, b) (-1)
-/* No NaN in a or b: x == x is one ordered compare (isunordered() lowers to integer bit tests on PoCL). */
-#define ORDERED_FINE(a, b) (((a) == (a)) & ((b) == (b)))
-DEFINE_ROW_TAPS(row_taps_bits, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ALL_FINE)
+#define WATCH_NOTHING(ok, a, b) ((void)(ok))
+/* *ok (a 0/-1 mask) keeps the lanes where a and b hold no NaN: x == x is one
+ * ordered compare (isunordered() lowers to integer bit tests on PoCL). */
+#define WATCH_ORDERED(ok, a, b) (*(ok) &= ((a) == (a)) & ((b) == (b)))
+DEFINE_ROW_TAPS(row_taps_bits, TV(VW), TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, WATCH_NOTHING)
 /* The Indices path's row taps (argmax_row): float32/float64
  * compare values with a plain `>`, exact only while the input holds no NaN
- * (ORDERED_FINE checks); the other types' keys rank NaN themselves. */
+ * (WATCH_ORDERED checks); the other types' keys rank NaN themselves. */
 #if WITH_INDICES
 #if defined(DT_FLOAT32) || defined(DT_FLOAT64)
 #define ARGMAX_FALLBACK 1
-#define ARGMAX_FINE(a, b) ORDERED_FINE(a, b)
+#define ARGMAX_WATCH WATCH_ORDERED
 #else
 #define ARGMAX_FALLBACK 0
-#define ARGMAX_FINE(a, b) ALL_FINE(a, b)
+#define ARGMAX_WATCH WATCH_NOTHING
 #endif
-DEFINE_ROW_TAPS(row_taps_argmax, TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ARGMAX_FINE)
+DEFINE_ROW_TAPS(row_taps_argmax, TV(VW), TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BITS, ARGMAX_WATCH)
 /* Blocks the exact path may have to redo: with Indices, float32/float64 ones
  * with a NaN; without, those of every floating type (see the fast path). */
 #define EXACT_PATH ARGMAX_FALLBACK
@@ -411,24 +414,40 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
  *  - integers: max;
  *  - float32/float64: x86 maxps/maxpd, which keeps the earlier of two equal
  *    values, so +-0 ties go to the first in tap order;
- *  - float16/bfloat16: max of total-order keys (sign-magnitude -> two's
- *    complement, exact both ways).
+ *  - float16/bfloat16: max of order keys (below).
  * Combining row maxima in row order keeps the row-major first-wins rule. It
- * is exact unless a block's input holds a NaN (maxps drops it; keys order
- * negative NaNs lowest) or, for the 16-bit floats, a -0 (its key is below
- * +0's, the tie rule needs them equal): then the exact path redoes the
- * block, overwriting what it stored.
+ * is exact unless a block's input holds a NaN (maxps drops it) or, for the
+ * 16-bit floats, a -0 (its key is +0's, and the tie rule wants the first
+ * zero's bits): then the exact path redoes the block, overwriting what it
+ * stored. The block's watch (fast_watch, folded per loaded vector) and, for
+ * the 16-bit floats, its highest output key say whether it must.
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+/*
+ * 16-bit float keys, in 16-bit wrap-around arithmetic on the storage bits b:
+ * b - (0x8000 - INF) for a clear sign bit, INF - b for a set one. Finite
+ * values and infinities keep their order from -inf (SHRT_MIN) to +inf
+ * (KEY_OF_INF), +-0 share a key, and every NaN, of either sign, lies above
+ * +inf: a NaN in a window surfaces in its maximum, so one check per output
+ * vector finds it. Three instructions per loaded vector (sign mask, subtract,
+ * masked subtract); a -0 check on the raw bits (their signed minimum) is the
+ * fourth. Mapping NaN and -0 to the ends of a two's-complement key had taken
+ * three instructions and a chain of three masked compares.
+ */
 #define FAST_LOWEST ((short)SHRT_MIN)
 #define FAST_HIGHEST ((short)SHRT_MAX)
-/* sign-magnitude <-> two's complement: its own inverse */
-#define FLIP_NEGATIVE(s) ((s) ^ (((s) >> 15) & (fast_vec)0x7fff))
-#define FAST_KEY(v) FLIP_NEGATIVE(AS_FAST_VEC(v))
-#define FAST_BITS(k) AS_FAST_BITS(FLIP_NEGATIVE(k))
-/* NaN: a key above +inf's or below -inf's; -0: key -1 */
-#define FAST_FINE_ONE(k) (((k) <= KEY_INF) & ((k) >= (short)(-1 - KEY_INF)) & ((k) != (short)-1))
-#define FAST_FINE(a, b) (FAST_FINE_ONE(a) & FAST_FINE_ONE(b))
+#define KEY_SHIFT ((ushort)(0x8000 - KEY_INF))
+#define KEY_OF_ZERO ((short)(KEY_INF - 0x8000))
+#define KEY_OF_INF ((short)(2 * KEY_INF - 0x8000))
+#define FAST_KEY(b) AS_FAST_VEC(AS_FAST_VEC(b) < (short)0 ? (fast_bits)KEY_INF - (b) : (b) - (fast_bits)KEY_SHIFT)
+#define FAST_BITS(k) \
+    ((k) < KEY_OF_ZERO ? (fast_bits)KEY_INF - AS_FAST_BITS(k) : AS_FAST_BITS(k) + (fast_bits)KEY_SHIFT)
+/* per lane the lowest storage bits seen, as short: SHRT_MIN is -0 */
+typedef fast_vec fast_watch;
+#define FAST_WATCH_INIT ((fast_vec)SHRT_MAX)
+#define LOWER(a, b) ((b) < (a) ? (b) : (a))
+#define FAST_WATCH(ok, a, b) (*(ok) = LOWER(*(ok), LOWER(AS_FAST_VEC(a), AS_FAST_VEC(b))))
+#define WATCHES_OUTPUT 1
 #else
 #define FAST_LOWEST LOWEST_BITS
 #if defined(DT_FLOAT32)
@@ -442,13 +461,16 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #endif
 #define FAST_KEY(v) (v)
 #define FAST_BITS(k) (k)
+typedef fast_mask fast_watch; /* lanes with no NaN seen */
+#define FAST_WATCH_INIT ((fast_mask)-1)
 #if IS_FLOAT_TYPE
-#define FAST_FINE(a, b) ORDERED_FINE(a, b)
+#define FAST_WATCH WATCH_ORDERED
 #else
-#define FAST_FINE(a, b) ALL_FINE(a, b)
+#define FAST_WATCH WATCH_NOTHING
 #endif
+#define WATCHES_OUTPUT 0
 #endif
-DEFINE_ROW_TAPS(row_taps_fast, fast_vec, FVW, fast_mask, FAST_LOAD, FAST_KEY, FAST_FINE)
+DEFINE_ROW_TAPS(row_taps_fast, fast_bits, fast_vec, FVW, fast_watch, FAST_LOAD, FAST_KEY, FAST_WATCH)
 DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST_MASK)
 
 /* Outside the interior each tap is min()-ed with its kernel column's cap:
@@ -528,20 +550,20 @@ typedef char fast_bytes __attribute__((ext_vector_type(FAST_BYTES)));
     } while (0)
 
 /* *m = the maximum of input row h's KW taps per lane (padding taps are the
- * lowest value, a row outside the plane all lowest); ANDs the row's check
+ * lowest value, a row outside the plane all lowest); folds the row's loads
  * into *ok. `interior` is about columns only (no caps, no guard): every
  * row is checked, so the first and last row groups of a plane stay interior. */
 __attribute__((always_inline)) inline void fast_row_max(__global const T *plane, const int H, const int W, const long h,
                                                         const int w0, const fast_vec *cap, const int interior,
                                                         const int guarded, const long buf_lo, const long buf_hi,
-                                                        fast_mask *row_ok, fast_vec *m)
+                                                        fast_watch *row_ok, fast_vec *m)
 {
     if (!row_inside_plane(h, H)) {
         *m = (fast_vec)(FAST_LOWEST);
         return;
     }
     fast_vec taps[KW];
-    fast_mask ok = *row_ok;
+    fast_watch ok = *row_ok;
     READ_ROW(row_taps_fast, FVW, h, w0);
     *row_ok = ok;
 #pragma unroll
@@ -558,8 +580,21 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
 typedef struct block_carry {
     fast_vec max[CARRY_SLOTS]; /* row maxima of the carried input rows */
 } block_carry;
-typedef fast_mask block_ok;
-#define BLOCK_DONE(ok) MASK_ALL(ok) /* no NaN (nor 16-bit -0) seen */
+typedef struct block_ok {
+    fast_watch in;
+#if WATCHES_OUTPUT
+    fast_vec out; /* per lane the highest output key: above +inf's is a NaN */
+#endif
+} block_ok;
+#if WATCHES_OUTPUT
+#define BLOCK_OK_INIT {FAST_WATCH_INIT, (fast_vec)SHRT_MIN}
+#define WATCH_OUTPUT(ok, key) ((ok)->out = MAX_KEEP_FIRST((ok)->out, key))
+#define BLOCK_DONE(ok) (MASK_ALL((ok).in != (short)SHRT_MIN) && MASK_ALL((ok).out <= KEY_OF_INF))
+#else
+#define BLOCK_OK_INIT {FAST_WATCH_INIT}
+#define WATCH_OUTPUT(ok, key) ((void)(ok))
+#define BLOCK_DONE(ok) MASK_ALL((ok).in) /* no NaN seen */
+#endif
 
 /* A block's first CARRY input rows from h0: the row maxima the first output
  * row's window carries in. */
@@ -570,7 +605,7 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
 {
 #pragma unroll
     for (int i = 0; i < CARRY; ++i)
-        fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &c->max[i]);
+        fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, &ok->in, &c->max[i]);
 }
 
 /*
@@ -596,11 +631,13 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
     for (int i = 0; i < CARRY; ++i) win[i] = c->max[i];
 #pragma unroll
     for (int j = 0; j < NEW; ++j)
-        fast_row_max(plane, H, W, h + CARRY + j, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &win[CARRY + j]);
+        fast_row_max(plane, H, W, h + CARRY + j, w0, e->cap, interior, guarded, buf_lo, buf_hi, &ok->in,
+                     &win[CARRY + j]);
     /* in row order: keeps the row-major first-wins rule */
     fast_vec best = win[0];
 #pragma unroll
     for (int i = 1; i < KH; ++i) best = MAX_KEEP_FIRST(best, win[i]);
+    WATCH_OUTPUT(ok, best);
     STORE_FAST(FAST_BITS(best), lanes, out + o);
 #pragma unroll
     for (int i = 0; i < CARRY; ++i) c->max[i] = win[NEW + i];
@@ -793,6 +830,7 @@ typedef struct block_carry {
     int inside[CARRY_SLOTS];
 } block_carry;
 typedef MASKV(VW) block_ok;
+#define BLOCK_OK_INIT (-1)
 #define BLOCK_DONE(ok) (!ARGMAX_FALLBACK || MASK_ALL(ok)) /* exact: keys, or no float NaN seen */
 
 /* A block's first CARRY input rows from h0, which the first output row's window carries in. */
@@ -916,7 +954,7 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
 {
     block_edges e;
     block_edges_init(&e, W, w0, interior);
-    block_ok ok = -1;
+    block_ok ok = BLOCK_OK_INIT;
     block_carry c;
     block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok, &c);
     /* long row numbers: affine in r without sign extensions, so the row addresses are strength-reduced */
@@ -960,7 +998,7 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
                                                            const long buf_hi)
 {
     block_carry carry[SWEEP_MAX];
-    block_ok ok = -1;
+    block_ok ok = BLOCK_OK_INIT;
     for (int k = 0; k < n; ++k) {
         const int w0 = (int)(sweep_block_col(k0 + k, OW) * SW - pad_w);
         const int interior = block_interior(w0, W, guarded, rows_inside);
