@@ -931,16 +931,20 @@ __attribute__((always_inline)) inline long block_start(const long ow, const long
 }
 
 /* Whether the block at input column w0 needs no edge masks and no guard
- * (and, where the path asks, has all its input rows inside the plane). */
-__attribute__((always_inline)) inline int block_interior(const int w0, const int W, const int guarded,
-                                                         const int rows_inside)
+ * (and, where the path asks, has all its input rows inside the plane). Only
+ * the `lanes` it stores count: the taps of the lanes past a row's end read
+ * on into the buffer (the guard keeps them inside it) and are dropped, so
+ * rows narrower than a block (2x2/s2 on 56-wide int8 rows: 28 of 32 lanes)
+ * take the interior code. */
+__attribute__((always_inline)) inline int block_interior(const int w0, const int W, const int lanes,
+                                                         const int guarded, const int rows_inside)
 {
 #if INTERIOR_NEEDS_ROWS
     if (!rows_inside) return 0;
 #else
     (void)rows_inside;
 #endif
-    return !guarded && w0 >= 0 && w0 + (FVW - 1) * SW + (KW - 1) < W;
+    return !guarded && w0 >= 0 && w0 + (lanes - 1) * SW + (KW - 1) < W;
 }
 
 /* The block's `rows` output rows, streamed (block_output_row). Stores the
@@ -1000,8 +1004,9 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
     block_carry carry[SWEEP_MAX];
     block_ok ok = BLOCK_OK_INIT;
     for (int k = 0; k < n; ++k) {
-        const int w0 = (int)(sweep_block_col(k0 + k, OW) * SW - pad_w);
-        const int interior = block_interior(w0, W, guarded, rows_inside);
+        const long ow = sweep_block_col(k0 + k, OW);
+        const int w0 = (int)(ow * SW - pad_w), lanes = (int)min(OW - ow, (long)FVW);
+        const int interior = block_interior(w0, W, lanes, guarded, rows_inside);
         block_edges e;
         block_edges_init(&e, W, w0, interior);
         block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok, &carry[k]);
@@ -1011,7 +1016,7 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
         for (int k = 0; k < n; ++k) {
             const long ow = sweep_block_col(k0 + k, OW);
             const int w0 = (int)(ow * SW - pad_w), lanes = (int)min(OW - ow, (long)FVW);
-            const int interior = block_interior(w0, W, guarded, rows_inside);
+            const int interior = block_interior(w0, W, lanes, guarded, rows_inside);
             /* edge blocks (one or two a row) set their edges up again rather than keep them */
             block_edges e;
             block_edges_init(&e, W, w0, interior);
@@ -1078,7 +1083,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     for (int s = 0; s < FAST_SUBBLOCKS && s * FVW < lanes; ++s) {
         const int sw0 = (int)w0 + s * FVW * SW, sub_lanes = min(lanes - s * FVW, FVW);
         const long so = o + s * FVW;
-        const int interior = block_interior(sw0, (int)W, guarded, h0 >= 0 && h_end < H);
+        const int interior = block_interior(sw0, (int)W, sub_lanes, guarded, h0 >= 0 && h_end < H);
         const int done = SPECIALISE_INTERIOR && interior
                              ? maxpool2d_block(plane, out, indices, (int)H, (int)W, nc, (int)h0, sw0, sub_lanes, rows,
                                                so, OW, 1, 0, 0, 0)
