@@ -278,10 +278,14 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #define DEFINE_ROW_TAPS_IN(name, space, raw, type, n, watch_t, load, convert, watch)              \
     __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
     {                                                                                              \
-        raw a[KW];                                                                                 \
-        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) a[kw] = TAPV(load, space, row + kw);     \
-        _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2) watch(ok, a[kw], a[min(kw + 1, KW - 1)]); \
-        _Pragma("unroll") for (int kw = 0; kw < KW; ++kw) taps[kw] = convert(a[kw]);               \
+        /* in pairs: one ordered compare watches two loads */                                      \
+        _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                       \
+        {                                                                                          \
+            const raw a = TAPV(load, space, row + kw), b = TAPV(load, space, row + min(kw + 1, KW - 1)); \
+            watch(ok, a, b);                                                                       \
+            taps[kw] = convert(a);                                                                 \
+            if (kw + 1 < KW) taps[kw + 1] = convert(b);                                            \
+        }                                                                                          \
     }
 #endif
 #define DEFINE_ROW_TAPS(name, ...)                  \
@@ -419,8 +423,8 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
  * is exact unless a block's input holds a NaN (maxps drops it) or, for the
  * 16-bit floats, a -0 (its key is +0's, and the tie rule wants the first
  * zero's bits): then the exact path redoes the block, overwriting what it
- * stored. The block's watch (fast_watch, folded per loaded vector) and, for
- * the 16-bit floats, its highest output key say whether it must.
+ * stored. The block's watch (fast_watch: folded per loaded vector and, for
+ * the 16-bit floats, per output vector) says whether it must.
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
 /*
@@ -580,20 +584,23 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
 typedef struct block_carry {
     fast_vec max[CARRY_SLOTS]; /* row maxima of the carried input rows */
 } block_carry;
-typedef struct block_ok {
-    fast_watch in;
+/* No struct: rusticl (Mesa 22.3) crashed compiling a block state that wrapped
+ * the watch in one. For the 16-bit floats a NaN output folds SHRT_MIN into
+ * the watch, as a -0 input does. */
+typedef fast_watch block_ok;
+#define BLOCK_OK_INIT FAST_WATCH_INIT
 #if WATCHES_OUTPUT
-    fast_vec out; /* per lane the highest output key: above +inf's is a NaN */
-#endif
-} block_ok;
-#if WATCHES_OUTPUT
-#define BLOCK_OK_INIT {FAST_WATCH_INIT, (fast_vec)SHRT_MIN}
-#define WATCH_OUTPUT(ok, key) ((ok)->out = MAX_KEEP_FIRST((ok)->out, key))
-#define BLOCK_DONE(ok) (MASK_ALL((ok).in != (short)SHRT_MIN) && MASK_ALL((ok).out <= KEY_OF_INF))
+/* C - key saturates at SHRT_MIN exactly for the keys above +inf's (NaN), C = SHRT_MIN + KEY_OF_INF + 1 */
+#if WIDE_VECTORS
+#define SUB_SAT(a, b) __builtin_elementwise_sub_sat(a, b)
 #else
-#define BLOCK_OK_INIT {FAST_WATCH_INIT}
+#define SUB_SAT(a, b) sub_sat(a, b)
+#endif
+#define WATCH_OUTPUT(ok, key) (*(ok) = LOWER(*(ok), SUB_SAT((fast_vec)(SHRT_MIN + KEY_OF_INF + 1), key)))
+#define BLOCK_DONE(ok) MASK_ALL((ok) != (short)SHRT_MIN) /* no -0 in, no NaN out */
+#else
 #define WATCH_OUTPUT(ok, key) ((void)(ok))
-#define BLOCK_DONE(ok) MASK_ALL((ok).in) /* no NaN seen */
+#define BLOCK_DONE(ok) MASK_ALL(ok) /* no NaN seen */
 #endif
 
 /* A block's first CARRY input rows from h0: the row maxima the first output
@@ -605,7 +612,7 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
 {
 #pragma unroll
     for (int i = 0; i < CARRY; ++i)
-        fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, &ok->in, &c->max[i]);
+        fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &c->max[i]);
 }
 
 /*
@@ -631,7 +638,7 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
     for (int i = 0; i < CARRY; ++i) win[i] = c->max[i];
 #pragma unroll
     for (int j = 0; j < NEW; ++j)
-        fast_row_max(plane, H, W, h + CARRY + j, w0, e->cap, interior, guarded, buf_lo, buf_hi, &ok->in,
+        fast_row_max(plane, H, W, h + CARRY + j, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok,
                      &win[CARRY + j]);
     /* in row order: keeps the row-major first-wins rule */
     fast_vec best = win[0];
