@@ -590,13 +590,20 @@ typedef struct block_carry {
 typedef fast_watch block_ok;
 #define BLOCK_OK_INIT FAST_WATCH_INIT
 #if WATCHES_OUTPUT
-/* C - key saturates at SHRT_MIN exactly for the keys above +inf's (NaN), C = SHRT_MIN + KEY_OF_INF + 1 */
-#if WIDE_VECTORS
-#define SUB_SAT(a, b) __builtin_elementwise_sub_sat(a, b)
-#else
-#define SUB_SAT(a, b) sub_sat(a, b)
+/* C - key saturates at SHRT_MIN exactly for the keys above +inf's (NaN), C =
+ * SHRT_MIN + KEY_OF_INF + 1: one vpsubsw. OpenCL's sub_sat stops at 16 lanes;
+ * clang before 15 has no __builtin_elementwise_sub_sat (a compare then). */
+#if !WIDE_VECTORS
+#define NAN_OUT_TO_MIN(key) sub_sat((fast_vec)(SHRT_MIN + KEY_OF_INF + 1), key)
+#elif defined(__has_builtin)
+#if __has_builtin(__builtin_elementwise_sub_sat)
+#define NAN_OUT_TO_MIN(key) __builtin_elementwise_sub_sat((fast_vec)(SHRT_MIN + KEY_OF_INF + 1), key)
 #endif
-#define WATCH_OUTPUT(ok, key) (*(ok) = LOWER(*(ok), SUB_SAT((fast_vec)(SHRT_MIN + KEY_OF_INF + 1), key)))
+#endif
+#ifndef NAN_OUT_TO_MIN
+#define NAN_OUT_TO_MIN(key) ((fast_vec)SHRT_MIN & ((key) > KEY_OF_INF))
+#endif
+#define WATCH_OUTPUT(ok, key) (*(ok) = LOWER(*(ok), NAN_OUT_TO_MIN(key)))
 #define BLOCK_DONE(ok) MASK_ALL((ok) != (short)SHRT_MIN) /* no -0 in, no NaN out */
 #else
 #define WATCH_OUTPUT(ok, key) ((void)(ok))
