@@ -446,7 +446,7 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #define FAST_KEY(b) AS_FAST_VEC(AS_FAST_VEC(b) < (short)0 ? (fast_bits)KEY_INF - (b) : (b) - (fast_bits)KEY_SHIFT)
 #define FAST_BITS(k) \
     ((k) < KEY_OF_ZERO ? (fast_bits)KEY_INF - AS_FAST_BITS(k) : AS_FAST_BITS(k) + (fast_bits)KEY_SHIFT)
-/* per lane the lowest storage bits seen, as short: SHRT_MIN is -0 */
+/* per lane the lowest storage bits seen, as short: SHRT_MIN is a -0 (or a NaN output, WATCH_OUTPUT) */
 typedef fast_vec fast_watch;
 #define FAST_WATCH_INIT ((fast_vec)SHRT_MAX)
 #define LOWER(a, b) ((b) < (a) ? (b) : (a))
