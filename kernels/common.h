@@ -305,6 +305,8 @@ inline T BITS_OF_KEY(KEY_SCALAR k)
  * keeps the earlier of equal values (so +-0 ties go to a) but drops a NaN in
  * b: callers that see NaN check for it separately. */
 #define MAX_KEEP_FIRST(a, b) ((b) > (a) ? (b) : (a))
+/* The minimum's counterpart: b if b < a, else a (minps, integer min). */
+#define MIN_KEEP_FIRST(a, b) ((b) < (a) ? (b) : (a))
 
 /* On a kernel: 512-bit vectors where the target has them (LLVM otherwise
  * prefers 256-bit ones on skylake-avx512 and splits every 16-float op);

@@ -449,8 +449,7 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 /* per lane the lowest storage bits seen, as short: SHRT_MIN is a -0 (or a NaN output, WATCH_OUTPUT) */
 typedef fast_vec fast_watch;
 #define FAST_WATCH_INIT ((fast_vec)SHRT_MAX)
-#define LOWER(a, b) ((b) < (a) ? (b) : (a))
-#define FAST_WATCH(ok, a, b) (*(ok) = LOWER(*(ok), LOWER(AS_FAST_VEC(a), AS_FAST_VEC(b))))
+#define FAST_WATCH(ok, a, b) (*(ok) = MIN_KEEP_FIRST(*(ok), MIN_KEEP_FIRST(AS_FAST_VEC(a), AS_FAST_VEC(b))))
 #define WATCHES_OUTPUT 1
 #else
 #define FAST_LOWEST LOWEST_BITS
@@ -496,7 +495,7 @@ __attribute__((always_inline)) inline void block_edges_init(block_edges *e, cons
 #pragma unroll
     for (int kw = 0; kw < KW; ++kw) e->cap[kw] = valid[kw] ? (fast_vec)(FAST_HIGHEST) : (fast_vec)(FAST_LOWEST);
 }
-#define CAPPED(tap, cap) ((tap) < (cap) ? (tap) : (cap)) /* x86 minps */
+#define CAPPED(tap, cap) MIN_KEEP_FIRST(cap, tap) /* x86 minps */
 
 /* Stores `lanes` (1..FVW) lanes of v at p. A partial block (a row shorter
  * than FVW): on x86 with AVX-512 (PoCL there) one byte-masked store;
@@ -603,7 +602,7 @@ typedef fast_watch block_ok;
 #ifndef NAN_OUT_TO_MIN
 #define NAN_OUT_TO_MIN(key) ((fast_vec)SHRT_MIN & ((key) > KEY_OF_INF))
 #endif
-#define WATCH_OUTPUT(ok, key) (*(ok) = LOWER(*(ok), NAN_OUT_TO_MIN(key)))
+#define WATCH_OUTPUT(ok, key) (*(ok) = MIN_KEEP_FIRST(*(ok), NAN_OUT_TO_MIN(key)))
 #define BLOCK_DONE(ok) MASK_ALL((ok) != (short)SHRT_MIN) /* no -0 in, no NaN out */
 #else
 #define WATCH_OUTPUT(ok, key) ((void)(ok))
@@ -1004,6 +1003,16 @@ __attribute__((always_inline)) inline long sweep_block_col(const long k, const l
     return block_start(k * FVW, OW, FVW);
 }
 
+/* Block k's first output column; *w0 = its first input column, *lanes = the outputs it stores. */
+__attribute__((always_inline)) inline long sweep_block(const long k, const long OW, const long pad_w, int *w0,
+                                                       int *lanes)
+{
+    const long ow = sweep_block_col(k, OW);
+    *w0 = (int)(ow * SW - pad_w);
+    *lanes = (int)min(OW - ow, (long)FVW);
+    return ow;
+}
+
 /* Blocks k0..k0+n-1 of `rows` output rows (the first one's output row
  * starting at `orow`), redone by the exact path where the fast path cannot
  * be exact. */
@@ -1018,8 +1027,8 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
     block_carry carry[SWEEP_MAX];
     block_ok ok = BLOCK_OK_INIT;
     for (int k = 0; k < n; ++k) {
-        const long ow = sweep_block_col(k0 + k, OW);
-        const int w0 = (int)(ow * SW - pad_w), lanes = (int)min(OW - ow, (long)FVW);
+        int w0, lanes;
+        sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
         const int interior = block_interior(w0, W, lanes, guarded, rows_inside);
         block_edges e;
         block_edges_init(&e, W, w0, interior);
@@ -1028,8 +1037,8 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
     for (long r = 0; r < rows; ++r) {
         const long h = (long)h0 + r * SH;
         for (int k = 0; k < n; ++k) {
-            const long ow = sweep_block_col(k0 + k, OW);
-            const int w0 = (int)(ow * SW - pad_w), lanes = (int)min(OW - ow, (long)FVW);
+            int w0, lanes;
+            const long ow = sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
             const int interior = block_interior(w0, W, lanes, guarded, rows_inside);
             /* edge blocks (one or two a row) set their edges up again rather than keep them */
             block_edges e;
@@ -1045,9 +1054,10 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
 #if EXACT_PATH
     if (!BLOCK_DONE(ok)) /* a NaN (or, without Indices, a 16-bit -0) in the input */
         for (int k = 0; k < n; ++k) {
-            const long ow = sweep_block_col(k0 + k, OW);
-            maxpool2d_redo_exact(plane, out, indices, H, W, h0, (int)(ow * SW - pad_w), (int)min(OW - ow, (long)FVW),
-                                 rows, orow + ow, OW, nc, guarded, buf_lo, buf_hi, FVW);
+            int w0, lanes;
+            const long ow = sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
+            maxpool2d_redo_exact(plane, out, indices, H, W, h0, w0, lanes, rows, orow + ow, OW, nc, guarded, buf_lo,
+                                 buf_hi, FVW);
         }
 #else
     (void)ok; /* always exact: integers, or Indices on keys */
