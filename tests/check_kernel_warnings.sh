@@ -51,6 +51,17 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
+# The plane path (-DPLANE_ELEMS: stride 1, no Indices, CPUs with 512-bit vectors),
+# tap by tap and log-step: as PoCL builds it, and as SPIR.
+for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
+  read -r -a target <<< "$t"
+  for dtw in "FLOAT32 16 1 2048" "FLOAT64 8 1 1024" "FLOAT16 16 2 4096" "BFLOAT16 16 2 4096" "INT8 16 4 8192" "UINT8 16 4 8192"; do
+    read -r dt vw widen elems <<< "$dtw"
+    for geo in "-DKH=5 -DKW=5" "-DKH=13 -DKW=13" "-DKH=12 -DKW=9"; do
+      check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DSH=1 -DSW=1 -DVW=$vw -DWIDEN=$widen -DEXACT_ROWS=1 -DPLANE_ELEMS=$elems
+    done
+  done
+done
 # Max with non-temporal stores (large outputs on CPUs): x86-64 as PoCL builds it.
 for dt in FLOAT32 FLOAT16 INT8 INT64; do
   check max -DDT_$dt -DARITY=2 -DRANK=3 -DINNER_MASK=1 -DVW=16 -DNB=4 -DSTREAM_STORES=1

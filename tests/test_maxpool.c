@@ -37,6 +37,7 @@ typedef struct mp_case {
     run_api api;
     int want_event;                  /* API_ENQUEUE: ask for an event */
     int fill_lead;                   /* input lead (in_off bytes) holds lead_value, not the sentinel */
+    int tight_input;                 /* the input cl_mem ends with the tensor (no guard bytes after it) */
     double lead_value;
 } mp_case;
 
@@ -117,7 +118,8 @@ static void execute(const mp_case *c, const void *input, int64_t n_in, int64_t n
                                  c->with_indices ? (int64_t *)(void *)(*idx_img + *idx_lead) : NULL);
         cu_assert_ok(st, "clpool_maxpool_host", desc);
     } else {
-        cl_mem in_mem = cu_buffer_from(in_img, CU_IMAGE_BYTES(in_lead, in_bytes));
+        const size_t in_mem_bytes = c->tight_input ? in_lead + in_bytes : CU_IMAGE_BYTES(in_lead, in_bytes);
+        cl_mem in_mem = cu_buffer_from(in_img, in_mem_bytes);
         cl_mem out_mem = cu_buffer_from(*out_img, CU_IMAGE_BYTES(*out_lead, out_bytes));
         cl_mem idx_mem = c->with_indices ? cu_buffer_from(*idx_img, CU_IMAGE_BYTES(*idx_lead, idx_bytes)) : NULL;
         const int own = c->api == API_ENQUEUE_OWN_QUEUE;
@@ -132,7 +134,7 @@ static void execute(const mp_case *c, const void *input, int64_t n_in, int64_t n
             cu_wait_done(q, ev, desc);
             clReleaseEvent(ev);
         }
-        cu_assert_buffer_unchanged(q, in_mem, in_img, CU_IMAGE_BYTES(in_lead, in_bytes), "input", desc);
+        cu_assert_buffer_unchanged(q, in_mem, in_img, in_mem_bytes, "input", desc);
         cu_read_back(q, out_mem, *out_img, CU_IMAGE_BYTES(*out_lead, out_bytes), desc);
         if (idx_mem) cu_read_back(q, idx_mem, *idx_img, CU_IMAGE_BYTES(*idx_lead, idx_bytes), desc);
         clReleaseMemObject(in_mem);
@@ -466,6 +468,67 @@ START_TEST(test_large_windows)
             fill_random(&r, c.dtype, input, n);
             for (int k = 0; k < 2 && ref_dtype_is_float(c.dtype); ++k)
                 ref_store_bits(c.dtype, input, ref_rng_range(&r, 0, n - 1), cu_nan_patterns(c.dtype)[k]);
+            run_case(&c, input);
+            free(input);
+        }
+    }
+}
+END_TEST
+
+/*
+ * Stride-1 windows without Indices, which on CPUs with 512-bit vectors take
+ * the plane path (a band of output rows per work-item through private
+ * arrays): every dtype; square and one-sided windows of 5 to 13 taps (direct
+ * and log-step combines); asymmetric pads, ceil_mode and auto_pad; rows
+ * narrower than a vector (one vector read past the row's end, through a
+ * private copy where that would leave the buffer: tight_input); planes
+ * taller than a band; random inputs with NaN, -0 and infinities (bands
+ * redone by the exact path) and clean ones. On other devices they run the
+ * 2-D path.
+ */
+START_TEST(test_plane_path)
+{
+    static const struct {
+        clpool_dtype dtype;
+        int64_t kh, kw, h_lo, h_hi, w_lo, w_hi;
+    } windows[] = {
+        {CLPOOL_FLOAT32, 13, 13, 13, 40, 13, 40},  {CLPOOL_FLOAT32, 9, 13, 9, 24, 2, 12},
+        {CLPOOL_FLOAT32, 13, 5, 40, 60, 20, 34},   {CLPOOL_FLOAT64, 9, 9, 9, 20, 9, 30},
+        {CLPOOL_FLOAT16, 5, 5, 5, 40, 5, 40},      {CLPOOL_FLOAT16, 5, 9, 30, 50, 250, 320},
+        {CLPOOL_BFLOAT16, 12, 7, 12, 30, 3, 30},   {CLPOOL_INT8, 5, 5, 5, 30, 2, 70},
+        {CLPOOL_INT8, 13, 13, 13, 30, 13, 30},     {CLPOOL_UINT8, 7, 5, 7, 40, 300, 420},
+    };
+    ref_rng r;
+    ref_rng_seed(&r, 0x3201);
+    for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
+        if (!cu_dtype_runs(windows[i].dtype, "MaxPool")) continue;
+        for (int rep = 0; rep < 3; ++rep) {
+            mp_case c;
+            random_case(&r, windows[i].dtype, 2, &c);
+            clpool_maxpool_params *p = &c.params;
+            c.shape.dims[2] = ref_rng_range(&r, windows[i].h_lo, windows[i].h_hi);
+            c.shape.dims[3] = ref_rng_range(&r, windows[i].w_lo, windows[i].w_hi);
+            p->kernel_shape[0] = windows[i].kh;
+            p->kernel_shape[1] = windows[i].kw;
+            p->auto_pad = rep == 2 ? CLPOOL_AUTO_PAD_SAME_UPPER : CLPOOL_AUTO_PAD_NOTSET;
+            p->ceil_mode = rep == 1;
+            for (int d = 0; d < 2; ++d) {
+                p->strides[d] = 1;
+                p->dilations[d] = 1;
+                /* pads below the kernel that let it fit where the input alone does not */
+                const int64_t k = p->kernel_shape[d], need = k - c.shape.dims[2 + d];
+                int64_t begin = ref_rng_range(&r, 0, k - 1);
+                if (need - begin > k - 1) begin = need - (k - 1);
+                p->pads[d] = rep == 2 ? 0 : begin;
+                p->pads[2 + d] = rep == 2 ? 0 : ref_rng_range(&r, need - begin > 0 ? need - begin : 0, k - 1);
+            }
+            c.with_indices = 0;
+            if (rep == 0) c.in_off = 0; /* rows at the buffer's very start */
+            c.tight_input = rep == 1;    /* and at its very end */
+            const int64_t n = ref_shape_elements(&c.shape);
+            void *input = malloc((size_t)n * ref_dtype_size(c.dtype));
+            ck_assert_ptr_nonnull(input);
+            fill_random(&r, c.dtype, input, n);
             run_case(&c, input);
             free(input);
         }
@@ -1147,6 +1210,7 @@ int main(void)
     tc = cu_tcase(s, "large_windows", 1); /* a program build per case: its own process too */
     tcase_set_tags(tc, "large_windows");
     tcase_add_test(tc, test_large_windows);
+    tcase_add_test(tc, test_plane_path);
     tc = cu_tcase(s, "row_sweep", 1); /* large tensors: its own process */
     tcase_set_tags(tc, "row_sweep");
     tcase_add_test(tc, test_row_sweep);
