@@ -230,6 +230,16 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
     return status;
 }
 
+/* set_buffers, then `n` (at most 16) cl_long scalars as the arguments after them. */
+static clpool_status set_buffers_and_sizes(clpool__kernel *k, const maxpool_call *c, const cl_long *sizes, size_t n)
+{
+    cl_uint a = 0;
+    clpool_status status = set_buffers(k, c, &a);
+    clpool__arg args[16];
+    for (size_t i = 0; i < n; ++i) args[i] = CLPOOL_ARG(sizes[i]);
+    return status == CLPOOL_SUCCESS ? clpool__set_args(k, a, args, n) : status;
+}
+
 /* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types) where
  * its vectors are the device's SIMD; 8 elsewhere, where each lane of a
  * work-item's vector is its own register across work-items (GPUs, llvmpipe):
@@ -264,17 +274,24 @@ static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t
     return rows;
 }
 
-/* Fast-path lanes per row as a multiple of vector_width(): on CPUs with
- * 512-bit vectors (native float width 16: PoCL on AVX-512) 2 for 2-byte and
- * 4 for 1-byte types, so one vector fills a register (16 int8 lanes used a
- * quarter of it), halved while more than a quarter of a block's lanes would
- * be past the row's end (a partial block stores through a private copy).
- * Narrower devices gain nothing (Mesa's llvmpipe reports native width 1).
- * Indices keep the argmax path's VW lanes. */
-static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
+/* Fast-path lanes per row as a multiple of vector_width(), at most: on CPUs
+ * with 512-bit vectors (native float width 16: PoCL on AVX-512) 2 for 2-byte
+ * and 4 for 1-byte types, so one vector fills a register (16 int8 lanes used
+ * a quarter of it). Narrower devices gain nothing (Mesa's llvmpipe reports
+ * native width 1). Indices keep the argmax path's VW lanes. The plane path
+ * runs this width. */
+static int widest(const clpool_context *ctx, const maxpool_call *c)
 {
     if (c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || c->esize > 2) return 1;
-    int widen = c->esize == 1 ? 4 : 2;
+    return c->esize == 1 ? 4 : 2;
+}
+
+/* The 2-D path's width: widest(), halved while more than a quarter of a
+ * block's lanes would be past the row's end (a partial block stores through
+ * a private copy). */
+static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
+{
+    int widen = widest(ctx, c);
     while (widen > 1 && vector_width(ctx, c) * widen * 3 > 4 * c->plan->out[1]) widen /= 2;
     return widen;
 }
@@ -340,7 +357,7 @@ typedef struct plane_plan {
  * 3.70 -> 1.83 ms, int8 1.60 -> 0.74; 9x9 float16 1.85 -> 1.09; 5x5
  * float16 1.05 -> 0.91, int8 0.70 -> 0.58, but float32 1.04 -> 1.23 (the
  * band's copy costs more than the 16-lane blocks lose on 20-wide rows). */
-static int plane_path(const clpool_context *ctx, const maxpool_call *c, int lanes, plane_plan *pp)
+static int plane_path(const clpool_context *ctx, const maxpool_call *c, plane_plan *pp)
 {
     const clpool_maxpool_params *p = c->params;
     if (c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || p->strides[0] != 1 || p->strides[1] != 1) return 0;
@@ -352,19 +369,19 @@ static int plane_path(const clpool_context *ctx, const maxpool_call *c, int lane
     pp->gap = pad_w > right ? pad_w : right;
     if (pp->gap < 0) pp->gap = 0;
     pp->elems = PLANE_BYTES / (int64_t)c->esize;
-    const int64_t pitch = W + pp->gap;
-    /* lead gap + rows, rounded up to a vector, + the tails the passes read */
-    const int64_t room = pp->elems - pp->gap - lanes - 3 * lanes - kw;
+    const int64_t pitch = W + pp->gap, lanes = vector_width(ctx, c) * widest(ctx, c);
+    /* the lead gap and the rows, then a vector of rounding up and the tails
+     * the passes read and fill (maxpool2d_plane: 3 vectors + kw) */
+    const int64_t room = pp->elems - pp->gap - 4 * lanes - kw;
     const int64_t band = room / pitch - (kh - 1);
-    const int64_t need = OH < 2 * (kh - 1) ? OH : 2 * (kh - 1);
-    if (band < need || band < 1) return 0;
+    const int64_t need = OH < 2 * (kh - 1) ? OH : 2 * (kh - 1); /* >= 1 */
+    if (band < need) return 0;
     pp->band = band < OH ? band : OH;
     return 1;
 }
 
 static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                                  const plane_plan *pp, int widen, cl_uint num_wait, const cl_event *wait,
-                                  cl_event *event)
+                                  const plane_plan *pp, cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
     const clpool_maxpool_params *p = c->params;
     const cl_long planes = c->in->dims[0] * c->in->dims[1];
@@ -372,17 +389,13 @@ static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpoo
     common_options(c, common, sizeof common);
     snprintf(options, sizeof options,
              "%s -DKH=%lld -DKW=%lld -DSH=1 -DSW=1 -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DPLANE_ELEMS=%lld", common,
-             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], vector_width(ctx, c), widen,
+             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], vector_width(ctx, c), widest(ctx, c),
              exact_rows(ctx, c), (long long)pp->elems);
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d_plane", k);
-    cl_uint a = 0;
-    if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
     const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
                              c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
                              c->in_limit,           planes,                pp->band,        pp->gap};
-    clpool__arg args[sizeof sizes / sizeof sizes[0]];
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
-    if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d_plane", k);
+    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, sizes, sizeof sizes / sizeof sizes[0]);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[2] = {(uint64_t)planes, (uint64_t)((c->plan->out[0] + pp->band - 1) / pp->band)};
     return clpool__launch(ctx, q, k, 2, items, 1, num_wait, wait, event);
@@ -396,8 +409,7 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     common_options(c, common, sizeof common);
     const int vw = vector_width(ctx, c);
     plane_plan pp;
-    const int full_widen = c->indices || ctx->vector_bytes < 64 || c->esize > 2 ? 1 : c->esize == 1 ? 4 : 2;
-    if (plane_path(ctx, c, vw * full_widen, &pp)) return launch_plane(ctx, q, k, c, &pp, full_widen, num_wait, wait, event);
+    if (plane_path(ctx, c, &pp)) return launch_plane(ctx, q, k, c, &pp, num_wait, wait, event);
     const int widen = fast_widen(ctx, c);
     const int block = vw * widen; /* outputs per row of a work-item's block */
     const int sweep = sweep_blocks(ctx, c, block);
@@ -408,15 +420,11 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
              "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d", common,
              (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
              (long long)p->strides[1], vw, widen, exact_rows(ctx, c), sweep);
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
-    cl_uint a = 0;
-    if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
     const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
                              c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
                              c->idx_off,            c->in_limit,           rows};
-    clpool__arg args[sizeof sizes / sizeof sizes[0]];
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) args[i] = CLPOOL_ARG(sizes[i]);
-    if (status == CLPOOL_SUCCESS) status = clpool__set_args(k, a, args, sizeof args / sizeof args[0]);
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
+    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, sizes, sizeof sizes / sizeof sizes[0]);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[3] = {(uint64_t)col_items,
                                (uint64_t)((c->plan->out[0] + rows - 1) / rows),

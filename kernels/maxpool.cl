@@ -1078,13 +1078,11 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
  * either end of a row, so the gap serves as the right padding of one row and
  * the left padding of the next) and rows outside the plane all lowest. The
  * window maximum is then separable and, the array being flat, each direction
- * is a log-step over the whole band at full vector width whatever the row
- * width: m2[x] = max(m1[x], m1[x + 1]), m4 from m2, ..., and
- * mK[x] = max(m(2^t)[x], m(2^t)[x + K - 2^t]) with 2^t the largest power of
- * two up to K: four passes for 13 taps instead of twelve combines, first
- * across (offsets 1, 2, ...), then down (offsets P, 2P, ..., P = W + gap).
- * Column blocks (the 2-D path's) had left 12 of 32 lanes idle on 20-wide
- * rows and capped every tap of their edge blocks.
+ * runs over the whole band at full vector width whatever the row width:
+ * across (taps 1 apart) into a second array, then down (taps P = W + gap
+ * apart) straight into the output rows, tap by tap or by the log-step
+ * (PLANE_LOG_STEP). Column blocks (the 2-D path's) had left 12 of 32 lanes
+ * idle on 20-wide rows and capped every tap of their edge blocks.
  *
  * Exactness: every combine keeps its first operand on ties and the first
  * operand's range starts first, so the result is the row-major first
@@ -1120,6 +1118,10 @@ __attribute__((always_inline)) inline void plane_fill(FAST_ELEM *a, const int fr
  * the pair 8 - k apart. A 512-bit store costs Zen 4 two cycles and a load
  * one, so a pass (two loads and a store) has to save more than that. */
 #define PLANE_LOG_STEP(k) ((k) > 11)
+/* Taps of the last vertical combine (the one into the output rows), P apart
+ * times PLANE_V_STEP. */
+#define PLANE_V_TAPS (PLANE_LOG_STEP(KH) ? 2 : KH)
+#define PLANE_V_STEP (PLANE_LOG_STEP(KH) ? KH - 8 : 1)
 
 __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global T *out, const long H, const long W,
                                                   const long OH, const long OW, const long pad_h, const long pad_w,
@@ -1129,7 +1131,8 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
     const long nc = (long)get_global_id(0), oh0 = (long)get_global_id(1) * band_rows;
     if (nc >= planes || oh0 >= OH) return;
     __global const T *plane = in + in_offset + nc * H * W;
-    out += out_offset + nc * OH * OW;
+    out += out_offset;
+    const long o = (nc * OH + oh0) * OW; /* the band's first output */
     const int rows = (int)min(OH - oh0, band_rows), in_rows = rows + KH - 1;
     const int P = (int)(W + gap), lead = (int)gap, w = (int)W;
     const long h0 = oh0 - pad_h;
@@ -1181,35 +1184,29 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
     } else {
         plane_pass(b, a, n_up, KW, 1);
     }
-    /* down: the last combine goes straight to the output rows */
-    const FAST_ELEM *across = b;
-    int v_taps = KH, step = P;
+    /* down, in b too: the last combine goes straight to the output rows */
     if (PLANE_LOG_STEP(KH)) {
         plane_pass(a, b, n - 3 * P, 4, P);
         plane_pass(b, a, n - 7 * P, 2, 4 * P);
-        v_taps = 2;
-        step = (KH - 8) * P;
     }
-    const int first_col = lead - (int)pad_w;
+    const int first_col = lead - (int)pad_w, step = PLANE_V_STEP * P;
     for (int r = 0; r < rows; ++r) {
         for (long ow = 0; ow < OW; ow += FVW) {
             const long col = block_start(ow, OW, FVW);
             const int x = first_col + r * P + (int)col, lanes = (int)min(OW - col, (long)FVW);
-            fast_vec v = PLANE_AT(across, x);
+            fast_vec v = PLANE_AT(b, x);
 #pragma unroll
-            for (int j = 1; j < KH; ++j)
-                if (j < v_taps) v = MAX_KEEP_FIRST(v, PLANE_AT(across, x + j * step));
+            for (int j = 1; j < PLANE_V_TAPS; ++j) v = MAX_KEEP_FIRST(v, PLANE_AT(b, x + j * step));
             WATCH_OUTPUT(&ok, v);
-            STORE_FAST(FAST_BITS(v), lanes, out + (oh0 + r) * OW + col);
+            STORE_FAST(FAST_BITS(v), lanes, out + o + r * OW + col);
         }
     }
 #if EXACT_PATH
     if (!BLOCK_DONE(ok)) /* a NaN (or a 16-bit -0) in the band's input */
         for (long ow = 0; ow < OW; ow += FVW) {
             const long col = block_start(ow, OW, FVW);
-            maxpool2d_redo_exact(plane, out - nc * OH * OW, 0, (int)H, (int)W, (int)h0, (int)(col - pad_w),
-                                 (int)min(OW - col, (long)FVW), rows, (nc * OH + oh0) * OW + col, OW, nc, 1, buf_lo,
-                                 buf_hi, FVW);
+            maxpool2d_redo_exact(plane, out, 0, (int)H, (int)W, (int)h0, (int)(col - pad_w),
+                                 (int)min(OW - col, (long)FVW), rows, o + col, OW, nc, 1, buf_lo, buf_hi, FVW);
         }
 #else
     (void)ok;
