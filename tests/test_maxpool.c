@@ -525,12 +525,7 @@ START_TEST(test_plane_path)
             c.with_indices = 0;
             if (rep == 0) c.in_off = 0; /* rows at the buffer's very start */
             c.tight_input = rep == 1;    /* and at its very end */
-            const int64_t n = ref_shape_elements(&c.shape);
-            void *input = malloc((size_t)n * ref_dtype_size(c.dtype));
-            ck_assert_ptr_nonnull(input);
-            fill_random(&r, c.dtype, input, n);
-            run_case(&c, input);
-            free(input);
+            run_random_input(&r, &c);
         }
     }
 }
