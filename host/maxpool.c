@@ -262,14 +262,19 @@ static int exact_rows(const clpool_context *ctx, const maxpool_call *c)
 /* Output rows per work-item of the fast and argmax paths: they stream over
  * the input rows in a loop, so more rows read the rows that neighbouring
  * windows share fewer times (5x5/s1: 1.25 input rows per output row at 16,
- * 2 at 4) at no build cost. 16, halved while that would leave fewer than 8
- * work-items per compute unit (col_items: work-items across a row); 1 where
- * work-items are not SIMD (GPUs). */
+ * 2 at 4) and spread a work-item's set-up (edges, carries, PoCL's dispatch)
+ * wider, at no build cost. 64 (16 with Indices), halved while that would
+ * leave fewer than 8 work-items per compute unit (col_items: work-items
+ * across a row); 1 where work-items are not SIMD (GPUs). One PoCL thread,
+ * 16 -> 64 rows: int8 3x3/s2 2x64x112x112 56 -> 43 us, float16 134 -> 120,
+ * float32 2x2/s2 2x128x56x56 73 -> 65, 3x3/s1 1x32x112x112 91 -> 72, 5x5/s1
+ * 2x512x20x20 257 -> 199; with Indices 3x3/s2 2x64x112x112 402 -> 471 (its
+ * two outputs' rows, written block by block, stay in L1 with fewer rows). */
 static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t col_items)
 {
     if (!ctx->cpu_simd) return 1;
     const int64_t planes = c->in->dims[0] * c->in->dims[1], oh = c->plan->out[0];
-    int rows = 16;
+    int rows = c->indices ? 16 : 64;
     while (rows > 1 && planes * col_items * ((oh + rows - 1) / rows) < 8 * (int64_t)ctx->info.compute_units) rows /= 2;
     return rows;
 }
