@@ -421,31 +421,47 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
  *  - float16/bfloat16: max of order keys (below).
  * Combining row maxima in row order keeps the row-major first-wins rule. It
  * is exact unless a block's input holds a NaN (maxps drops it) or, for the
- * 16-bit floats, a -0 (its key is +0's, and the tie rule wants the first
- * zero's bits): then the exact path redoes the block, overwriting what it
- * stored. The block's watch (fast_watch: folded per loaded vector and, for
- * the 16-bit floats, per output vector) says whether it must.
+ * 16-bit floats, a -0 (the tie rule wants the first zero's bits, and the
+ * keys rank -0 below +0): then the exact path redoes the block, overwriting
+ * what it stored. The block's watch (fast_watch: folded per loaded vector
+ * and, for the 16-bit floats, per output vector) says whether it must.
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
 /*
  * 16-bit float keys, in 16-bit wrap-around arithmetic on the storage bits b:
- * b - (0x8000 - INF) for a clear sign bit, INF - b for a set one. Finite
- * values and infinities keep their order from -inf (SHRT_MIN) to +inf
- * (KEY_OF_INF), +-0 share a key, and every NaN, of either sign, lies above
- * +inf: a NaN in a window surfaces in its maximum, so one check per output
- * vector finds it. Three instructions per loaded vector (sign mask, subtract,
- * masked subtract); a -0 check on the raw bits (their signed minimum) is the
- * fourth. Mapping NaN and -0 to the ends of a two's-complement key had taken
- * three instructions and a chain of three masked compares.
+ * b itself for a clear sign bit, INF - b for a set one (the same function
+ * turns keys back into bits). Finite values and infinities keep their order
+ * from -inf (SHRT_MIN) to +inf (KEY_OF_INF), -0 ranks below +0, and every
+ * NaN, of either sign, lies above +inf: a NaN in a window surfaces in its
+ * maximum, so one check per output vector finds it. -0 is watched on the
+ * raw bits (their signed minimum). Non-negative bits are their own keys:
+ * a block converts (and watches) only from its first row that holds a set
+ * sign bit on (signed_rows, fast_row_max), so the non-negative input of a
+ * ReLU skips both. Two instructions where clang compiles for AVX-512BW
+ * (sign mask, masked subtract, in inline assembly: LLVM turns the select
+ * into four).
  */
 #define FAST_LOWEST ((short)SHRT_MIN)
 #define FAST_HIGHEST ((short)SHRT_MAX)
-#define KEY_SHIFT ((ushort)(0x8000 - KEY_INF))
-#define KEY_OF_ZERO ((short)(KEY_INF - 0x8000))
-#define KEY_OF_INF ((short)(2 * KEY_INF - 0x8000))
-#define FAST_KEY(b) AS_FAST_VEC(AS_FAST_VEC(b) < (short)0 ? (fast_bits)KEY_INF - (b) : (b) - (fast_bits)KEY_SHIFT)
-#define FAST_BITS(k) \
-    ((k) < KEY_OF_ZERO ? (fast_bits)KEY_INF - AS_FAST_BITS(k) : AS_FAST_BITS(k) + (fast_bits)KEY_SHIFT)
+#define KEY_OF_INF KEY_INF
+#if WIDE_VECTORS && FVW == 32 && defined(__clang__) && defined(__x86_64__) && defined(__AVX512BW__)
+__attribute__((always_inline)) inline fast_vec key_flip(const fast_vec b)
+{
+    fast_vec k = b;
+    __asm__("vpmovw2m %1, %%k1\n\tvpsubw %1, %2, %0 %{%%k1%}" : "+v"(k) : "v"(b), "v"((fast_vec)KEY_INF) : "k1");
+    return k;
+}
+#define ANY_SIGN_BIT(v) (__builtin_ia32_cvtw2mask512(v) != 0)
+#else
+#define key_flip(b) ((b) < (short)0 ? (fast_vec)KEY_INF - (b) : (b))
+#if WIDE_VECTORS
+#define ANY_SIGN_BIT(v) (__builtin_reduce_or((v) < (short)0) != 0)
+#else
+#define ANY_SIGN_BIT(v) any(v)
+#endif
+#endif
+#define FAST_KEY(b) key_flip(AS_FAST_VEC(b))
+#define FAST_BITS(k) AS_FAST_BITS(key_flip(k))
 /* per lane the lowest storage bits seen, as short: SHRT_MIN is a -0 (or a NaN output, WATCH_OUTPUT) */
 typedef fast_vec fast_watch;
 #define FAST_WATCH_INIT ((fast_vec)SHRT_MAX)
@@ -473,7 +489,12 @@ typedef fast_mask fast_watch; /* lanes with no NaN seen */
 #endif
 #define WATCHES_OUTPUT 0
 #endif
+#if WATCHES_OUTPUT /* the 16-bit floats' taps stay bits: fast_row_max makes keys where it must */
+#define BITS_AS_FAST_VEC(b) AS_FAST_VEC(b)
+DEFINE_ROW_TAPS(row_taps_fast, fast_bits, fast_vec, FVW, fast_watch, FAST_LOAD, BITS_AS_FAST_VEC, WATCH_NOTHING)
+#else
 DEFINE_ROW_TAPS(row_taps_fast, fast_bits, fast_vec, FVW, fast_watch, FAST_LOAD, FAST_KEY, FAST_WATCH)
+#endif
 DEFINE_LANES_INSIDE_ROW(fast_lanes_inside_row, fast_mask, fast_int, FVW, TO_FAST_MASK)
 
 /* Outside the interior each tap is min()-ed with its kernel column's cap:
@@ -555,11 +576,14 @@ typedef char fast_bytes __attribute__((ext_vector_type(FAST_BYTES)));
 /* *m = the maximum of input row h's KW taps per lane (padding taps are the
  * lowest value, a row outside the plane all lowest); folds the row's loads
  * into *ok. `interior` is about columns only (no caps, no guard): every
- * row is checked, so the first and last row groups of a plane stay interior. */
+ * row is checked, so the first and last row groups of a plane stay interior.
+ * 16-bit floats: taps with a set sign bit set *signed_rows, and from then on
+ * the block's taps are made keys and watched for -0 (non-negative bits are
+ * their own keys and hold no -0; a NaN among them surfaces in the output). */
 __attribute__((always_inline)) inline void fast_row_max(__global const T *plane, const int H, const int W, const long h,
                                                         const int w0, const fast_vec *cap, const int interior,
                                                         const int guarded, const long buf_lo, const long buf_hi,
-                                                        fast_watch *row_ok, fast_vec *m)
+                                                        fast_watch *row_ok, int *signed_rows, fast_vec *m)
 {
     if (!row_inside_plane(h, H)) {
         *m = (fast_vec)(FAST_LOWEST);
@@ -568,6 +592,24 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
     fast_vec taps[KW];
     fast_watch ok = *row_ok;
     READ_ROW(row_taps_fast, FVW, h, w0);
+#if WATCHES_OUTPUT
+    if (!*signed_rows) {
+        fast_vec any_bits = taps[0];
+#pragma unroll
+        for (int kw = 1; kw < KW; ++kw) any_bits |= taps[kw];
+        *signed_rows = ANY_SIGN_BIT(any_bits);
+    }
+    if (*signed_rows) {
+        fast_vec lowest = taps[0];
+#pragma unroll
+        for (int kw = 1; kw < KW; ++kw) lowest = MIN_KEEP_FIRST(lowest, taps[kw]);
+        ok = MIN_KEEP_FIRST(ok, lowest);
+#pragma unroll
+        for (int kw = 0; kw < KW; ++kw) taps[kw] = key_flip(taps[kw]);
+    }
+#else
+    (void)signed_rows;
+#endif
     *row_ok = ok;
 #pragma unroll
     for (int kw = 0; kw < KW; ++kw)
@@ -582,6 +624,7 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
 /* What a block carries from one output row to the next, and its NaN check. */
 typedef struct block_carry {
     fast_vec max[CARRY_SLOTS]; /* row maxima of the carried input rows */
+    int signed_rows;           /* 16-bit floats: a set sign bit met (fast_row_max) */
 } block_carry;
 /* No struct: rusticl (Mesa 22.3) crashed compiling a block state that wrapped
  * the watch in one. For the 16-bit floats a NaN output folds SHRT_MIN into
@@ -616,9 +659,11 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
                                                        const int interior, const int guarded, const long buf_lo,
                                                        const long buf_hi, block_ok *ok, block_carry *c)
 {
+    c->signed_rows = 0;
 #pragma unroll
     for (int i = 0; i < CARRY; ++i)
-        fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &c->max[i]);
+        fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &c->signed_rows,
+                     &c->max[i]);
 }
 
 /*
@@ -645,7 +690,7 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
 #pragma unroll
     for (int j = 0; j < NEW; ++j)
         fast_row_max(plane, H, W, h + CARRY + j, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok,
-                     &win[CARRY + j]);
+                     &c->signed_rows, &win[CARRY + j]);
     /* in row order: keeps the row-major first-wins rule */
     fast_vec best = win[0];
 #pragma unroll

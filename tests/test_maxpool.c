@@ -782,6 +782,51 @@ START_TEST(test_fast_path_blocks)
 END_TEST
 
 /*
+ * float16/bfloat16 blocks make order keys (and watch for -0) only from
+ * their first row with a set sign bit on: non-negative bits are their own
+ * keys. Non-negative ties-rich input with, 7 input rows down (past the
+ * first rows a work-item reads), one of: nothing, a -0 first in a window of
+ * zeros, each NaN pattern (of either sign), a window of negative values and
+ * a -inf; and a plane negative from its first row with that -0. 64 planes keep a
+ * work-item on whole planes (its rows stream through the transition).
+ */
+START_TEST(test_fast_path_sign_rows)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    static const int64_t windows[][3] = {{3, 2, 1}, {2, 2, 0}, {3, 1, 1}, {5, 1, 2}}; /* kernel, stride, pad */
+    enum { C = 64, H = 24, W = 80 };
+    const int64_t n = C * H * W;
+    unsigned char *input = malloc((size_t)n * 2);
+    ck_assert_ptr_nonnull(input);
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        const clpool_dtype dt = dtypes[t];
+        if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
+            const int64_t k = windows[w][0];
+            mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){k, k});
+            c.with_indices = 0;
+            c.params.strides[0] = c.params.strides[1] = windows[w][1];
+            for (int i = 0; i < 4; ++i) c.params.pads[i] = windows[w][2];
+            for (int variant = 0; variant < 4 + CU_N_NAN; ++variant) {
+                for (int64_t i = 0; i < n; ++i) ref_store(dt, input, i, (double)((i * 7 + i / W) % 5));
+                const int64_t plane = (variant % C) * H * W, at = plane + 7 * W + 22;
+                if (variant == 3) /* negative from the first row, then the -0 too */
+                    for (int64_t i = 0; i < H * W; ++i) ref_store(dt, input, plane + i, -(double)(i % 7 + 1) / 2.0);
+                for (int64_t h = 7; h < 10; ++h)
+                    for (int64_t x = 20; x < 31; ++x)
+                        ref_store(dt, input, plane + h * W + x, variant == 2 ? -2.0 - (double)(x % 3) : 0.0);
+                if (variant == 1 || variant == 3) ref_store(dt, input, at, -0.0);
+                if (variant == 2) ref_store(dt, input, at, -INFINITY);
+                if (variant >= 4) ref_store_bits(dt, input, at, cu_nan_patterns(dt)[variant - 4]);
+                run_case(&c, input);
+            }
+        }
+    }
+    free(input);
+}
+END_TEST
+
+/*
  * Rows outside the plane are never read, whatever lies there: the rows
  * above plane 0 (the input's lead, inside the cl_mem) and the middle plane
  * of three hold values above every other, so a window that took a row from
@@ -1218,6 +1263,7 @@ int main(void)
     tcase_add_test(tc, test_ties_first_wins);
     tcase_add_test(tc, test_nan_windows);
     tcase_add_test(tc, test_fast_path_blocks);
+    tcase_add_test(tc, test_fast_path_sign_rows);
     tcase_add_test(tc, test_rows_outside_plane);
     tcase_add_test(tc, test_integer_extremes);
 
