@@ -421,10 +421,19 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
     const int64_t col_items = (c->plan->out[1] + item_cols - 1) / item_cols;
     const int rows = stream_rows(ctx, c, col_items);
+    /* Stride 2 with an odd left pad: the row loads start at the output column
+     * times 2, aligned where rows are, and tap 0 comes from one broadcast
+     * element (-DODD_START, kernels/maxpool.cl). For float32 without Indices
+     * only: one thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150
+     * 46.5 -> 41.9 us; float16 gained 1%, int8 and uint8 lost 20-25% (their
+     * one-lane shift takes seven shuffles without AVX-512 VBMI) and float32
+     * with Indices 7%. */
+    const int odd_start =
+        p->strides[1] == 2 && c->plan->pad_begin[1] % 2 != 0 && c->esize == 4 && !c->indices;
     snprintf(options, sizeof options,
-             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d", common,
-             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], vw, widen, exact_rows(ctx, c), sweep);
+             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d -DODD_START=%d",
+             common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
+             (long long)p->strides[1], vw, widen, exact_rows(ctx, c), sweep, odd_start);
     const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
                              c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
                              c->idx_off,            c->in_limit,           rows};

@@ -175,6 +175,8 @@ __kernel void maxpool(__global const T *in, __global T *out,
 /* Tap kw = 2m + p of lane j: lane j + m of the even (p = 0) or odd (p = 1)
  * elements while it exists, then the third load's element 2(j - (n - m)) + p. */
 #define TAP_SRC(j, n, m, p) ((j) < (n) - (m) ? (j) + (m) : (n) + 2 * ((j) - ((n) - (m))) + (p))
+/* Lane j - 1 of the odd elements, lane 0 from the element before them. */
+#define PREV_SRC(j, n, m, p) ((j) == 0 ? (n) : (j) - 1)
 
 /*
  * Storage bits of the taps of n outputs at stride SW. ROW_TAPS (stride 2,
@@ -183,11 +185,21 @@ __kernel void maxpool(__global const T *in, __global T *out,
  * each), and for kw >= 2 those shifted down by kw/2 lanes with the top lanes
  * from a third load. Separate loads per tap would each extract the even
  * lanes of two vectors, which LLVM turns into piecemeal loads for 1- and
- * 2-byte types. SPAN(n) = elements read from a block's first column on one row.
+ * 2-byte types. The loads start at the block's first output column times 2,
+ * a multiple of 2n (aligned where rows are): an odd left pad (-DODD_START=1,
+ * 3x3/s2/p1) puts the first window's column 1 before that, and its tap 0 is
+ * the odd elements moved up a lane under that one element (a broadcast).
+ * Loads from the window's column had split a cache line each: float32
+ * 3x3/s2/p1 spent a fifth of its time on it. SPAN(n) = elements read from a
+ * block's first window's column on one row.
  */
+#ifndef ODD_START
+#define ODD_START 0
+#endif
 #if SW == 2 && VW == 16 && KW <= 7 && defined(__clang__)
 #define ROW_TAPS 1
-#define SPAN(n) (KW > 2 ? 3 * (n) : 2 * (n))
+#define THIRD_LOAD (KW - ODD_START > 2) /* a tap 2 or more past the loads' first column */
+#define SPAN(n) (ODD_START + (THIRD_LOAD ? 3 : 2) * (n))
 #define ROW_TAP(v, r2, n, m, p) __builtin_shufflevector(v, r2, LANES(TAP_SRC, n, m, p))
 #else
 #define ROW_TAPS 0
@@ -253,17 +265,20 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #define DEFINE_ROW_TAPS_IN(name, space, raw, type, n, watch_t, load, convert, watch)              \
     __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
     {                                                                                              \
-        const raw a0 = load(space, row), a1 = load(space, row + (n));                              \
-        /* KW <= 2 reads only 2n elements (SPAN): the third load is not made */                    \
-        const raw a2 = KW > 2 ? load(space, row + 2 * (n)) : a0;                                   \
+        space const T *from = row + ODD_START;                                                     \
+        const raw a0 = load(space, from), a1 = load(space, from + (n));                            \
+        /* without a tap 2 past `from` the third load is not made (SPAN) */                        \
+        const raw a2 = THIRD_LOAD ? load(space, from + 2 * (n)) : a0;                              \
+        const raw before = ODD_START ? (raw)(row[0]) : a0; /* the element before `from` */         \
         watch(ok, a0, a1);                                                                         \
-        watch(ok, a2, a2);                                                                         \
+        watch(ok, THIRD_LOAD ? a2 : before, ODD_START ? before : a2);                              \
         const type r0 = convert(a0), r1 = convert(a1), r2 = convert(a2);                           \
         const type even = __builtin_shufflevector(r0, r1, LANES(EVEN_SRC, n, 0, 0));               \
         const type odd = __builtin_shufflevector(r0, r1, LANES(ODD_SRC, n, 0, 0));                 \
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                          \
         {                                                                                          \
-            switch (kw) { /* a constant after unrolling */                                         \
+            switch (kw - ODD_START) { /* a constant after unrolling: the tap's column past `from` */ \
+            case -1: taps[kw] = __builtin_shufflevector(odd, convert(before), LANES(PREV_SRC, n, 0, 0)); break; \
             case 0: taps[kw] = even; break;                                                        \
             case 1: taps[kw] = odd; break;                                                         \
             case 2: taps[kw] = ROW_TAP(even, r2, n, 1, 0); break;                                  \

@@ -51,6 +51,19 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
+# Stride-2 row loads from the output column times 2 under an odd left pad
+# (-DODD_START=1; the host asks for it for float32 without Indices, the kernel
+# takes it for every type): tap 0 from a broadcast, with and without a third load.
+for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
+  read -r -a target <<< "$t"
+  for dtw in "FLOAT32 1" "FLOAT16 2" "INT8 4"; do
+    read -r dt widen <<< "$dtw"
+    for geo in "-DKH=3 -DKW=3" "-DKH=2 -DKW=2" "-DKH=3 -DKW=6"; do
+      check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DSH=2 -DSW=2 -DVW=16 -DWIDEN=$widen -DEXACT_ROWS=4 -DODD_START=1
+      check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=0 $geo -DSH=2 -DSW=2 -DVW=16 -DWIDEN=1 -DEXACT_ROWS=4 -DODD_START=1
+    done
+  done
+done
 # The plane path (-DPLANE_ELEMS: stride 1, no Indices, CPUs with 512-bit vectors),
 # tap by tap and log-step: as PoCL builds it, and as SPIR.
 for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do

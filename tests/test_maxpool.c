@@ -747,7 +747,9 @@ END_TEST
  * max instruction per combine) unless the block's input holds a NaN, or a -0
  * for float16/bfloat16: such blocks are redone by the exact path. One tensor
  * of zeros and small integers (ties everywhere), then the same with a NaN,
- * with a -0 first in a window of zeros, and with both, against the reference.
+ * with a -0 first in a window of zeros, with a NaN in a block's first
+ * window's first column (a broadcast element under -DODD_START, float32
+ * 3x3/s2/p1), and combinations, against the reference.
  */
 START_TEST(test_fast_path_blocks)
 {
@@ -766,9 +768,11 @@ START_TEST(test_fast_path_blocks)
             for (int i = 0; i < 4; ++i) c.params.pads[i] = windows[w][2];
             const int64_t n = 2 * 12 * 80;
             unsigned char input[2 * 12 * 80 * 8];
-            for (int variant = 0; variant < (is_float ? 4 : 1); ++variant) {
+            for (int variant = 0; variant < (is_float ? 8 : 1); ++variant) {
                 for (int64_t i = 0; i < n; ++i) ref_store(dt, input, i, (double)((i * 7 + i / 80) % 5) - 1.0);
                 if (variant & 1) ref_store_bits(dt, input, 80 * 12 + 5 * 80 + 40, cu_nan_patterns(dt)[1]);
+                /* the first column of the second 16-lane block's first window (3x3/s2/p1), mid-window */
+                if (variant & 4) ref_store_bits(dt, input, 6 * 80 + 31, cu_nan_patterns(dt)[0]);
                 if (variant & 2) {
                     for (int64_t h = 6; h < 9; ++h)
                         for (int64_t x = 20; x < 31; ++x) ref_store(dt, input, h * 80 + x, 0.0);
