@@ -119,6 +119,26 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
     L->rank = r;
 }
 
+/* Blocks of vw lanes per work-item along the innermost dim: one on GPUs
+ * (neighbouring work-items read neighbouring blocks); on CPUs about 4 KiB of
+ * output, 16 KiB when streaming (a work-item ends with a fence that waits for
+ * its stores), halved while that would leave fewer than 8 work-items per
+ * compute unit. A work-item's fixed cost (PoCL's dispatch, the outer dims'
+ * division) had dominated at 256 bytes for 1-byte types: two threads,
+ * broadcast Max 16x64x128x128 against 1x64x1x1, int8 0.69 -> 0.42-0.47 ms,
+ * uint8 0.69-0.72 -> 0.46-0.52 ms; same-shape float16 1.8-2.0 -> 1.3-2.0 ms. */
+static int blocks_per_item(const clpool_context *ctx, const max_layout *L, int vw, size_t es, int stream)
+{
+    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU)) return 1;
+    const int64_t n0 = L->dims[L->rank - 1];
+    int64_t rows = 1;
+    for (int32_t d = 0; d + 1 < L->rank; ++d) rows *= L->dims[d];
+    int nb = (int)((stream ? 16384 : 4096) / ((size_t)vw * es));
+    while (nb > 1 && rows * ((n0 + (int64_t)vw * nb - 1) / ((int64_t)vw * nb)) < 8 * (int64_t)ctx->info.compute_units)
+        nb /= 2;
+    return nb;
+}
+
 static int ranges_overlap(size_t a, size_t alen, size_t b, size_t blen)
 {
     return alen && blen && a < b + blen && b < a + alen;
@@ -176,9 +196,6 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
      * the device's cache, so the output would be evicted unread. */
     const int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     const int stream = cpu && ctx->cache_bytes > 0 && moved > ctx->cache_bytes + ctx->cache_bytes / 2;
-    /* Blocks per work-item: one on GPUs; on CPUs about 256 bytes of output, or 16 KiB
-     * when streaming (a work-item ends with a fence that waits for its stores). */
-    const int nb = !cpu ? 1 : (int)((stream ? 16384 : 256) / ((size_t)vw * es));
 
     /* Layout over all inputs plus the output itself (used as input 0 of later passes). */
     max_layout L;
@@ -188,6 +205,7 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     broadcast_strides(&out, &out, all[n]);
     L.strides = all;
     collapse(n + 1, &out, &L);
+    const int nb = blocks_per_item(ctx, &L, vw, es, stream);
 
     char options[160], dtopt[32];
     clpool__dtype_options(dtype, dtopt, sizeof dtopt);

@@ -597,6 +597,38 @@ START_TEST(test_outputs_larger_than_cache)
 }
 END_TEST
 
+/*
+ * Rows that several work-items share on CPUs (about 4 KiB of output each,
+ * fewer where that leaves too few work-items), the last one's block shifted
+ * back to end at the row's end: small and large element types, rows not a
+ * multiple of 16, against a same-shape and a broadcast (per row, per column)
+ * second input.
+ */
+START_TEST(test_long_rows)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_INT8, CLPOOL_UINT8, CLPOOL_FLOAT16, CLPOOL_FLOAT32};
+    static const int64_t widths[] = {4096 * 3 + 5, 20000, 65536 + 77};
+    ref_rng r;
+    ref_rng_seed(&r, 0x5200);
+    const value_mix mix = {0.01, 0};
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t)
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w)
+            for (int k = 0; k < 3; ++k) {
+                max_case c;
+                case_data cd = {{0}, 0};
+                case_init(&c, dtypes[t]);
+                c.n = 2;
+                c.shapes[0] = (clpool_shape){2, {7, widths[w]}};
+                c.shapes[1] = k == 0   ? c.shapes[0]
+                              : k == 1 ? (clpool_shape){2, {7, 1}}
+                                       : (clpool_shape){2, {1, widths[w]}};
+                for (int i = 0; i < 2; ++i) c.data[i] = case_alloc(&cd, &r, dtypes[t], &c.shapes[i], &mix);
+                run_case(&c, k == 0 ? "long rows" : k == 1 ? "long rows, per-row scalar" : "long rows, one row");
+                case_data_free(&cd);
+            }
+}
+END_TEST
+
 /* 64-bit integers compare exactly (2^53 + 1 > 2^53; near-max values). */
 START_TEST(test_wide_integers_exact)
 {
@@ -935,6 +967,7 @@ int main(void)
     tcase_add_test(tc, test_many_inputs_out_of_order);
     tcase_add_test(tc, test_empty_outputs);
     tcase_add_test(tc, test_outputs_larger_than_cache);
+    tcase_add_test(tc, test_long_rows);
 
     tc = cu_tcase(s, "validation", 1);
     tcase_add_loop_test(tc, test_validation, 0, N_VCASES);
