@@ -124,9 +124,9 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
  * output, 16 KiB when streaming (a work-item ends with a fence that waits for
  * its stores), halved while that would leave fewer than 8 work-items per
  * compute unit. A work-item's fixed cost (PoCL's dispatch, the outer dims'
- * division) had dominated at 256 bytes for 1-byte types: two threads,
- * broadcast Max 16x64x128x128 against 1x64x1x1, int8 0.69 -> 0.42-0.47 ms,
- * uint8 0.69-0.72 -> 0.46-0.52 ms; same-shape float16 1.8-2.0 -> 1.3-2.0 ms. */
+ * division) had dominated at 256 bytes for 1-byte types: clpool bench (two
+ * threads), broadcast Max 16x64x128x128 against 1x64x1x1, int8 0.68-0.79 ->
+ * 0.41-0.54 ms, uint8 0.69-0.72 -> 0.45-0.48 ms. */
 static int blocks_per_item(const clpool_context *ctx, const max_layout *L, int vw, size_t es, int stream)
 {
     if (!(ctx->info.type & CL_DEVICE_TYPE_CPU)) return 1;
