@@ -332,13 +332,21 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
  * with strides 1 or 2 and no dilation, specialised on kernel and stride;
  * everything else takes the general kernel, which keeps the number of
  * programs small. Its argmax and exact paths keep a lane's best tap (kh * KW + kw) at
- * the element's width: with Indices, 1-byte types allow 127 taps. */
+ * the element's width: with Indices, 1-byte types allow 127 taps. float32's
+ * argmax path keeps the best tap as its index's offset within 16 lanes'
+ * windows (ARGMAX_OFFSETS), an int. */
 static int use_2d_fast_path(const maxpool_call *c)
 {
     const clpool_maxpool_params *p = c->params;
-    if (c->plan->ns != 2 || c->in->dims[2] > INT32_MAX / 2 || c->in->dims[3] > INT32_MAX / 2) return 0; /* int lane math */
+    const int64_t H = c->in->dims[2], W = c->in->dims[3];
+    if (c->plan->ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0; /* int lane math */
     for (int i = 0; i < 2; ++i)
         if (p->kernel_shape[i] > 13 || p->strides[i] > 2 || p->dilations[i] != 1) return 0;
+    if (c->indices && c->esize == 4) {
+        const int64_t row_step = p->storage_order ? 1 : W, col_step = p->storage_order ? H : 1;
+        const int64_t cols = p->kernel_shape[1] - 1 + p->strides[1] * 15; /* a window's and 16 lanes' reach */
+        if ((p->kernel_shape[0] - 1) * row_step + cols * col_step > INT32_MAX) return 0;
+    }
     return !(c->indices && c->esize == 1 && p->kernel_shape[0] * p->kernel_shape[1] > 127);
 }
 

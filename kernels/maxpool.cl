@@ -743,6 +743,53 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, __gl
     STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
 }
 
+#if WITH_INDICES
+/* A flat index's steps along a window's rows and columns (storage_order 0:
+ * row-major, 1: column-major). */
+#if STORAGE_ORDER == 1
+#define INDEX_ROW_STEP(H, W) 1
+#define INDEX_COL_STEP(H, W) (H)
+#else
+#define INDEX_ROW_STEP(H, W) (W)
+#define INDEX_COL_STEP(H, W) 1
+#endif
+/*
+ * ARGMAX_OFFSETS (float32/float64, whose compare masks hold 32/64 bits): the
+ * argmax path tracks each lane's best tap as its flat index's offset from
+ * the index of the window's first element in lane 0 (kh * row step + kw *
+ * column step), one select per combine where the tap's row and column took
+ * two, and the index is one add away (float32 3x3/s2 with Indices, one
+ * thread: the row and column selects and the index arithmetic were a quarter
+ * of the time). The host keeps the offsets within int (use_2d_fast_path).
+ * Narrower types keep row and column apart in their narrower masks.
+ */
+#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
+#define ARGMAX_OFFSETS 1
+#else
+#define ARGMAX_OFFSETS 0
+#endif
+#if ARGMAX_OFFSETS
+/* Stores one output row's `lanes` outputs: bits and, from the winners'
+ * offsets `off`, their flat indices (window of lane 0: first row h, first
+ * column w0). */
+__attribute__((always_inline)) inline void store_block_row_offsets(__global T *out, __global long *indices,
+                                                                   const TV(VW) bits, const MASKV(VW) off,
+                                                                   const int lanes, const long orow, const int H,
+                                                                   const int W, const long nc, const int h,
+                                                                   const int w0)
+{
+    const long first = nc * H * W + (long)h * INDEX_ROW_STEP(H, W) + (long)w0 * INDEX_COL_STEP(H, W);
+#if defined(DT_FLOAT64)
+    const LONGV(VW) idx = first + off + CONVERT_LONGV(VW, LANE_IDS) * (long)(SW * INDEX_COL_STEP(H, W));
+#else
+    const LONGV(VW) idx = first + CONVERT_LONGV(VW, off + LANE_IDS * (SW * INDEX_COL_STEP(H, W)));
+#endif
+    STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
+    STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
+}
+#endif
+#endif
+
 #if EXACT_PATH
 /*
  * The exact path: VW outputs (lanes) of each of EXACT_ROWS consecutive
@@ -877,7 +924,7 @@ __attribute__((always_inline)) inline void argmax_row(__global const T *plane, c
         const MASKV(VW) take = interior ? (k > row_best) : valid[kw] & (~have | (k > row_best));
         row_best = select(row_best, k, take);
         row_bits = select(row_bits, taps[kw], take);
-        row_kw = select(row_kw, (MASKV(VW))(kw), take);
+        row_kw = select(row_kw, (MASKV(VW))(ARGMAX_OFFSETS ? kw * INDEX_COL_STEP(H, W) : kw), take);
         have |= valid[kw];
     }
     *key = row_best;
@@ -944,6 +991,12 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
     for (int j = 0; j < NEW; ++j)
         argmax_row(plane, H, W, h + CARRY + j, w0, e->valid, interior, guarded, buf_lo, buf_hi, ok,
                    &win_key[CARRY + j], &win_bits[CARRY + j], &win_col[CARRY + j], &win_inside[CARRY + j]);
+    /* best_kw: with ARGMAX_OFFSETS the winner's offset (row and column; best_kh unused) */
+#if ARGMAX_OFFSETS
+#define WIN_TAP(i) (win_col[i] + (MASKV(VW))((i) * INDEX_ROW_STEP(H, W)))
+#else
+#define WIN_TAP(i) win_col[i]
+#endif
     KTV(VW) best = win_key[0];
     TV(VW) best_bits = win_bits[0];
     MASKV(VW) best_kh = 0, best_kw = win_col[0];
@@ -956,16 +1009,22 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
             best = select(best, win_key[i], take);
             best_bits = select(best_bits, win_bits[i], take);
             best_kh = select(best_kh, (MASKV(VW))(i), take);
-            best_kw = select(best_kw, win_col[i], take);
+            best_kw = select(best_kw, WIN_TAP(i), take);
         } else {
             best = win_key[i];
             best_bits = win_bits[i];
             best_kh = (MASKV(VW))(i);
-            best_kw = win_col[i];
+            best_kw = WIN_TAP(i);
             started = 1;
         }
     }
+#undef WIN_TAP
+#if ARGMAX_OFFSETS
+    (void)best_kh;
+    store_block_row_offsets(out, indices, best_bits, best_kw, lanes, o, H, W, nc, (int)h, w0);
+#else
     store_block_row(out, indices, best_bits, best_kh, best_kw, lanes, o, H, W, nc, (int)h, w0);
+#endif
 #pragma unroll
     for (int i = 0; i < CARRY; ++i) {
         c->key[i] = win_key[NEW + i];
