@@ -268,8 +268,8 @@ static int exact_rows(const clpool_context *ctx, const maxpool_call *c)
  * across a row); 1 where work-items are not SIMD (GPUs). One PoCL thread,
  * 16 -> 64 rows: int8 3x3/s2 2x64x112x112 56 -> 43 us, float16 134 -> 120,
  * float32 2x2/s2 2x128x56x56 73 -> 65, 3x3/s1 1x32x112x112 91 -> 72, 5x5/s1
- * 2x512x20x20 257 -> 199; with Indices 3x3/s2 2x64x112x112 402 -> 471 (its
- * two outputs' rows, written block by block, stay in L1 with fewer rows). */
+ * 2x512x20x20 257 -> 199; with Indices 3x3/s2 2x64x112x112 402 -> 471 (cause
+ * not found). */
 static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t col_items)
 {
     if (!ctx->cpu_simd) return 1;
@@ -431,13 +431,13 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const int rows = stream_rows(ctx, c, col_items);
     /* Stride 2 with an odd left pad: the row loads start at the output column
      * times 2, aligned where rows are, and tap 0 comes from one broadcast
-     * element (-DODD_START, kernels/maxpool.cl). For float32 without Indices
-     * only: one thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150
+     * element (-DODD_START, kernels/maxpool.cl; its 16-lane row taps run on
+     * CPUs only). For float32 without Indices only: one thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150
      * 46.5 -> 41.9 us; float16 gained 1%, int8 and uint8 lost 20-25% (their
      * one-lane shift takes seven shuffles without AVX-512 VBMI) and float32
      * with Indices 7%. */
     const int odd_start =
-        p->strides[1] == 2 && c->plan->pad_begin[1] % 2 != 0 && c->esize == 4 && !c->indices;
+        ctx->cpu_simd && p->strides[1] == 2 && c->plan->pad_begin[1] % 2 != 0 && c->esize == 4 && !c->indices;
     snprintf(options, sizeof options,
              "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d -DODD_START=%d",
              common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],

@@ -717,6 +717,17 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
 }
 #endif
 
+#if WITH_INDICES
+/* Stores `lanes` (1..VW) outputs' bits and flat indices at output row offset orow. */
+__attribute__((always_inline)) inline void store_lanes_and_indices(__global T *out, __global long *indices,
+                                                                   const TV(VW) bits, const LONGV(VW) idx,
+                                                                   const int lanes, const long orow)
+{
+    STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
+    STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
+}
+#endif
+
 /* Stores one output row's `lanes` (1..VW) outputs of a VW-lane block: the
  * winners' bits and, with Indices, their flat indices from the lanes' best
  * taps (row kh, column kw of the window whose first input row is h and first
@@ -736,11 +747,11 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, __gl
 #else
     const LONGV(VW) idx = nc * H * W + ih * W + iw;
 #endif
-    STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
+    store_lanes_and_indices(out, indices, bits, idx, lanes, orow);
 #else
     (void)indices, (void)tap_kh, (void)tap_kw, (void)H, (void)W, (void)nc, (void)h, (void)w0;
-#endif
     STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
+#endif
 }
 
 #if WITH_INDICES
@@ -756,8 +767,8 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, __gl
 /*
  * ARGMAX_OFFSETS (float32/float64, whose compare masks hold 32/64 bits): the
  * argmax path tracks each lane's best tap as its flat index's offset from
- * the index of the window's first element in lane 0 (kh * row step + kw *
- * column step), one select per combine where the tap's row and column took
+ * the index of its window's first element (kh * row step + kw * column
+ * step), one select per combine where the tap's row and column took
  * two, and the index is one add away (float32 3x3/s2 with Indices, one
  * thread: the row and column selects and the index arithmetic were a quarter
  * of the time). The host keeps the offsets within int (use_2d_fast_path).
@@ -784,8 +795,7 @@ __attribute__((always_inline)) inline void store_block_row_offsets(__global T *o
 #else
     const LONGV(VW) idx = first + CONVERT_LONGV(VW, off + LANE_IDS * (SW * INDEX_COL_STEP(H, W)));
 #endif
-    STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
-    STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
+    store_lanes_and_indices(out, indices, bits, idx, lanes, orow);
 }
 #endif
 #endif
