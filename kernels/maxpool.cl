@@ -1142,6 +1142,29 @@ __attribute__((always_inline)) inline long sweep_block(const long k, const long 
     return ow;
 }
 
+/* Software prefetch, PREFETCH_BYTES ahead of the input a sweep reads next
+ * (past a plane's end, into the next plane's first rows, which the next
+ * work-item reads): the hardware prefetchers alone left the sweep stalled on
+ * DRAM. float32 3x3/s2, 8x64x112x112, one thread: 1213 -> 1001 us at 4 KiB
+ * (2 KiB: 1119, 8 KiB: 999). CPUs with one flat address space only (where
+ * the sweep runs): a hint, never a fault, for any address. */
+#define PREFETCH_BYTES 4096
+#define CACHE_LINE_BYTES 64
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define PREFETCH(p) __builtin_prefetch((const void *)(ulong)(p)) /* no generic pointers in OpenCL C 1.2 */
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_BYTES
+ * ahead, within the buffer (buf_lo/buf_hi). */
+__attribute__((always_inline)) inline void sweep_prefetch(__global const T *plane, const long at, const long n,
+                                                          const long buf_lo, const long buf_hi)
+{
+    const long ahead = at + PREFETCH_BYTES / (long)sizeof(T), step = CACHE_LINE_BYTES / (long)sizeof(T);
+    for (long e = max(ahead, buf_lo); e < min(ahead + n, buf_hi); e += step) PREFETCH(plane + e);
+}
+
 /* Blocks k0..k0+n-1 of `rows` output rows (the first one's output row
  * starting at `orow`), redone by the exact path where the fast path cannot
  * be exact. */
@@ -1163,8 +1186,13 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
         block_edges_init(&e, W, w0, interior);
         block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok, &carry[k]);
     }
+    /* the input columns the blocks' loads span */
+    const long cols_from = sweep_block_col(k0, OW) * SW - pad_w;
+    const long cols = sweep_block_col(k0 + n - 1, OW) * SW - pad_w + BLOCK_SPAN - cols_from;
     for (long r = 0; r < rows; ++r) {
         const long h = (long)h0 + r * SH;
+#pragma unroll
+        for (int j = 0; j < NEW; ++j) sweep_prefetch(plane, (h + CARRY + j) * W + cols_from, cols, buf_lo, buf_hi);
         for (int k = 0; k < n; ++k) {
             int w0, lanes;
             const long ow = sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
