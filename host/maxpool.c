@@ -484,6 +484,54 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
     return clpool__launch_1d(ctx, q, k, (uint64_t)c->n_out, CLPOOL__LOCAL_BUDGET, num_wait, wait, event);
 }
 
+/*
+ * The 2-D view of a call whose window is 2-D in all but name, so that it
+ * can take the 2-D kernels: 1-D pooling as rows of height 1, and N-D pooling
+ * whose leading spatial dims have windows of 1 (kernel 1, stride 1, no pads:
+ * video models' 1xkxk) with those dims folded into the planes. The flat
+ * input offsets, and so the Indices, stay the same, except for column-major
+ * Indices (storage_order 1) over 3 or more dims, which keep the N-D kernel.
+ * Fills *view (pointing at *params, *plan and *shape) and returns 1 if the
+ * call has such a view.
+ */
+static int view_as_2d(const maxpool_call *c, maxpool_call *view, clpool_maxpool_params *params, maxpool_plan *plan,
+                      clpool_shape *shape)
+{
+    const clpool_maxpool_params *p = c->params;
+    const int32_t ns = c->plan->ns;
+    if (ns == 2 || (ns > 2 && c->indices && p->storage_order == 1)) return 0;
+    const int32_t lead = ns == 1 ? 0 : ns - 2; /* spatial dims folded into the planes */
+    int64_t planes = c->in->dims[0] * c->in->dims[1];
+    for (int32_t i = 0; i < lead; ++i) {
+        if (p->kernel_shape[i] != 1 || p->strides[i] != 1 || c->plan->pad_begin[i] != 0 ||
+            c->plan->out[i] != c->in->dims[2 + i])
+            return 0;
+        planes *= c->in->dims[2 + i];
+    }
+    *view = *c;
+    *params = *p;
+    *plan = *c->plan;
+    memset(shape, 0, sizeof *shape);
+    shape->rank = 4;
+    shape->dims[0] = 1;
+    shape->dims[1] = planes;
+    params->spatial_rank = plan->ns = 2;
+    for (int32_t i = 0; i < 2; ++i) {
+        const int32_t from = ns == 1 ? i - 1 : lead + i; /* 1-D: a height-1 window over rows of height 1 */
+        const int from_dim = from >= 0;
+        shape->dims[2 + i] = from_dim ? c->in->dims[2 + from] : 1;
+        params->kernel_shape[i] = from_dim ? p->kernel_shape[from] : 1;
+        params->strides[i] = from_dim ? p->strides[from] : 1;
+        params->dilations[i] = from_dim ? p->dilations[from] : 1;
+        plan->pad_begin[i] = from_dim ? c->plan->pad_begin[from] : 0;
+        plan->out[i] = from_dim ? c->plan->out[from] : 1;
+    }
+    view->params = params;
+    view->plan = plan;
+    view->in = shape;
+    return 1;
+}
+
 clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue, const clpool_maxpool_params *params,
                                      clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
                                      size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
@@ -521,8 +569,13 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     size_t in_bytes = 0;
     clGetMemObjectInfo(input, CL_MEM_SIZE, sizeof in_bytes, &in_bytes, NULL); /* checked valid above */
     call.in_limit = (cl_long)(in_bytes / esize);
+    maxpool_call view;
+    clpool_maxpool_params view_params;
+    maxpool_plan view_plan;
+    clpool_shape view_shape;
+    const maxpool_call *as_2d = view_as_2d(&call, &view, &view_params, &view_plan, &view_shape) ? &view : &call;
     clpool__kernel k = {0};
-    status = use_2d_fast_path(&call) ? launch_2d(ctx, q, &k, &call, num_wait, wait, event)
+    status = use_2d_fast_path(as_2d) ? launch_2d(ctx, q, &k, as_2d, num_wait, wait, event)
                                      : launch_nd(ctx, q, &k, &call, num_wait, wait, event);
     clpool__kernel_put(ctx, &k);
     return status;
