@@ -531,6 +531,57 @@ START_TEST(test_plane_path)
 }
 END_TEST
 
+/*
+ * Pooling the library runs through the 2-D kernels under a 2-D view (1-D
+ * pooling as rows of height 1; N-D windows of 1 in the leading dims folded
+ * into the planes), and look-alikes that must keep the N-D kernel
+ * (column-major Indices over 3 dims, a leading stride of 2): random
+ * attributes on the last one or two dims, Indices in both storage orders.
+ */
+START_TEST(test_2d_views)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT16, CLPOOL_INT8, CLPOOL_FLOAT64};
+    static const struct {
+        int32_t rank;
+        int64_t dims[6];
+        int lead_stride;   /* stride of the leading window-1 dims */
+        int storage_order; /* -1: random */
+    } shapes[] = {
+        {3, {2, 3, 37}, 1, -1},          {3, {1, 2, 300}, 1, -1},       {3, {3, 1, 1}, 1, -1},
+        {5, {2, 2, 3, 9, 40}, 1, 0},     {5, {1, 3, 4, 30, 17}, 1, 0},  {6, {1, 2, 2, 3, 8, 20}, 1, 0},
+        {5, {1, 2, 3, 10, 12}, 1, 1},    {5, {2, 1, 5, 7, 18}, 2, -1},
+    };
+    ref_rng r;
+    ref_rng_seed(&r, 0x3301);
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        if (!cu_dtype_runs(dtypes[t], "MaxPool")) continue;
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+            for (int rep = 0; rep < 4; ++rep) {
+                const int32_t rank = shapes[i].rank, ns = rank - 2, first = ns == 1 ? 0 : ns - 2;
+                mp_case c;
+                random_case(&r, dtypes[t], ns, &c);
+                clpool_maxpool_params *p = &c.params;
+                memcpy(c.shape.dims, shapes[i].dims, sizeof shapes[i].dims);
+                p->auto_pad = rep == 3 ? CLPOOL_AUTO_PAD_SAME_LOWER : CLPOOL_AUTO_PAD_NOTSET;
+                p->ceil_mode = rep == 2;
+                for (int32_t d = 0; d < ns; ++d) {
+                    const int64_t in = c.shape.dims[2 + d];
+                    p->kernel_shape[d] = d < first ? 1 : ref_rng_range(&r, 1, in < 5 ? in : 5);
+                    p->strides[d] = d < first ? shapes[i].lead_stride : ref_rng_range(&r, 1, 2);
+                    p->dilations[d] = 1;
+                    const int64_t k = p->kernel_shape[d];
+                    p->pads[d] = rep == 3 ? 0 : ref_rng_range(&r, 0, k - 1);
+                    p->pads[ns + d] = rep == 3 ? 0 : ref_rng_range(&r, 0, k - 1);
+                }
+                c.with_indices = rep != 1;
+                if (shapes[i].storage_order >= 0) p->storage_order = shapes[i].storage_order;
+                run_random_input(&r, &c);
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_host_api)
 {
     random_suite(CLPOOL_FLOAT32, 0x3001, 1, 3, 6, API_HOST);
@@ -1255,6 +1306,7 @@ int main(void)
     tcase_set_tags(tc, "large_windows");
     tcase_add_test(tc, test_large_windows);
     tcase_add_test(tc, test_plane_path);
+    tcase_add_test(tc, test_2d_views);
     tc = cu_tcase(s, "row_sweep", 1); /* large tensors: its own process */
     tcase_set_tags(tc, "row_sweep");
     tcase_add_test(tc, test_row_sweep);
