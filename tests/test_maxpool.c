@@ -532,11 +532,12 @@ START_TEST(test_plane_path)
 END_TEST
 
 /*
- * Pooling the library runs through the 2-D kernels under a 2-D view (1-D
+ * Pooling the library runs through the 2-D kernels under 2-D views (1-D
  * pooling as rows of height 1; N-D windows of 1 in the leading dims folded
- * into the planes), and look-alikes that must keep the N-D kernel
- * (column-major Indices over 3 dims, a leading stride of 2): random
- * attributes on the last one or two dims, Indices in both storage orders.
+ * into the planes; 3-D windows without Indices in two passes, the last two
+ * dims, then the first), and look-alikes that keep the N-D kernel
+ * (column-major Indices over 3 dims, 3-D windows with Indices): random
+ * attributes, Indices in both storage orders.
  */
 START_TEST(test_2d_views)
 {
@@ -544,12 +545,13 @@ START_TEST(test_2d_views)
     static const struct {
         int32_t rank;
         int64_t dims[6];
-        int lead_stride;   /* stride of the leading window-1 dims */
+        int lead_window;   /* 0: windows of 1 on the leading dims (2 strided); 1: random */
         int storage_order; /* -1: random */
     } shapes[] = {
-        {3, {2, 3, 37}, 1, -1},          {3, {1, 2, 300}, 1, -1},       {3, {3, 1, 1}, 1, -1},
-        {5, {2, 2, 3, 9, 40}, 1, 0},     {5, {1, 3, 4, 30, 17}, 1, 0},  {6, {1, 2, 2, 3, 8, 20}, 1, 0},
-        {5, {1, 2, 3, 10, 12}, 1, 1},    {5, {2, 1, 5, 7, 18}, 2, -1},
+        {3, {2, 3, 37}, 0, -1},          {3, {1, 2, 300}, 0, -1},       {3, {3, 1, 1}, 0, -1},
+        {5, {2, 2, 3, 9, 40}, 0, 0},     {5, {1, 3, 4, 30, 17}, 0, 0},  {6, {1, 2, 2, 3, 8, 20}, 0, 0},
+        {5, {1, 2, 3, 10, 12}, 0, 1},    {5, {2, 1, 5, 7, 18}, 2, -1},  {5, {2, 3, 6, 9, 11}, 1, -1},
+        {5, {1, 2, 9, 20, 33}, 1, -1},
     };
     ref_rng r;
     ref_rng_seed(&r, 0x3301);
@@ -558,6 +560,7 @@ START_TEST(test_2d_views)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
             for (int rep = 0; rep < 4; ++rep) {
                 const int32_t rank = shapes[i].rank, ns = rank - 2, first = ns == 1 ? 0 : ns - 2;
+                const int lead = shapes[i].lead_window;
                 mp_case c;
                 random_case(&r, dtypes[t], ns, &c);
                 clpool_maxpool_params *p = &c.params;
@@ -566,14 +569,15 @@ START_TEST(test_2d_views)
                 p->ceil_mode = rep == 2;
                 for (int32_t d = 0; d < ns; ++d) {
                     const int64_t in = c.shape.dims[2 + d];
-                    p->kernel_shape[d] = d < first ? 1 : ref_rng_range(&r, 1, in < 5 ? in : 5);
-                    p->strides[d] = d < first ? shapes[i].lead_stride : ref_rng_range(&r, 1, 2);
+                    const int window = d >= first || lead == 1;
+                    p->kernel_shape[d] = window ? ref_rng_range(&r, 1, in < 5 ? in : 5) : 1;
+                    p->strides[d] = window ? ref_rng_range(&r, 1, 2) : lead == 2 ? 2 : 1;
                     p->dilations[d] = 1;
                     const int64_t k = p->kernel_shape[d];
                     p->pads[d] = rep == 3 ? 0 : ref_rng_range(&r, 0, k - 1);
                     p->pads[ns + d] = rep == 3 ? 0 : ref_rng_range(&r, 0, k - 1);
                 }
-                c.with_indices = rep != 1;
+                c.with_indices = rep != 1 && (lead != 1 || rep == 0);
                 if (shapes[i].storage_order >= 0) p->storage_order = shapes[i].storage_order;
                 run_random_input(&r, &c);
             }
