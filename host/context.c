@@ -123,6 +123,7 @@ void clpool_context_release(clpool_context *ctx)
 {
     if (!ctx) return;
     clpool__programs_release(ctx);
+    clpool__scratch_release_all(ctx);
     if (ctx->queue) clReleaseCommandQueue(ctx->queue);
     clReleaseContext(ctx->context);
     pthread_mutex_destroy(&ctx->lock);

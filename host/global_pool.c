@@ -108,8 +108,8 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     const int64_t parts = choose_parts(ctx, planes, plane_size);
 
     clpool__kernel k1 = {0}, k2 = {0};
-    cl_mem partials = NULL;
-    cl_event first = NULL;
+    clpool__scratch_lease partials = {NULL, -1};
+    cl_event first = NULL, last = NULL;
     if (parts == 1) {
         /* CPUs: float maxima of 16 planes per work-item (see global_max_pool_grouped). */
         const int grouped = op == GLOBAL_MAX && cpu && plane_size >= 16 &&
@@ -123,36 +123,32 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
         CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event));
         goto cleanup;
     }
-    /* Two passes through a temporary buffer; the second waits on the first's
-     * event so out-of-order queues work, and the buffer is released now (the
-     * runtime keeps it alive until both kernels are done). Max partials are
-     * element indices, sum partials (value, correction) pairs. */
+    /* Two passes through a context scratch buffer; the second waits on the
+     * first's event so out-of-order queues work. Max partials are element
+     * indices, sum partials (value, correction) pairs. */
     const cl_long n_parts = parts;
     const size_t partial_size = op == GLOBAL_MAX ? sizeof(cl_long)
                               : 2 * (dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float));
-    cl_int err;
-    const size_t partials_bytes = (size_t)(planes * parts) * partial_size;
-    partials = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, partials_bytes, NULL, &err);
-    if (!partials) {
-        char what[160];
-        snprintf(what, sizeof what, "%s: clCreateBuffer(global pool partials, %zu bytes)", fn, partials_bytes);
-        status = clpool__cl_fail(err, what);
-        goto cleanup;
-    }
+    CLPOOL_TRY(clpool__scratch_get(ctx, (size_t)(planes * parts) * partial_size, fn, "global pool partials", &partials));
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_partial", &k1));
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_final", &k2));
-    const clpool__arg args1[] = {CLPOOL_ARG(input),   CLPOOL_ARG(partials), CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
+    const clpool__arg args1[] = {CLPOOL_ARG(input),   CLPOOL_ARG(partials.mem), CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
                                  CLPOOL_ARG(n_parts), CLPOOL_ARG(in_off),   {p_size, p_arg}};
-    const clpool__arg args2[] = {CLPOOL_ARG(partials), CLPOOL_ARG(input),   CLPOOL_ARG(output),
+    const clpool__arg args2[] = {CLPOOL_ARG(partials.mem), CLPOOL_ARG(input),   CLPOOL_ARG(output),
                                  CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane), CLPOOL_ARG(n_parts),
                                  CLPOOL_ARG(in_off),   CLPOOL_ARG(out_off), {p_size, p_arg}};
     CLPOOL_TRY(clpool__set_args(&k1, 0, args1, sizeof args1 / sizeof args1[0]));
     CLPOOL_TRY(clpool__set_args(&k2, 0, args2, sizeof args2 / sizeof args2[0]));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), 1, num_wait, wait, &first));
-    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k2, (uint64_t)planes, CLPOOL__LOCAL_BUDGET, 1, &first, event));
+    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k2, (uint64_t)planes, CLPOOL__LOCAL_BUDGET, 1, &first, &last));
+    if (event) {
+        clRetainEvent(last);
+        *event = last;
+    }
 cleanup:
+    if (partials.mem) clpool__scratch_put(ctx, &partials, last ? last : first);
     if (first) clReleaseEvent(first);
-    if (partials) clReleaseMemObject(partials);
+    if (last) clReleaseEvent(last);
     clpool__kernel_put(ctx, &k1);
     clpool__kernel_put(ctx, &k2);
     return status;

@@ -57,6 +57,15 @@ const char *clpool__shape_str(const clpool_shape *shape, char *buf, size_t len);
 
 typedef struct clpool__program clpool__program;
 
+/* A context's scratch slot (scratch.c): a buffer and its last use. */
+#define CLPOOL__SCRATCH_SLOTS 4
+typedef struct clpool__scratch {
+    cl_mem mem;        /* NULL until first needed */
+    size_t bytes;
+    cl_event last_use; /* the last command that used it (NULL: none); reused once complete */
+    int taken;         /* leased by a call that has not put it back */
+} clpool__scratch;
+
 struct clpool_context {
     cl_context context;
     cl_device_id device;
@@ -69,8 +78,9 @@ struct clpool_context {
     int cpu_simd;               /* a CPU driver that runs a work-item's vectors as its SIMD and a work-group as a
                                  * loop over its items (PoCL: native float width > 1); not Mesa's llvmpipe
                                  * (width 1), which vectorises across work-items as GPUs do */
-    pthread_mutex_t lock;       /* guards queue creation, the program list and kernel pools */
+    pthread_mutex_t lock;       /* guards queue creation, the program list, kernel pools and scratch */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
+    clpool__scratch scratch[CLPOOL__SCRATCH_SLOTS];
 };
 
 /*
@@ -107,6 +117,23 @@ uint64_t clpool__fnv1a(uint64_t h, const void *data, size_t len);
 cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_len, const char *options);
 /* Store a freshly built program under `key`; failures are ignored. */
 void clpool__cache_store(clpool_context *ctx, const char *key, size_t key_len, cl_program program);
+
+/* ------------------------------------------------------------ scratch */
+
+/* A scratch buffer leased for one call: a context slot (slot >= 0) or, when
+ * every slot is in use, a buffer of the call's own (slot -1). */
+typedef struct clpool__scratch_lease {
+    cl_mem mem;
+    int slot;
+} clpool__scratch_lease;
+/* Lease at least `bytes` of device memory; errors name `fn` and the buffer's `purpose`. */
+clpool_status clpool__scratch_get(clpool_context *ctx, size_t bytes, const char *fn, const char *purpose,
+                                  clpool__scratch_lease *lease);
+/* Give the lease back: `last_use` (may be NULL if nothing was enqueued) is
+ * the event of the last command that uses the buffer. */
+void clpool__scratch_put(clpool_context *ctx, const clpool__scratch_lease *lease, cl_event last_use);
+/* Free every slot (context release). */
+void clpool__scratch_release_all(clpool_context *ctx);
 
 /* ------------------------------------------------------------- launch */
 

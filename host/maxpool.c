@@ -560,41 +560,40 @@ static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpo
  * -> the output). Each pass keeps the first maximum (and the first NaN) of
  * its taps, so the first in (d, h, w) order wins, as in one pass. The N-D
  * kernel, one output per work-item, had run 3x3x3/s2 1x64x16x56x56 float32
- * at 0.4 GB/s on one thread. The second pass waits on the first's event
- * (out-of-order queues), and the buffer is released at once: the runtime
- * keeps it until both kernels are done.
+ * at 0.4 GB/s on one thread. The buffer is a context scratch slot; the
+ * second pass waits on the first's event (out-of-order queues).
  */
 static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
                                              cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
     const int64_t planes = c->in->dims[0] * c->in->dims[1], D = c->in->dims[2];
     const int64_t across_out = planes * D * c->plan->out[1] * c->plan->out[2];
-    const size_t bytes = (size_t)across_out * c->esize;
-    cl_int err;
-    cl_mem mid = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (!mid) {
-        char what[160];
-        snprintf(what, sizeof what, "clpool_enqueue_maxpool: clCreateBuffer(3-D pooling's first pass, %zu bytes)", bytes);
-        return clpool__cl_fail(err, what);
-    }
+    clpool__scratch_lease mid;
+    clpool_status status =
+        clpool__scratch_get(ctx, (size_t)across_out * c->esize, "clpool_enqueue_maxpool", "3-D pooling's first pass", &mid);
+    if (status != CLPOOL_SUCCESS) return status;
     maxpool_call across, down;
     clpool_maxpool_params across_params, down_params;
     maxpool_plan across_plan, down_plan;
     clpool_shape across_shape, down_shape;
     view_2d(c, planes * D, c->in->dims[3], c->in->dims[4], (const int32_t[]){1, 2}, &across, &across_params,
             &across_plan, &across_shape);
-    across.output = mid;
+    across.output = mid.mem;
     across.out_off = 0;
     view_2d(c, planes, D, c->plan->out[1] * c->plan->out[2], (const int32_t[]){0, -1}, &down, &down_params, &down_plan,
             &down_shape);
-    down.input = mid;
+    down.input = mid.mem;
     down.in_off = 0;
     down.in_limit = across_out;
-    cl_event first = NULL;
-    clpool_status status = launch(ctx, q, &across, num_wait, wait, &first);
-    if (status == CLPOOL_SUCCESS) status = launch(ctx, q, &down, 1, &first, event);
+    cl_event first = NULL, last = NULL;
+    status = launch(ctx, q, &across, num_wait, wait, &first);
+    if (status == CLPOOL_SUCCESS) status = launch(ctx, q, &down, 1, &first, &last);
+    clpool__scratch_put(ctx, &mid, last ? last : first);
     if (first) clReleaseEvent(first);
-    clReleaseMemObject(mid);
+    if (last && event)
+        *event = last;
+    else if (last)
+        clReleaseEvent(last);
     return status;
 }
 

@@ -437,6 +437,7 @@ START_TEST(global_pool_partials_allocation_failure)
         cl_mem out = cu_buffer_from(sentinel, (size_t)planes * sizeof(float));
         /* Behind a closed gate: the failed call must not have queued anything on it. */
         cl_event gate = cu_user_event(), ev = NULL;
+        clpool_context_trim(cu_ctx); /* no kept scratch: the call must allocate its partials */
         shim_arm(fn, 1);
         clpool_status st = enqueue_global(g, cu_own_queue, shape, in, out, 1, &gate, &ev);
         shim_disarm();
@@ -466,6 +467,64 @@ START_TEST(global_pool_partials_allocation_failure)
 }
 END_TEST
 
+/*
+ * The context keeps the scratch of multi-pass ops (global pools' partials,
+ * 3-D MaxPool's first pass) for the next call, but never shares one between
+ * calls in flight, and clpool_context_trim() frees it.
+ */
+START_TEST(scratch_reused_until_trimmed)
+{
+    const clpool_shape *shape = &two_pass_shape;
+    const int64_t n = clpool_shape_elements(shape);
+    float *x = malloc((size_t)n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    fill_float(x, n, 8);
+    cl_mem in = cu_buffer_from(x, (size_t)n * sizeof *x), out = cu_zero_buffer(2 * sizeof(float));
+    clpool_context_trim(cu_ctx);
+    static const char *steps[] = {"first call", "second call", "after trim"};
+    static const int allocations[] = {1, 0, 1};
+    for (int i = 0; i < 3; ++i) {
+        if (i == 2) clpool_context_trim(cu_ctx);
+        shim_arm(steps[i], 0);
+        cl_event ev = NULL;
+        const clpool_status st = enqueue_global(G_AVG, cu_own_queue, shape, in, out, 0, NULL, &ev);
+        shim_disarm();
+        cu_assert_enqueue_status(steps[i], "clpool_enqueue_global_average_pool", st, ev, CLPOOL_SUCCESS, ""); /* waits */
+        ck_assert_msg(shim.calls == allocations[i], "%s: %d clCreateBuffer calls, expected %d", steps[i], shim.calls,
+                      allocations[i]);
+        float got[2];
+        cu_read_back(cu_own_queue, out, got, sizeof got, steps[i]);
+        check_global(G_AVG, shape, x, got, steps[i]);
+    }
+    /* In flight: a call whose commands wait behind a gate still holds its slot, so the next call gets another
+     * buffer, and both results are right. */
+    cl_mem out2 = cu_zero_buffer(2 * sizeof(float));
+    cl_event gate = cu_user_event(), ev1 = NULL, ev2 = NULL;
+    shim_arm("two calls in flight", 0);
+    cu_assert_status("gated call", "clpool_enqueue_global_average_pool",
+                     enqueue_global(G_AVG, cu_own_queue, shape, in, out, 1, &gate, &ev1), CLPOOL_SUCCESS, "");
+    cu_assert_status("second call", "clpool_enqueue_global_average_pool",
+                     enqueue_global(G_AVG, cu_own_queue, shape, in, out2, 1, &gate, &ev2), CLPOOL_SUCCESS, "");
+    shim_disarm();
+    ck_assert_msg(shim.calls == 1, "two calls in flight: %d clCreateBuffer calls, expected 1 (the second call's own)",
+                  shim.calls);
+    ck_assert_int_eq(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    ck_assert_int_eq(clWaitForEvents(1, &ev2), CL_SUCCESS);
+    float got[2];
+    cu_read_back(cu_own_queue, out, got, sizeof got, "gated call");
+    check_global(G_AVG, shape, x, got, "gated call");
+    cu_read_back(cu_own_queue, out2, got, sizeof got, "second call");
+    check_global(G_AVG, shape, x, got, "second call");
+    clReleaseEvent(ev1);
+    clReleaseEvent(ev2);
+    clReleaseEvent(gate);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    clReleaseMemObject(out2);
+    free(x);
+}
+END_TEST
+
 /* MaxPool 2 on [1,1,4] floats through the context: proof the context still computes. */
 static void assert_context_computes(clpool_context *ctx, const char *desc)
 {
@@ -487,6 +546,7 @@ START_TEST(warm_up_allocation_failures)
     /* How many buffers warm-up makes: its scratch, then the two-pass global pools' partials. */
     shim_arm("warm-up, counting", 0);
     cu_assert_ok(clpool_context_warm_up(ctx, CLPOOL_FLOAT32), "clpool_context_warm_up", "counting");
+    clpool_context_trim(ctx); /* every run below allocates its scratch again */
     shim_disarm();
     const int total = shim.calls;
     ck_assert_msg(total >= 4, "warm-up made %d buffers; expected 3 scratch + partials (is clCreateBuffer interposed?)",
@@ -498,11 +558,19 @@ START_TEST(warm_up_allocation_failures)
         const clpool_status st = clpool_context_warm_up(ctx, CLPOOL_FLOAT32);
         shim_disarm();
         assert_injected_failure(name, st, "clCreateBuffer(");
-        /* The scratch comes first and is warm-up's own; the rest come from the global pools it runs. */
-        cu_assert_status(name, NULL, st, CLPOOL_ERROR_OPENCL,
-                         k <= 3 ? "clpool_context_warm_up: clCreateBuffer(scratch" : "clCreateBuffer(global pool partials");
+        /* The scratch comes first and is warm-up's own; the rest are the ops' scratch (3-D MaxPool's first pass,
+         * the global pools' partials). */
+        if (k <= 3) {
+            cu_assert_status(name, NULL, st, CLPOOL_ERROR_OPENCL, "clpool_context_warm_up: clCreateBuffer(scratch");
+        } else {
+            const char *msg = clpool_last_error();
+            ck_assert_msg(strstr(msg, "clCreateBuffer(3-D pooling's first pass") ||
+                              strstr(msg, "clCreateBuffer(global pool partials"),
+                          "%s: message \"%s\" names neither op scratch", name, msg);
+        }
         ck_assert_int_eq(clFinish(clpool_context_cl_queue(ctx)), CL_SUCCESS);
         assert_context_computes(ctx, name);
+        clpool_context_trim(ctx);
     }
     cu_assert_ok(clpool_context_warm_up(ctx, CLPOOL_FLOAT32), "clpool_context_warm_up", "after the failures");
     assert_context_computes(ctx, "warm-up after the failures");
@@ -512,13 +580,15 @@ START_TEST(warm_up_allocation_failures)
 }
 END_TEST
 
-/* Runs `call` once to count its allocations, then fails each in turn; `check` verifies a successful run. */
+/* Runs `call` once to count its allocations, then fails each in turn; `check` verifies a successful run.
+ * The context's scratch is trimmed before each run, so each allocates all it needs. */
 typedef clpool_status (*host_call)(clpool_context *ctx, void *state);
 typedef void (*host_check)(void *state, const char *desc);
 
 static void fail_each_allocation(clpool_context *ctx, const char *what, host_call call, host_check check, void *state,
                                  int expected_calls)
 {
+    clpool_context_trim(ctx);
     shim_arm(what, 0);
     cu_assert_ok(call(ctx, state), what, "counting allocations");
     shim_disarm();
@@ -527,6 +597,7 @@ static void fail_each_allocation(clpool_context *ctx, const char *what, host_cal
     char name[128];
     for (int k = 1; k <= expected_calls; ++k) {
         snprintf(name, sizeof name, "%s, allocation %d of %d fails", what, k, expected_calls);
+        clpool_context_trim(ctx);
         shim_arm(what, k);
         const clpool_status st = call(ctx, state);
         shim_disarm();
@@ -659,6 +730,7 @@ static Suite *faults_suite(void)
     tcase_add_test(genuine, device_memory_exhausted_below_max_alloc);
     TCase *injected = cu_tcase(s, "injected", 1);
     tcase_add_test(injected, global_pool_partials_allocation_failure);
+    tcase_add_test(injected, scratch_reused_until_trimmed);
     TCase *own = cu_tcase(s, "injected_own_context", 0);
     tcase_add_test(own, warm_up_allocation_failures);
     tcase_add_test(own, host_helpers_fail_each_allocation_in_turn);

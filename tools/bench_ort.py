@@ -32,6 +32,11 @@ CASES = {
     "maxpool_2x2s2_8x128x56x56_f32": ("MaxPool", dict(kernel_shape=[2, 2], strides=[2, 2]), [[8, 128, 56, 56]], 1),
     "maxpool_5x5s1p2_8x512x20x20_f32": ("MaxPool", dict(kernel_shape=[5, 5], pads=[2, 2, 2, 2]), [[8, 512, 20, 20]], 1),
     "maxpool_13x13s1p6_8x512x20x20_f32": ("MaxPool", dict(kernel_shape=[13, 13], pads=[6, 6, 6, 6]), [[8, 512, 20, 20]], 1),
+    "maxpool1d_3s2p1_8x256x4096_f32": ("MaxPool", dict(kernel_shape=[3], strides=[2], pads=[1, 1]), [[8, 256, 4096]], 1),
+    "maxpool3d_1x3x3s1x2x2p0x1x1_2x64x16x56x56_f32": (
+        "MaxPool", dict(kernel_shape=[1, 3, 3], strides=[1, 2, 2], pads=[0, 1, 1, 0, 1, 1]), [[2, 64, 16, 56, 56]], 1),
+    "maxpool3d_3x3x3s2p1_2x64x16x56x56_f32": (
+        "MaxPool", dict(kernel_shape=[3, 3, 3], strides=[2, 2, 2], pads=[1, 1, 1, 1, 1, 1]), [[2, 64, 16, 56, 56]], 1),
     "globalavg_32x2048x7x7_f32": ("GlobalAveragePool", {}, [[32, 2048, 7, 7]], 1),
     "globalmax_32x2048x7x7_f32": ("GlobalMaxPool", {}, [[32, 2048, 7, 7]], 1),
     "globalavg_8x256x56x56_f32": ("GlobalAveragePool", {}, [[8, 256, 56, 56]], 1),

@@ -30,7 +30,8 @@ typedef struct bench_case {
     char name[96];
     bench_op op;
     clpool_dtype dtype;
-    int64_t k, s, p;          /* MaxPool window (square) */
+    int64_t k, s, p;          /* MaxPool window of every spatial dim... */
+    int64_t lead_k;           /* ...but the first of 3, if not 0 (its stride 1, pads 0): video models' 1xkxk */
     int n_inputs;
     clpool_shape in[2];
 } bench_case;
@@ -203,10 +204,19 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     clpool_status st;
     const size_t es = clpool_dtype_size(c->dtype);
     if (c->op == B_MAXPOOL || c->op == B_MAXPOOL_IDX) {
-        const int64_t ks[2] = {c->k, c->k};
-        clpool_maxpool_params_init(&s.params, 2, ks);
-        s.params.strides[0] = s.params.strides[1] = c->s;
-        for (int i = 0; i < 4; ++i) s.params.pads[i] = c->p;
+        const int32_t ns = c->in[0].rank - 2;
+        int64_t ks[CLPOOL_MAX_SPATIAL];
+        for (int32_t i = 0; i < ns; ++i) ks[i] = c->k;
+        clpool_maxpool_params_init(&s.params, ns, ks);
+        for (int32_t i = 0; i < ns; ++i) {
+            s.params.strides[i] = c->s;
+            s.params.pads[i] = s.params.pads[ns + i] = c->p;
+        }
+        if (c->lead_k) {
+            s.params.kernel_shape[0] = c->lead_k;
+            s.params.strides[0] = 1;
+            s.params.pads[0] = s.params.pads[ns] = 0;
+        }
         st = clpool_maxpool_output_shape(&c->in[0], &s.params, &out);
     } else if (c->op == B_MAX) {
         st = clpool_max_output_shape((size_t)c->n_inputs, c->in, &out);
@@ -260,7 +270,7 @@ static size_t build_cases(bench_case *out, size_t cap)
     for (size_t v = 0; v < 4; ++v) {
         const clpool_dtype d = variants[v];
         const char *t = dtype_tag(d);
-        bench_case c = {"", B_MAXPOOL, d, 3, 2, 1, 1, {SHAPE4(8, 64, 112, 112)}};
+        bench_case c = {"", B_MAXPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}};
         snprintf(c.name, sizeof c.name, "maxpool_3x3s2p1_8x64x112x112_%s", t);
         add_case(out, cap, &n, c);
         if (d == CLPOOL_FLOAT32) {
@@ -268,24 +278,30 @@ static size_t build_cases(bench_case *out, size_t cap)
             snprintf(c.name, sizeof c.name, "maxpool_idx_3x3s2p1_8x64x112x112_%s", t);
             add_case(out, cap, &n, c);
         }
-        c = (bench_case){"", B_MAXPOOL, d, 2, 2, 0, 1, {SHAPE4(8, 128, 56, 56)}};
+        c = (bench_case){"", B_MAXPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 128, 56, 56)}};
         snprintf(c.name, sizeof c.name, "maxpool_2x2s2_8x128x56x56_%s", t);
         add_case(out, cap, &n, c);
         if (d == CLPOOL_FLOAT32) { /* beyond the plan: SPPF's and SPP's stride-1 windows (YOLO necks) */
-            add_case(out, cap, &n, (bench_case){"maxpool_5x5s1p2_8x512x20x20_f32", B_MAXPOOL, d, 5, 1, 2, 1, {SHAPE4(8, 512, 20, 20)}});
-            add_case(out, cap, &n, (bench_case){"maxpool_13x13s1p6_8x512x20x20_f32", B_MAXPOOL, d, 13, 1, 6, 1, {SHAPE4(8, 512, 20, 20)}});
+            add_case(out, cap, &n, (bench_case){"maxpool_5x5s1p2_8x512x20x20_f32", B_MAXPOOL, d, 5, 1, 2, 0, 1, {SHAPE4(8, 512, 20, 20)}});
+            add_case(out, cap, &n, (bench_case){"maxpool_13x13s1p6_8x512x20x20_f32", B_MAXPOOL, d, 13, 1, 6, 0, 1, {SHAPE4(8, 512, 20, 20)}});
+            /* 1-D (audio) and 3-D (video) pooling, through 2-D views of the tensors */
+            add_case(out, cap, &n, (bench_case){"maxpool1d_3s2p1_8x256x4096_f32", B_MAXPOOL, d, 3, 2, 1, 0, 1, {{3, {8, 256, 4096}}}});
+            add_case(out, cap, &n, (bench_case){"maxpool3d_1x3x3s1x2x2p0x1x1_2x64x16x56x56_f32", B_MAXPOOL, d, 3, 2, 1, 1, 1,
+                                                {{5, {2, 64, 16, 56, 56}}}});
+            add_case(out, cap, &n, (bench_case){"maxpool3d_3x3x3s2p1_2x64x16x56x56_f32", B_MAXPOOL, d, 3, 2, 1, 0, 1,
+                                                {{5, {2, 64, 16, 56, 56}}}});
         }
         if (d == CLPOOL_FLOAT32) {
-            add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
-            add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
-            add_case(out, cap, &n, (bench_case){"globalavg_8x256x56x56_f32", B_GLOBAL_AVG, d, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});
-            add_case(out, cap, &n, (bench_case){"globallp2_8x256x56x56_f32", B_GLOBAL_LP2, d, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});
-            add_case(out, cap, &n, (bench_case){"globalavg_1x3x1024x1024_f32", B_GLOBAL_AVG, d, 0, 0, 0, 1, {SHAPE4(1, 3, 1024, 1024)}});
+            add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
+            add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
+            add_case(out, cap, &n, (bench_case){"globalavg_8x256x56x56_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});
+            add_case(out, cap, &n, (bench_case){"globallp2_8x256x56x56_f32", B_GLOBAL_LP2, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});
+            add_case(out, cap, &n, (bench_case){"globalavg_1x3x1024x1024_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(1, 3, 1024, 1024)}});
         }
-        c = (bench_case){"", B_MAX, d, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(16, 64, 128, 128)}};
+        c = (bench_case){"", B_MAX, d, 0, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(16, 64, 128, 128)}};
         snprintf(c.name, sizeof c.name, "max_16x64x128x128_%s", t);
         add_case(out, cap, &n, c);
-        c = (bench_case){"", B_MAX, d, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(1, 64, 1, 1)}};
+        c = (bench_case){"", B_MAX, d, 0, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(1, 64, 1, 1)}};
         snprintf(c.name, sizeof c.name, "max_bcast_16x64x128x128_1x64x1x1_%s", t);
         add_case(out, cap, &n, c);
     }
@@ -485,7 +501,7 @@ int cli_bench(int argc, char **argv)
         bench_case cases[64];
         const size_t n = build_cases(cases, 64);
         if (csv) printf("case,bytes,median_ms,gbps,copy_gbps\n");
-        else printf("%-40s %12s %10s %8s %9s %6s\n", "case", "bytes", "median ms", "GB/s", "copy GB/s", "ratio");
+        else printf("%-46s %12s %10s %8s %9s %6s\n", "case", "bytes", "median ms", "GB/s", "copy GB/s", "ratio");
         for (size_t i = 0; i < n; ++i) {
             if (filter && !strstr(cases[i].name, filter)) continue;
             double bytes = 0, ms = 0, cg = 0;
@@ -495,7 +511,7 @@ int cli_bench(int argc, char **argv)
             }
             const double g = bytes / (ms * 1e6);
             if (csv) printf("%s,%.0f,%.4f,%.3f,%.3f\n", cases[i].name, bytes, ms, g, cg);
-            else printf("%-40s %12.0f %10.3f %8.2f %9.2f %6.2f\n", cases[i].name, bytes, ms, g, cg, g / cg);
+            else printf("%-46s %12.0f %10.3f %8.2f %9.2f %6.2f\n", cases[i].name, bytes, ms, g, cg, g / cg);
             fflush(stdout);
         }
         if (!filter) bench_overhead(&env, csv);

@@ -193,9 +193,18 @@ CLPOOL_API clpool_status clpool_context_create_from_cl(cl_context context, cl_de
 CLPOOL_API void clpool_context_release(clpool_context *ctx);
 
 /**
+ * Free the device memory a context keeps between calls: the scratch buffers
+ * of multi-pass ops (3-D MaxPool without Indices, the global pools' two-pass
+ * form), at most 4, each reused once the last command that used it is done.
+ * Later calls allocate again. A buffer leased by a call still in progress on
+ * another thread is kept. NULL is a no-op.
+ */
+CLPOOL_API void clpool_context_trim(clpool_context *ctx);
+
+/**
  * Build, ahead of time, the kernel programs the common cases of every op use
- * for `dtype` (MaxPool 3x3/s2/p1 and 2x2/s2 with and without Indices and the
- * general N-D kernel for 1-3 spatial dims; the global pools, one- and
+ * for `dtype` (MaxPool 3x3/s2/p1 and 2x2/s2 with and without Indices, 1-D
+ * k3 and 3-D 2x2x2 with and without; the global pools, one- and
  * two-pass; Max of 2 inputs same-shape and broadcast; each only where the op
  * supports the dtype). It runs tiny real ops on the context's queue and
  * waits for them, so first calls later skip the compile (PoCL: ~0.1-0.3 s
