@@ -129,7 +129,7 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     const cl_long n_parts = parts;
     const size_t partial_size = op == GLOBAL_MAX ? sizeof(cl_long)
                               : 2 * (dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float));
-    CLPOOL_TRY(clpool__scratch_get(ctx, (size_t)(planes * parts) * partial_size, fn, "global pool partials", &partials));
+    CLPOOL_TRY(clpool__scratch_get(ctx, q, (size_t)(planes * parts) * partial_size, fn, "global pool partials", &partials));
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_partial", &k1));
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_final", &k2));
     const clpool__arg args1[] = {CLPOOL_ARG(input),   CLPOOL_ARG(partials.mem), CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
@@ -141,14 +141,8 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     CLPOOL_TRY(clpool__set_args(&k2, 0, args2, sizeof args2 / sizeof args2[0]));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), 1, num_wait, wait, &first));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k2, (uint64_t)planes, CLPOOL__LOCAL_BUDGET, 1, &first, &last));
-    if (event) {
-        clRetainEvent(last);
-        *event = last;
-    }
 cleanup:
-    if (partials.mem) clpool__scratch_put(ctx, &partials, last ? last : first);
-    if (first) clReleaseEvent(first);
-    if (last) clReleaseEvent(last);
+    clpool__scratch_done(ctx, &partials, first, last, event);
     clpool__kernel_put(ctx, &k1);
     clpool__kernel_put(ctx, &k2);
     return status;

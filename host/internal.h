@@ -62,7 +62,7 @@ typedef struct clpool__program clpool__program;
 typedef struct clpool__scratch {
     cl_mem mem;        /* NULL until first needed */
     size_t bytes;
-    cl_event last_use; /* the last command that used it (NULL: none); reused once complete */
+    cl_event last_use; /* the last command that used it (NULL: none) */
     int taken;         /* leased by a call that has not put it back */
 } clpool__scratch;
 
@@ -126,12 +126,19 @@ typedef struct clpool__scratch_lease {
     cl_mem mem;
     int slot;
 } clpool__scratch_lease;
-/* Lease at least `bytes` of device memory; errors name `fn` and the buffer's `purpose`. */
-clpool_status clpool__scratch_get(clpool_context *ctx, size_t bytes, const char *fn, const char *purpose,
-                                  clpool__scratch_lease *lease);
+/* Lease at least `bytes` of device memory for commands on queue q; errors
+ * name `fn` and the buffer's `purpose`. */
+clpool_status clpool__scratch_get(clpool_context *ctx, cl_command_queue q, size_t bytes, const char *fn,
+                                  const char *purpose, clpool__scratch_lease *lease);
 /* Give the lease back: `last_use` (may be NULL if nothing was enqueued) is
  * the event of the last command that uses the buffer. */
 void clpool__scratch_put(clpool_context *ctx, const clpool__scratch_lease *lease, cl_event last_use);
+/* The end of a two-pass op (first and last: the passes' events, NULL if not
+ * enqueued): gives the lease back (if any) with the last enqueued pass as its
+ * last use, and hands `last` to *event if the caller asked for it (else
+ * releases it). */
+void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *lease, cl_event first, cl_event last,
+                          cl_event *event);
 /* Free every slot (context release). */
 void clpool__scratch_release_all(clpool_context *ctx);
 

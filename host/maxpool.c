@@ -561,7 +561,8 @@ static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpo
  * its taps, so the first in (d, h, w) order wins, as in one pass. The N-D
  * kernel, one output per work-item, had run 3x3x3/s2 1x64x16x56x56 float32
  * at 0.4 GB/s on one thread. The buffer is a context scratch slot; the
- * second pass waits on the first's event (out-of-order queues).
+ * second pass waits on the first's event (out-of-order queues). Where it
+ * cannot be allocated the N-D kernel runs the call instead.
  */
 static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
                                              cl_uint num_wait, const cl_event *wait, cl_event *event)
@@ -570,7 +571,9 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
     const int64_t across_out = planes * D * c->plan->out[1] * c->plan->out[2];
     clpool__scratch_lease mid;
     clpool_status status =
-        clpool__scratch_get(ctx, (size_t)across_out * c->esize, "clpool_enqueue_maxpool", "3-D pooling's first pass", &mid);
+        clpool__scratch_get(ctx, q, (size_t)across_out * c->esize, "clpool_enqueue_maxpool", "3-D pooling's first pass", &mid);
+    if (status == CLPOOL_ERROR_OPENCL) /* no memory for it: the N-D kernel needs none */
+        return launch(ctx, q, c, num_wait, wait, event);
     if (status != CLPOOL_SUCCESS) return status;
     maxpool_call across, down;
     clpool_maxpool_params across_params, down_params;
@@ -588,12 +591,7 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
     cl_event first = NULL, last = NULL;
     status = launch(ctx, q, &across, num_wait, wait, &first);
     if (status == CLPOOL_SUCCESS) status = launch(ctx, q, &down, 1, &first, &last);
-    clpool__scratch_put(ctx, &mid, last ? last : first);
-    if (first) clReleaseEvent(first);
-    if (last && event)
-        *event = last;
-    else if (last)
-        clReleaseEvent(last);
+    clpool__scratch_done(ctx, &mid, first, last, event);
     return status;
 }
 

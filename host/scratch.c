@@ -3,44 +3,59 @@
  * pass, the global pools' partials), kept by the context for the next call.
  * A fresh cl_mem per call cost PoCL its page faults every time: 3x3x3/s2
  * MaxPool on 2x64x16x56x56 float32 took about 0.3 ms more than its two
- * passes. A slot is reused only once the last command that used it has
- * completed, so calls from several threads or queues never share one in
- * flight; when every slot is busy the call gets a buffer of its own.
+ * passes. A slot is reused once the last command that used it has
+ * completed, or at once by a call on the same in-order queue (its commands
+ * run after that one anyway), so calls in flight elsewhere never share one
+ * and no call gains a dependency it did not have. When no slot is usable
+ * the call gets a buffer of its own.
  */
 #include <stdio.h>
 
 #include "internal.h"
 
-/* Whether `done` (the last use's event; NULL: none) has finished, successfully or not. */
-static int finished(cl_event done)
+/* Whether a new command on queue q may use a slot whose last use was `done`
+ * (NULL: none): done has finished (successfully or not), or it was
+ * enqueued on q and q runs its commands in order. */
+static int usable(cl_event done, cl_command_queue q)
 {
     if (!done) return 1;
     cl_int state = CL_QUEUED;
     if (clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL) != CL_SUCCESS) return 0;
-    return state == CL_COMPLETE || state < 0;
+    if (state == CL_COMPLETE || state < 0) return 1;
+    cl_command_queue done_q = NULL;
+    cl_command_queue_properties props = 0;
+    return clGetEventInfo(done, CL_EVENT_COMMAND_QUEUE, sizeof done_q, &done_q, NULL) == CL_SUCCESS && done_q == q &&
+           clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) == CL_SUCCESS &&
+           !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
 }
 
-clpool_status clpool__scratch_get(clpool_context *ctx, size_t bytes, const char *fn, const char *purpose,
-                                  clpool__scratch_lease *lease)
+/* Preference among usable slots for `bytes`: the smallest that holds them,
+ * else an empty one, else the largest (to grow it). Higher is better. */
+static double preference(const clpool__scratch *s, size_t bytes)
+{
+    if (s->mem && s->bytes >= bytes) return 3.0 - (double)s->bytes / ((double)s->bytes + (double)bytes);
+    if (!s->mem) return 1.5;
+    return (double)s->bytes / ((double)s->bytes + (double)bytes); /* below 1 */
+}
+
+clpool_status clpool__scratch_get(clpool_context *ctx, cl_command_queue q, size_t bytes, const char *fn,
+                                  const char *purpose, clpool__scratch_lease *lease)
 {
     lease->slot = -1;
     lease->mem = NULL;
     pthread_mutex_lock(&ctx->lock);
     int pick = -1;
     for (int i = 0; i < CLPOOL__SCRATCH_SLOTS; ++i) {
-        clpool__scratch *s = &ctx->scratch[i];
-        if (s->taken || !finished(s->last_use)) continue;
-        /* a free slot big enough, else the biggest free one (to grow) */
-        if (pick < 0 || (s->bytes >= bytes) > (ctx->scratch[pick].bytes >= bytes) ||
-            ((s->bytes >= bytes) == (ctx->scratch[pick].bytes >= bytes) && s->bytes > ctx->scratch[pick].bytes))
-            pick = i;
+        const clpool__scratch *s = &ctx->scratch[i];
+        if (s->taken || !usable(s->last_use, q)) continue;
+        if (pick < 0 || preference(s, bytes) > preference(&ctx->scratch[pick], bytes)) pick = i;
     }
     if (pick >= 0) {
         clpool__scratch *s = &ctx->scratch[pick];
         s->taken = 1;
         if (s->last_use) clReleaseEvent(s->last_use);
         s->last_use = NULL;
-        if (s->bytes < bytes && s->mem) {
+        if (s->bytes < bytes && s->mem) { /* too small: its commands keep it until they are done */
             clReleaseMemObject(s->mem);
             s->mem = NULL;
             s->bytes = 0;
@@ -80,6 +95,17 @@ void clpool__scratch_put(clpool_context *ctx, const clpool__scratch_lease *lease
     s->last_use = last_use;
     s->taken = 0;
     pthread_mutex_unlock(&ctx->lock);
+}
+
+void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *lease, cl_event first, cl_event last,
+                          cl_event *event)
+{
+    if (lease->mem) clpool__scratch_put(ctx, lease, last ? last : first);
+    if (first) clReleaseEvent(first);
+    if (last && event)
+        *event = last;
+    else if (last)
+        clReleaseEvent(last);
 }
 
 /* Frees the slots no call holds (all of them at context release). */

@@ -219,8 +219,13 @@ static void *worker_main(void *arg)
     ref_rng rng;
     ref_rng_seed(&rng, 1000 + (uint64_t)w->id);
     const clpool_shape in_shape = {4, {1, 2, 6, 6}}, b_shape = {4, {1, 2, 1, 6}};
+    const clpool_shape in_3d = {5, {1, 2, 3, 3, 4}}; /* the same 72 floats */
+    const clpool_shape long_planes = {4, {1, 2, 64, 64}}; /* the global pools' two-pass form */
     float x[72], b[12], got[72], want[72];
+    enum { LONG_N = 2 * 64 * 64 };
+    float *yy = malloc(LONG_N * sizeof(float));
     cl_mem xin = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof x, NULL, &err);
+    cl_mem yin = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, LONG_N * sizeof(float), NULL, &err);
     cl_mem bin = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof b, NULL, &err);
     cl_mem out = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof got, NULL, &err);
     for (int op = 0; op < OPS_PER_THREAD && w->failures < 5; ++op) {
@@ -230,7 +235,7 @@ static void *worker_main(void *arg)
         clEnqueueWriteBuffer(q, bin, CL_TRUE, 0, sizeof b, b, 0, NULL, NULL);
         clpool_status st;
         int64_t n_out;
-        const int kind = op % 3;
+        const int kind = op % 5;
         if (kind == 0) {
             const int64_t k[2] = {3, 3};
             clpool_maxpool_params p;
@@ -244,6 +249,28 @@ static void *worker_main(void *arg)
             n_out = 2;
             st = clpool_enqueue_global_max_pool(w->ctx, q, CLPOOL_FLOAT32, &in_shape, xin, 0, out, 0, 0, NULL, NULL);
             ref_global_max_pool(CLPOOL_FLOAT32, &in_shape, x, want);
+        } else if (kind == 3) { /* two passes through the context's scratch */
+            const int64_t k[3] = {2, 2, 2};
+            clpool_maxpool_params p;
+            clpool_maxpool_params_init(&p, 3, k);
+            n_out = 2 * 2 * 2 * 3;
+            st = clpool_enqueue_maxpool(w->ctx, q, &p, CLPOOL_FLOAT32, &in_3d, xin, 0, out, 0, NULL, 0, 0, NULL, NULL);
+            ref_maxpool(CLPOOL_FLOAT32, &in_3d, &p, x, want, NULL);
+        } else if (kind == 4) { /* two passes, partials in the context's scratch */
+            fill_floats(yy, LONG_N, ref_rng_next(&rng));
+            clEnqueueWriteBuffer(q, yin, CL_TRUE, 0, LONG_N * sizeof(float), yy, 0, NULL, NULL);
+            st = clpool_enqueue_global_average_pool(w->ctx, q, CLPOOL_FLOAT32, &long_planes, yin, 0, out, 0, 0, NULL,
+                                                    NULL);
+            double mean[2];
+            ref_global_average_pool(CLPOOL_FLOAT32, &long_planes, yy, mean, NULL);
+            if (st == CLPOOL_SUCCESS) {
+                clEnqueueReadBuffer(q, out, CL_TRUE, 0, 2 * sizeof(float), got, 0, NULL, NULL);
+                for (int i = 0; i < 2; ++i)
+                    if (fabs(got[i] - mean[i]) > 1e-6 + 1e-5 * fabs(mean[i])) note_failure(w, "GlobalAveragePool mismatch");
+            } else {
+                note_failure(w, clpool_last_error());
+            }
+            continue;
         } else {
             const clpool_shape shapes[2] = {in_shape, b_shape};
             const cl_mem mems[2] = {xin, bin};
@@ -258,8 +285,12 @@ static void *worker_main(void *arg)
             continue;
         }
         clEnqueueReadBuffer(q, out, CL_TRUE, 0, (size_t)n_out * 4, got, 0, NULL, NULL);
-        if (memcmp(got, want, (size_t)n_out * 4) != 0) note_failure(w, kind == 0 ? "MaxPool mismatch" : kind == 1 ? "GlobalMaxPool mismatch" : "Max mismatch");
+        if (memcmp(got, want, (size_t)n_out * 4) != 0)
+            note_failure(w, kind == 0 ? "MaxPool mismatch" : kind == 1 ? "GlobalMaxPool mismatch"
+                            : kind == 3 ? "3-D MaxPool mismatch" : "Max mismatch");
     }
+    free(yy);
+    clReleaseMemObject(yin);
     clReleaseMemObject(xin);
     clReleaseMemObject(bin);
     clReleaseMemObject(out);

@@ -995,6 +995,30 @@ START_TEST(test_row_sweep)
         }
         free(input);
     }
+    /* Under 2-D views (test_2d_views, here beyond the sweep's size threshold): 1-D rows of height 1, and a 3-D
+     * window's two passes, whose first sweeps 12 planes (its prefetch runs on into the next plane). */
+    ref_rng r;
+    ref_rng_seed(&r, 0x3401);
+    static const struct {
+        clpool_dtype dtype;
+        int32_t rank;
+        int64_t dims[5], k, s, p;
+        int indices;
+    } views[] = {{CLPOOL_FLOAT32, 3, {1, 3, 700001}, 3, 2, 1, 1},
+                 {CLPOOL_FLOAT16, 3, {2, 1, 1200001}, 2, 2, 0, 0},
+                 {CLPOOL_FLOAT32, 5, {1, 2, 6, 301, 301}, 3, 2, 1, 0}};
+    for (size_t v = 0; v < sizeof views / sizeof views[0]; ++v) {
+        if (!cu_dtype_runs(views[v].dtype, "MaxPool")) continue;
+        const int32_t ns = views[v].rank - 2;
+        const int64_t kernel[3] = {views[v].k, views[v].k, views[v].k};
+        mp_case c = make_case(views[v].dtype, views[v].rank, views[v].dims, kernel);
+        for (int32_t d = 0; d < ns; ++d) {
+            c.params.strides[d] = views[v].s;
+            c.params.pads[d] = c.params.pads[ns + d] = views[v].p;
+        }
+        c.with_indices = views[v].indices;
+        run_random_input(&r, &c);
+    }
 }
 END_TEST
 

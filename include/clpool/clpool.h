@@ -195,9 +195,10 @@ CLPOOL_API void clpool_context_release(clpool_context *ctx);
 /**
  * Free the device memory a context keeps between calls: the scratch buffers
  * of multi-pass ops (3-D MaxPool without Indices, the global pools' two-pass
- * form), at most 4, each reused once the last command that used it is done.
- * Later calls allocate again. A buffer leased by a call still in progress on
- * another thread is kept. NULL is a no-op.
+ * form), at most 4. A call reuses one once the last command that used it is
+ * done, or at once on the same in-order queue; it never adds a dependency on
+ * another call's commands. Later calls allocate again. A buffer leased by a
+ * call still in progress on another thread is kept. NULL is a no-op.
  */
 CLPOOL_API void clpool_context_trim(clpool_context *ctx);
 
@@ -264,7 +265,9 @@ CLPOOL_API clpool_status clpool_maxpool_output_shape(const clpool_shape *input,
  * `indices` (int64, same shape as output) may be NULL. Byte offsets must be
  * multiples of the element size (8 for indices). The wait list is honoured
  * and `event` (if not NULL) receives an event completing with the op, even
- * when the output is empty.
+ * when the output is empty. 3-D windows without Indices run in two passes
+ * through a scratch buffer the context keeps (clpool_context_trim); where it
+ * cannot be allocated, one slower pass needs none.
  */
 CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue,
                                                 const clpool_maxpool_params *params, clpool_dtype dtype,
@@ -289,9 +292,9 @@ CLPOOL_API clpool_status clpool_global_pool_output_shape(const clpool_shape *inp
  * with compensated (Kahan) summation, float64 in float64; the result is
  * rounded once to the output type (round to nearest even). Max follows the
  * library's NaN rule (NaN propagates); Average and Lp propagate NaN and inf.
- * Large planes may be reduced in two passes (chained by events, with a
- * temporary buffer released when the op completes). Offsets, wait list and
- * event as for clpool_enqueue_maxpool.
+ * Large planes may be reduced in two passes (chained by events, through a
+ * scratch buffer the context keeps for later calls: clpool_context_trim).
+ * Offsets, wait list and event as for clpool_enqueue_maxpool.
  */
 CLPOOL_API clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue,
                                                         clpool_dtype dtype, const clpool_shape *input_shape,
