@@ -139,7 +139,8 @@ void clpool__scratch_put(clpool_context *ctx, const clpool__scratch_lease *lease
  * releases it). */
 void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *lease, cl_event first, cl_event last,
                           cl_event *event);
-/* Free every slot (context release). */
+/* Free the slots no call holds: every slot at context release; under the
+ * context's lock, clpool_context_trim. */
 void clpool__scratch_release_all(clpool_context *ctx);
 
 /* ------------------------------------------------------------- launch */

@@ -527,10 +527,11 @@ static int view_as_2d(const maxpool_call *c, maxpool_call *view, clpool_maxpool_
     const int32_t ns = c->plan->ns;
     if (ns == 2 || (ns > 2 && c->indices && p->storage_order == 1)) return 0;
     int64_t planes = c->in->dims[0] * c->in->dims[1];
-    for (int32_t i = 0; i < ns - 2; ++i) { /* the leading dims fold into the planes */
-        if (p->kernel_shape[i] != 1 || p->strides[i] != 1 || c->plan->pad_begin[i] != 0 ||
-            c->plan->out[i] != c->in->dims[2 + i])
-            return 0;
+    /* The leading dims fold into the planes where their windows are 1 and
+     * keep the dim's size: stride 1 and no pads (validation rejects a window
+     * of 1 in the padding), or a dim of 1. */
+    for (int32_t i = 0; i < ns - 2; ++i) {
+        if (p->kernel_shape[i] != 1 || c->plan->out[i] != c->in->dims[2 + i]) return 0;
         planes *= c->in->dims[2 + i];
     }
     if (ns == 1) /* rows of height 1 */

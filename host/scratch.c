@@ -109,7 +109,7 @@ void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *leas
 }
 
 /* Frees the slots no call holds (all of them at context release). */
-static void free_slots(clpool_context *ctx)
+void clpool__scratch_release_all(clpool_context *ctx)
 {
     for (int i = 0; i < CLPOOL__SCRATCH_SLOTS; ++i) {
         clpool__scratch *s = &ctx->scratch[i];
@@ -120,12 +120,10 @@ static void free_slots(clpool_context *ctx)
     }
 }
 
-void clpool__scratch_release_all(clpool_context *ctx) { free_slots(ctx); }
-
 void clpool_context_trim(clpool_context *ctx)
 {
     if (!ctx) return;
     pthread_mutex_lock(&ctx->lock);
-    free_slots(ctx);
+    clpool__scratch_release_all(ctx);
     pthread_mutex_unlock(&ctx->lock);
 }

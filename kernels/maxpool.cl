@@ -1166,15 +1166,15 @@ __attribute__((always_inline)) inline void sweep_prefetch(__global const T *plan
 }
 
 /* Blocks k0..k0+n-1 of `rows` output rows (the first one's output row
- * starting at `orow`), redone by the exact path where the fast path cannot
- * be exact. */
+ * starting at `orow`; their loads span input columns [w_from, w_end)),
+ * redone by the exact path where the fast path cannot be exact. */
 __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *plane, __global T *out,
                                                            __global long *indices, const int H, const int W,
                                                            const long OW, const long pad_w, const int h0,
                                                            const int rows, const long k0, const int n,
                                                            const long orow, const long nc, const int guarded,
-                                                           const int rows_inside, const long buf_lo,
-                                                           const long buf_hi)
+                                                           const int rows_inside, const long w_from,
+                                                           const long w_end, const long buf_lo, const long buf_hi)
 {
     block_carry carry[SWEEP_MAX];
     block_ok ok = BLOCK_OK_INIT;
@@ -1186,13 +1186,10 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
         block_edges_init(&e, W, w0, interior);
         block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok, &carry[k]);
     }
-    /* the input columns the blocks' loads span */
-    const long cols_from = sweep_block_col(k0, OW) * SW - pad_w;
-    const long cols = sweep_block_col(k0 + n - 1, OW) * SW - pad_w + BLOCK_SPAN - cols_from;
     for (long r = 0; r < rows; ++r) {
         const long h = (long)h0 + r * SH;
 #pragma unroll
-        for (int j = 0; j < NEW; ++j) sweep_prefetch(plane, (h + CARRY + j) * W + cols_from, cols, buf_lo, buf_hi);
+        for (int j = 0; j < NEW; ++j) sweep_prefetch(plane, (h + CARRY + j) * W + w_from, w_end - w_from, buf_lo, buf_hi);
         for (int k = 0; k < n; ++k) {
             int w0, lanes;
             const long ow = sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
@@ -1400,10 +1397,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
     /* FVW-wide blocks k0..k0+n-1 */
     const long k0 = ow0 / FVW;
     const int n = (int)min((OW + FVW - 1) / FVW - k0, (long)SWEEP_MAX);
-    const long w_first = sweep_block_col(k0, OW) * SW - pad_w, w_last = sweep_block_col(k0 + n - 1, OW) * SW - pad_w;
-    const int guarded = row_lo * W + w_first < buf_lo || row_hi * W + w_last + BLOCK_SPAN > buf_hi;
+    const long w_from = sweep_block_col(k0, OW) * SW - pad_w; /* the input columns the blocks' loads span */
+    const long w_end = sweep_block_col(k0 + n - 1, OW) * SW - pad_w + BLOCK_SPAN;
+    const int guarded = row_lo * W + w_from < buf_lo || row_hi * W + w_end > buf_hi;
     maxpool2d_sweep(plane, out, indices, (int)H, (int)W, OW, pad_w, (int)h0, rows, k0, n, (nc * OH + oh0) * OW, nc,
-                    guarded, h0 >= 0 && h_end < H, buf_lo, buf_hi);
+                    guarded, h0 >= 0 && h_end < H, w_from, w_end, buf_lo, buf_hi);
 #else
     ow0 = block_start(ow0, OW, BW);
     const long o = (nc * OH + oh0) * OW + ow0, w0 = ow0 * SW - pad_w;
