@@ -13,11 +13,11 @@ typedef struct clpool__maxpool_geom {
     cl_long pad_begin[CLPOOL_MAX_SPATIAL];
     cl_long dilation[CLPOOL_MAX_SPATIAL];
     cl_long in_plane;
-    cl_long total_out;
+    cl_long items;
     cl_long in_offset;
     cl_long out_offset;
     cl_long idx_offset;
-    cl_long unused;
+    cl_long in_limit;
 } clpool__maxpool_geom;
 
 _Static_assert(sizeof(clpool__maxpool_geom) == (6 * CLPOOL_MAX_SPATIAL + 6) * 8, "geometry must have no padding");
@@ -454,13 +454,17 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     return clpool__launch(ctx, q, k, 3, items, 1, num_wait, wait, event);
 }
 
+/* The general kernel: VW outputs along the last spatial dim per work-item,
+ * its stride compiled in where the taps load as vectors (1 or 2). */
 static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
                                cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
+    const int32_t ns = c->plan->ns;
+    const int vw = vector_width(ctx, c);
     clpool__maxpool_geom g;
     memset(&g, 0, sizeof g);
     g.in_plane = 1;
-    for (int32_t i = 0; i < c->plan->ns; ++i) {
+    for (int32_t i = 0; i < ns; ++i) {
         g.in_dims[i] = c->in->dims[2 + i];
         g.out_dims[i] = c->plan->out[i];
         g.ksize[i] = c->params->kernel_shape[i];
@@ -469,19 +473,24 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
         g.dilation[i] = c->params->dilations[i];
         g.in_plane *= g.in_dims[i];
     }
-    g.total_out = c->n_out;
+    const int64_t ow = c->plan->out[ns - 1];
+    const int64_t blocks = (ow + vw - 1) / vw, nb = ctx->cpu_simd ? (blocks < 4 ? blocks : 4) : 1;
+    g.items = c->n_out / ow * ((blocks + nb - 1) / nb);
     g.in_offset = c->in_off;
     g.out_offset = c->out_off;
     g.idx_offset = c->idx_off;
+    g.in_limit = c->in_limit;
+    const int64_t sw = c->params->strides[ns - 1];
     char common[96], options[160];
     common_options(c, common, sizeof common);
-    snprintf(options, sizeof options, "%s -DNS=%d", common, (int)c->plan->ns);
+    snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=%d -DSW=%d", common, (int)ns, vw, (int)nb,
+             sw <= 2 ? (int)sw : 0);
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
     if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, a, sizeof g, &g);
     if (status != CLPOOL_SUCCESS) return status;
-    return clpool__launch_1d(ctx, q, k, (uint64_t)c->n_out, CLPOOL__LOCAL_BUDGET, num_wait, wait, event);
+    return clpool__launch_1d(ctx, q, k, (uint64_t)g.items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event);
 }
 
 /* A call's view: `shape` (rank 4: one batch of `planes` planes of h x w)

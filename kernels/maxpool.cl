@@ -1,104 +1,291 @@
 /*
- * MaxPool over NS spatial dims (NS is a -D constant, 1..10; shapes are
- * runtime data). One output element per work-item, no barriers: on PoCL
- * work-items become vectorised loops, on GPUs neighbouring work-items read
- * neighbouring input (3x3/s2 windows need no local-memory tiling).
- *
- * Options: -DNS=<spatial rank> (general kernel) or -DKH.. (2-D fast path,
- * below), -DWITH_INDICES=0|1, -DSTORAGE_ORDER=0|1, plus a DT_* dtype macro
- * (common.h).
- *
- * Each work-item first narrows every dim's tap range to the taps inside the
- * input (so padding never wins and needs no per-tap test), then walks the taps
- * in row-major order; the host rejects attributes that leave a window empty.
+ * MaxPool: the general kernel (-DNS=<spatial rank>, any attributes) and the
+ * 2-D kernels (-DKH.., the common windows), both with -DVW (outputs a
+ * work-item computes side by side along a row), -DWITH_INDICES=0|1,
+ * -DSTORAGE_ORDER=0|1 and a DT_* dtype macro (common.h). No barriers: on
+ * PoCL a work-item's vectors are its SIMD, on GPUs neighbouring work-items
+ * read neighbouring input. The host rejects attributes that leave a window
+ * without a tap inside the input.
+ */
+
+/* Constant lane lists for __builtin_shufflevector and vector literals:
+ * LANES(f, n, m, p) = f(0, n, m, p), ..., f(n - 1, n, m, p) for n = 8, 16, 32, 64. */
+#define LANES8(f, b, n, m, p)                                                                           \
+    f((b) + 0, n, m, p), f((b) + 1, n, m, p), f((b) + 2, n, m, p), f((b) + 3, n, m, p), f((b) + 4, n, m, p), \
+        f((b) + 5, n, m, p), f((b) + 6, n, m, p), f((b) + 7, n, m, p)
+#define LANES_8(f, n, m, p) LANES8(f, 0, n, m, p)
+#define LANES_16(f, n, m, p) LANES8(f, 0, n, m, p), LANES8(f, 8, n, m, p)
+#define LANES_32(f, n, m, p) LANES_16(f, n, m, p), LANES8(f, 16, n, m, p), LANES8(f, 24, n, m, p)
+#define LANES_64(f, n, m, p) \
+    LANES_32(f, n, m, p), LANES8(f, 32, n, m, p), LANES8(f, 40, n, m, p), LANES8(f, 48, n, m, p), LANES8(f, 56, n, m, p)
+#define LANES(f, n, m, p) CLPOOL_XPASTE(LANES_, n)(f, n, m, p)
+#define LANE_ID(j, n, m, p) (j)
+#define EVEN_SRC(j, n, m, p) (2 * (j))
+#define ODD_SRC(j, n, m, p) (2 * (j) + 1)
+#define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
+
+/* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
+#define STORE_LANES(etype, store_vector, v, lanes, p)        \
+    do {                                                     \
+        if ((lanes) == VW) {                                 \
+            store_vector(VW, (v), (p));                      \
+        } else {                                             \
+            etype lane_[VW];                                 \
+            VSTOREV(VW, (v), lane_);                         \
+            for (int j_ = 0; j_ < (lanes); ++j_)             \
+                (p)[j_] = lane_[j_];                         \
+        }                                                    \
+    } while (0)
+
+#if defined(NS)
+/*
+ * The general kernel: any rank, kernel, stride, dilation and padding. The
+ * geometry is run-time data (maxpool_geom), so one program per rank, dtype
+ * and Indices variant serves every attribute set. A work-item owns VW
+ * neighbouring outputs along the last spatial dim of one output row (one
+ * position in N, C and the other spatial dims): its windows' taps on the
+ * other dims are the same for every lane and are narrowed to the input once,
+ * and along the last dim lane j's tap kw reads column
+ * (ow0 + j) * stride - pad + kw * dilation. A tap whose lanes all read inside
+ * the row loads them as one vector (-DSW=1 or 2, the last dim's stride) or as
+ * VW loads (-DSW=0: any stride); every tap updates the best with a select,
+ * without a data-dependent branch (one output per work-item, branching on
+ * each compare, had mispredicted on random data and run at 0.1-1.9 GB/s). A
+ * tap with lanes in the padding loads clamped columns and masks those lanes
+ * out. Every lane starts from its window's first tap inside the input and
+ * takes a tap only if it is strictly better, so padding never wins and ties
+ * keep the first tap in row-major order. Lanes past the row's end repeat its
+ * last output's columns and are not stored.
  */
 
 /* Mirrors clpool__maxpool_geom in host/maxpool.c (all 64-bit, no padding). */
 typedef struct maxpool_geom {
     long in_dims[CLPOOL_KERNEL_MAX_SPATIAL];
     long out_dims[CLPOOL_KERNEL_MAX_SPATIAL];
-    long ksize[CLPOOL_KERNEL_MAX_SPATIAL];  /* "kernel" is an OpenCL C keyword */
+    long ksize[CLPOOL_KERNEL_MAX_SPATIAL]; /* "kernel" is an OpenCL C keyword */
     long stride[CLPOOL_KERNEL_MAX_SPATIAL];
     long pad_begin[CLPOOL_KERNEL_MAX_SPATIAL];
     long dilation[CLPOOL_KERNEL_MAX_SPATIAL];
-    long in_plane;   /* elements of one (n, c) input plane */
-    long total_out;  /* output elements = work-items that do work */
-    long in_offset;  /* element offsets into the buffers */
+    long in_plane;  /* elements of one (n, c) input plane */
+    long items;     /* work-items that do work: column blocks x output rows */
+    long in_offset; /* element offsets into the buffers */
     long out_offset;
     long idx_offset;
-    long unused;
+    long in_limit; /* elements in the input cl_mem: vector loads may read up to here */
 } maxpool_geom;
 
-#if defined(NS)
-__kernel void maxpool(__global const T *in, __global T *out,
-#if WITH_INDICES
-                      __global long *indices,
+#define LAST (NS - 1)
+#define OUTER_SLOTS (NS > 1 ? NS - 1 : 1) /* no zero-length arrays */
+/* VW elements base[at[0]], ..., base[at[VW - 1]] (at: a private long array). */
+#define GATHER_SRC(j, n, base, at) ((base)[(at)[j]])
+#define GATHER(base, at) ((TV(VW))(LANES(GATHER_SRC, VW, base, at)))
+/* SW = 1 or 2 (the last dim's stride): a tap's VW lanes load as a vector
+ * from lane 0's element p, reading TAP_SPAN elements. */
+#if SW == 1 || SW == 2
+#define VECTOR_TAPS 1
+#define TAP_SPAN (SW * VW)
+#if SW == 1
+#define TAP_LOAD(p) VLOADV(VW, p)
+#elif VW == 16
+#define TAP_LOAD(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
+#else
+#define TAP_LOAD(p) (vload16(0, (p)).even)
 #endif
-                      const maxpool_geom g)
+#else
+#define VECTOR_TAPS 0
+#endif
+/* The last dim's stride: a constant where taps load as vectors. */
+#if VECTOR_TAPS
+#define STRIDE_W SW
+#else
+#define STRIDE_W g.stride[LAST]
+#endif
+/* float16/bfloat16 compare order keys kept beside the bits; the other types
+ * compare the bits themselves. */
+#if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+#define SEPARATE_KEYS 1
+#else
+#define SEPARATE_KEYS 0
+#endif
+#define ALL_LANES ((MASKV(VW))(-1))
+
+/* The best taps so far of a work-item's NB blocks of VW lanes. NB blocks
+ * side by side keep NB compare-select chains in flight: one block's chain,
+ * a compare and a select per tap, had left the core waiting on it. */
+typedef struct maxpool_best {
+    TV(VW) bits[NB];
+#if SEPARATE_KEYS
+    KTV(VW) key[NB];
+#endif
+#if WITH_INDICES
+    LONGV(VW) at[NB]; /* in-plane offsets */
+#endif
+} maxpool_best;
+
+/* Block b's lanes take tap v (storage bits) where it is strictly better and
+ * `inside` is set; at + cols: the lanes' in-plane offsets. */
+inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long at, LONGV(VW) cols)
+{
+    const KTV(VW) k = KEYV(VW, v);
+#if SEPARATE_KEYS
+    const MASKV(VW) take = BETTERV(VW, k, best->key[b]) & inside;
+    best->key[b] = select(best->key[b], k, take);
+#else
+    const MASKV(VW) take = BETTERV(VW, k, best->bits[b]) & inside;
+#endif
+    best->bits[b] = select(best->bits[b], v, take);
+#if WITH_INDICES
+    best->at[b] = select(best->at[b], at + cols, LONG_MASKV(VW, take));
+#else
+    (void)at;
+    (void)cols;
+#endif
+}
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
+#if WITH_INDICES
+                                          __global long *indices,
+#endif
+                                          const maxpool_geom g)
 {
     const long gid = (long)get_global_id(0);
-    if (gid >= g.total_out) return;
+    if (gid >= g.items) return;
+    const long OW = g.out_dims[LAST], row_items = (OW + NB * VW - 1) / (NB * VW);
+    const long out_row = gid / row_items, ow0 = (gid - out_row * row_items) * (NB * VW);
 
-    long start[NS], lo[NS], hi[NS], j[NS];
-    long rem = gid;
-    for (int d = NS - 1; d >= 0; --d) {
+    long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
+    long rem = out_row;
+    for (int d = LAST - 1; d >= 0; --d) {
         const long o = rem % g.out_dims[d];
         rem /= g.out_dims[d];
-        const long s = o * g.stride[d] - g.pad_begin[d];
-        const long dl = g.dilation[d];
+        const long s = o * g.stride[d] - g.pad_begin[d], dl = g.dilation[d];
         start[d] = s;
-        lo[d] = s < 0 ? (-s + dl - 1) / dl : 0;                /* first tap at >= 0 */
+        lo[d] = s < 0 ? (-s + dl - 1) / dl : 0;                    /* first tap at >= 0 */
         hi[d] = min((g.in_dims[d] - s + dl - 1) / dl, g.ksize[d]); /* first tap at >= in */
-    }
-    const long nc = rem;
-    __global const T *plane = in + g.in_offset + nc * g.in_plane;
-
-    long best_off = 0;
-    for (int d = 0; d < NS; ++d) {
         j[d] = lo[d];
-        best_off = best_off * g.in_dims[d] + start[d] + lo[d] * g.dilation[d];
     }
-    CT best = LOAD(plane, best_off);
+    const long nc = rem, plane_at = g.in_offset + nc * g.in_plane;
+    __global const T *plane = in + plane_at;
 
-    const int last = NS - 1;
+    /* Along the last dim: lane l's tap kw is column col0 + lane_at[l] + kw * DW. */
+    const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
+    const long col0 = ow0 * STRIDE_W - g.pad_begin[LAST];
+    const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
+    long lane_at[NB * VW], first_col[NB * VW];
+    for (int l = 0; l < NB * VW; ++l) {
+        lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
+        const long c = col0 + lane_at[l];
+        first_col[l] = min(c < 0 ? c + (-c + DW - 1) / DW * DW : c, W - 1); /* the lane's first tap inside */
+    }
+    LONGV(VW) lane_cols[NB];
+#pragma unroll
+    for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
+    /* Taps [in_lo, in_hi) have every live lane inside the row. */
+    const long last_col = col0 + (live - 1) * STRIDE_W;
+    const long in_lo = min(col0 < 0 ? (-col0 + DW - 1) / DW : 0, KW);
+    const long in_hi = max(last_col >= W ? 0 : min(KW, (W - last_col + DW - 1) / DW), in_lo);
+
+    maxpool_best best;
+    long first_row = 0;
+    for (int d = 0; d < LAST; ++d) first_row = first_row * g.in_dims[d] + start[d] + lo[d] * g.dilation[d];
+#pragma unroll
+    for (int b = 0; b < NB; ++b) {
+        best.bits[b] = GATHER(plane + first_row * W, first_col + b * VW);
+#if SEPARATE_KEYS
+        best.key[b] = KEYV(VW, best.bits[b]);
+#endif
+#if WITH_INDICES
+        best.at[b] = first_row * W + VLOADV(VW, first_col + b * VW);
+#endif
+    }
+
     for (;;) {
         long row = 0;
-        for (int d = 0; d < last; ++d) row = row * g.in_dims[d] + start[d] + j[d] * g.dilation[d];
-        row = row * g.in_dims[last] + start[last];
-        for (long t = lo[last]; t < hi[last]; ++t) {
-            const long off = row + t * g.dilation[last];
-            const CT v = LOAD(plane, off);
-            if (MAX_BETTER(v, best)) {
-                best = v;
-                best_off = off;
+        for (int d = 0; d < LAST; ++d) row = row * g.in_dims[d] + start[d] + j[d] * g.dilation[d];
+        const long row_at = row * W;
+        long fast_hi = in_hi;
+#if VECTOR_TAPS /* the vector loads stay inside the input buffer */
+        const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
+        fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
+#endif
+        for (long kw = 0; kw < KW; ++kw) {
+            const long c = col0 + kw * DW; /* lane 0's column */
+            const long at = row_at + c;
+            if (kw >= in_lo && kw < fast_hi) {
+#pragma unroll
+                for (int b = 0; b < NB; ++b) {
+#if VECTOR_TAPS
+                    const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
+#else
+                    const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
+#endif
+                    take_tap(&best, b, v, ALL_LANES, at, lane_cols[b]);
+                }
+            } else { /* lanes in the padding: masked out */
+                /* The columns grow with the lane: lanes [first, end) are inside. */
+                const long stride = STRIDE_W;
+                const int first = c >= 0 ? 0 : (int)min((-c + stride - 1) / stride, (long)(NB * VW));
+                const int end = c >= W ? 0 : (int)min((W - c + stride - 1) / stride, (long)(NB * VW));
+#pragma unroll
+                for (int b = 0; b < NB; ++b) {
+                    const INTV(VW) lane = LANE_IDS + b * VW;
+                    const MASKV(VW) inside = TO_MASKV(VW, (lane >= first) & (lane < end));
+                    TV(VW) v;
+#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
+                    const long from = plane_at + at + b * VW * SW;
+                    if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
+                        v = TAP_LOAD(in + from);
+                    } else
+#endif
+                    {
+                        long clamped[VW];
+                        for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
+                        v = GATHER(plane + row_at, clamped);
+                    }
+                    take_tap(&best, b, v, inside, at, lane_cols[b]);
+                }
             }
         }
-        int d = last - 1; /* odometer over the outer dims */
+#if NS > 1
+        int d = LAST - 1; /* odometer over the other dims' taps */
         for (; d >= 0; --d) {
             if (++j[d] < hi[d]) break;
             j[d] = lo[d];
         }
         if (d < 0) break;
+#else
+        break;
+#endif
     }
 
-    /* Copy the winner's bits: exact for every dtype, no rounding. */
-    out[g.out_offset + gid] = plane[best_off];
+#pragma unroll
+    for (int b = 0; b < NB; ++b) {
+        const int lanes = min(live - b * VW, VW);
+        if (lanes <= 0) break;
+        const long out_at = out_row * OW + ow0 + b * VW;
+        STORE_LANES(T, STORE_BITSV, best.bits[b], lanes, out + g.out_offset + out_at);
 #if WITH_INDICES
-    long spatial = best_off;
+        LONGV(VW) at = best.at[b];
 #if STORAGE_ORDER == 1
-    {   /* column-major: first spatial dim varies fastest */
-        long coord[NS];
-        long r = best_off;
-        for (int d = NS - 1; d >= 0; --d) {
-            coord[d] = r % g.in_dims[d];
-            r /= g.in_dims[d];
+        { /* column-major: the first spatial dim varies fastest */
+            long lane[VW];
+            VSTOREV(VW, at, lane);
+            for (int l = 0; l < lanes; ++l) {
+                long coord[NS], r = lane[l];
+                for (int d = NS - 1; d >= 0; --d) {
+                    coord[d] = r % g.in_dims[d];
+                    r /= g.in_dims[d];
+                }
+                long spatial = 0;
+                for (int d = NS - 1; d >= 0; --d) spatial = spatial * g.in_dims[d] + coord[d];
+                lane[l] = spatial;
+            }
+            at = VLOADV(VW, lane);
         }
-        spatial = 0;
-        for (int d = NS - 1; d >= 0; --d) spatial = spatial * g.in_dims[d] + coord[d];
+#endif
+        STORE_LANES(long, STORE_LONGV, nc * g.in_plane + at, lanes, indices + g.idx_offset + out_at);
+#endif
     }
-#endif
-    indices[g.idx_offset + gid] = nc * g.in_plane + spatial;
-#endif
 }
 #endif /* NS */
 
@@ -158,20 +345,6 @@ __kernel void maxpool(__global const T *in, __global T *out,
 #define FVW VW
 #endif
 
-/* Constant lane lists for __builtin_shufflevector and vector literals:
- * LANES(f, n, m, p) = f(0, n, m, p), ..., f(n - 1, n, m, p) for n = 8, 16, 32, 64. */
-#define LANES8(f, b, n, m, p)                                                                           \
-    f((b) + 0, n, m, p), f((b) + 1, n, m, p), f((b) + 2, n, m, p), f((b) + 3, n, m, p), f((b) + 4, n, m, p), \
-        f((b) + 5, n, m, p), f((b) + 6, n, m, p), f((b) + 7, n, m, p)
-#define LANES_8(f, n, m, p) LANES8(f, 0, n, m, p)
-#define LANES_16(f, n, m, p) LANES8(f, 0, n, m, p), LANES8(f, 8, n, m, p)
-#define LANES_32(f, n, m, p) LANES_16(f, n, m, p), LANES8(f, 16, n, m, p), LANES8(f, 24, n, m, p)
-#define LANES_64(f, n, m, p) \
-    LANES_32(f, n, m, p), LANES8(f, 32, n, m, p), LANES8(f, 40, n, m, p), LANES8(f, 48, n, m, p), LANES8(f, 56, n, m, p)
-#define LANES(f, n, m, p) CLPOOL_XPASTE(LANES_, n)(f, n, m, p)
-#define LANE_ID(j, n, m, p) (j)
-#define EVEN_SRC(j, n, m, p) (2 * (j))
-#define ODD_SRC(j, n, m, p) (2 * (j) + 1)
 /* Tap kw = 2m + p of lane j: lane j + m of the even (p = 0) or odd (p = 1)
  * elements while it exists, then the third load's element 2(j - (n - m)) + p. */
 #define TAP_SRC(j, n, m, p) ((j) < (n) - (m) ? (j) + (m) : (n) + 2 * ((j) - ((n) - (m))) + (p))
@@ -223,7 +396,6 @@ __kernel void maxpool(__global const T *in, __global T *out,
  * FAST_SUBBLOCKS loads or the exact path's WIDEN ones, whichever reach further. */
 #define BLOCK_SPAN                                                                  \
     max(SPAN(FVW) + (FAST_SUBBLOCKS - 1) * FVW * SW, SPAN(VW) + (WIDEN - 1) * VW * SW)
-#define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
 /* Every lane of a 0/-1 mask set. Where clang compiles for the CPU itself one
  * kortest (all() tests lane by lane, and stops at 16 lanes). */
 #if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
@@ -380,18 +552,6 @@ DEFINE_ROW_TAPS(row_taps_argmax, TV(VW), TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BI
 #define TO_MASK_VW(m) TO_MASKV(VW, m)
 DEFINE_LANES_INSIDE_ROW(lanes_inside_row, MASKV(VW), INTV(VW), VW, TO_MASK_VW)
 
-/* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
-#define STORE_LANES(etype, store_vector, v, lanes, p)        \
-    do {                                                     \
-        if ((lanes) == VW) {                                 \
-            store_vector(VW, (v), (p));                      \
-        } else {                                             \
-            etype lane_[VW];                                 \
-            VSTOREV(VW, (v), lane_);                         \
-            for (int j_ = 0; j_ < (lanes); ++j_)             \
-                (p)[j_] = lane_[j_];                         \
-        }                                                    \
-    } while (0)
 
 #if !WITH_INDICES
 /*

@@ -421,6 +421,57 @@ START_TEST(test_wide_rows)
 END_TEST
 
 /*
+ * Rows wide enough for the general kernel's work-items (up to 4 blocks of
+ * 16 lanes side by side on CPUs): along the last dim, strides 1 to 4,
+ * dilations 1 to 3, windows of 1 to 17 taps and pads; 1 to 3 spatial dims,
+ * so the other dims' taps vary too; rows of 1 to 300 outputs (work-items
+ * with padding in their first or last taps, partial and whole unused
+ * blocks), tensors at the buffer's very start and end (vector loads that
+ * would leave the buffer). Strides 1 and 2 load taps as vectors, wider ones
+ * lane by lane: both are drawn. Some cases fall to the 2-D kernels; most do
+ * not.
+ */
+static void general_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
+{
+    if (!cu_dtype_runs(dtype, "MaxPool")) return;
+    ref_rng r;
+    ref_rng_seed(&r, seed);
+    int ran = 0;
+    for (int attempts = 0; ran < cases; ++attempts) {
+        ck_assert_msg(attempts < 20 * cases, "too many invalid general-row cases");
+        mp_case c;
+        const int32_t ns = (int32_t)ref_rng_range(&r, 1, 3), last = ns - 1;
+        random_case(&r, dtype, ns, &c);
+        clpool_maxpool_params *p = &c.params;
+        const int64_t k = ref_rng_range(&r, 1, 17), s = ref_rng_range(&r, 1, 4);
+        const int64_t d = ref_rng_chance(&r, 0.3) ? ref_rng_range(&r, 2, 3) : 1, e = (k - 1) * d + 1;
+        p->kernel_shape[last] = k;
+        p->strides[last] = s;
+        p->dilations[last] = d;
+        c.shape.dims[2 + last] = ref_rng_range(&r, e > 2 ? e - 2 : 1, e + 300 * s);
+        if (p->auto_pad == CLPOOL_AUTO_PAD_NOTSET) {
+            p->pads[last] = ref_rng_range(&r, 0, e - 1);
+            p->pads[ns + last] = ref_rng_range(&r, 0, e - 1);
+        }
+        if (ref_rng_chance(&r, 0.3)) c.in_off = 0;
+        c.tight_input = ref_rng_chance(&r, 0.5);
+        clpool_shape out;
+        if (ref_maxpool_shape(&c.shape, p, &out, NULL, NULL, 0) != 0) continue;
+        run_random_input(&r, &c);
+        ++ran;
+    }
+    printf("maxpool general rows %s: %d cases passed\n", clpool_dtype_name(dtype), ran);
+}
+
+START_TEST(test_general_rows)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                          CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
+    for (int i = 0; i < 6; ++i) general_row_suite(dtypes[i], 0x3201 + (uint64_t)i, 16);
+}
+END_TEST
+
+/*
  * Windows of 8 to 13 on the 2-D kernel (SPP's 9x9 and 13x13 at stride 1
  * with "same" pads, and uneven ones at stride 2), on random inputs with
  * inf and signed zeros and, for float types, at least two NaNs (so the fast
@@ -1335,6 +1386,9 @@ int main(void)
     tcase_add_test(tc, test_large_windows);
     tcase_add_test(tc, test_plane_path);
     tcase_add_test(tc, test_2d_views);
+    tc = cu_tcase(s, "general_rows", 1); /* many general-kernel programs: its own process */
+    tcase_set_tags(tc, "general_rows");
+    tcase_add_test(tc, test_general_rows);
     tc = cu_tcase(s, "row_sweep", 1); /* large tensors: its own process */
     tcase_set_tags(tc, "row_sweep");
     tcase_add_test(tc, test_row_sweep);
