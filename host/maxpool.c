@@ -484,7 +484,7 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
     char common[96], options[160];
     common_options(c, common, sizeof common);
     snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=%d -DSW=%d", common, (int)ns, vw, (int)nb,
-             sw <= 2 ? (int)sw : 0);
+             sw <= (vw == 16 ? 4 : 2) ? (int)sw : 0);
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool", k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);

@@ -79,17 +79,33 @@ typedef struct maxpool_geom {
 /* VW elements base[at[0]], ..., base[at[VW - 1]] (at: a private long array). */
 #define GATHER_SRC(j, n, base, at) ((base)[(at)[j]])
 #define GATHER(base, at) ((TV(VW))(LANES(GATHER_SRC, VW, base, at)))
-/* SW = 1 or 2 (the last dim's stride): a tap's VW lanes load as a vector
- * from lane 0's element p, reading TAP_SPAN elements. */
-#if SW == 1 || SW == 2
+/* SW = 1 to 4 (the last dim's stride; 3 and 4 only with 16 lanes, through
+ * clang's shuffles): a tap's VW lanes load as vectors from lane 0's element
+ * p, reading TAP_SPAN elements; VW loads of single elements otherwise (x86's
+ * gathers ran stride 3 at a third of the speed). */
+#define STRIDED_LO(j, n, s, p) ((j) * (s) < 32 ? (j) * (s) : 0)
+#define STRIDED_HI(j, n, s, p) ((j) * (s) >= 32 ? (j) * (s) - 32 : 0)
+#define STRIDED_PICK(j, n, s, p) ((j) * (s) < 32 ? (j) : 16 + (j))
+#if SW == 1 || SW == 2 || ((SW == 3 || SW == 4) && VW == 16 && defined(__clang__))
 #define VECTOR_TAPS 1
 #define TAP_SPAN (SW * VW)
 #if SW == 1
 #define TAP_LOAD(p) VLOADV(VW, p)
-#elif VW == 16
+#elif SW == 2 && VW == 16
 #define TAP_LOAD(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
-#else
+#elif SW == 2
 #define TAP_LOAD(p) (vload16(0, (p)).even)
+#else
+/* Every SW-th of 16 * SW elements: lanes below element 32 from the first two
+ * vectors, the rest from the third and fourth. */
+inline T16 strided_load(__global const T *p)
+{
+    const T16 v0 = vload16(0, p), v1 = vload16(1, p), v2 = vload16(2, p), v3 = SW == 4 ? vload16(3, p) : v2;
+    const T16 lo = __builtin_shufflevector(v0, v1, LANES(STRIDED_LO, 16, SW, 0));
+    const T16 hi = __builtin_shufflevector(v2, v3, LANES(STRIDED_HI, 16, SW, 0));
+    return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, 16, SW, 0));
+}
+#define TAP_LOAD(p) strided_load(p)
 #endif
 #else
 #define VECTOR_TAPS 0
