@@ -291,6 +291,10 @@ static size_t build_cases(bench_case *out, size_t cap)
                                                 {{5, {2, 64, 16, 56, 56}}}});
             add_case(out, cap, &n, (bench_case){"maxpool3d_3x3x3s2p1_2x64x16x56x56_f32", B_MAXPOOL, d, 3, 2, 1, 0, 1,
                                                 {{5, {2, 64, 16, 56, 56}}}});
+            /* the general kernel: stride 3, and 3-D windows with Indices */
+            add_case(out, cap, &n, (bench_case){"maxpool_3x3s3_8x64x112x112_f32", B_MAXPOOL, d, 3, 3, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}});
+            add_case(out, cap, &n, (bench_case){"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", B_MAXPOOL_IDX, d, 3, 2, 1, 0, 1,
+                                                {{5, {2, 64, 16, 56, 56}}}});
         }
         if (d == CLPOOL_FLOAT32) {
             add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
