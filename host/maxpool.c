@@ -525,7 +525,7 @@ static void view_2d(const maxpool_call *c, int64_t planes, int64_t h, int64_t w,
  * whose leading spatial dims have windows of 1 (kernel 1, stride 1, no pads:
  * video models' 1xkxk) with those dims folded into the planes. The flat
  * input offsets, and so the Indices, stay the same, except for column-major
- * Indices (storage_order 1) over 3 or more dims, which keep the N-D kernel.
+ * Indices (storage_order 1) over 3 or more dims, which keep the general kernel.
  * Fills *view (pointing at *params, *plan and *shape) and returns 1 if the
  * call has such a view.
  */
@@ -552,7 +552,7 @@ static int view_as_2d(const maxpool_call *c, maxpool_call *view, clpool_maxpool_
 }
 
 /* A call of 2 spatial dims (or a view as one) by the 2-D kernels where they
- * serve it, else (and for any other rank) by the N-D kernel. */
+ * serve it, else (and for any other rank) by the general kernel. */
 static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpool_call *c, cl_uint num_wait,
                             const cl_event *wait, cl_event *event)
 {
@@ -568,11 +568,12 @@ static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpo
  * buffer: the windows of the last two dims first ([N*C*D, H, W] ->
  * [N*C*D, OH, OW]), then the first dim's over rows of OH*OW ([N*C, D, OH*OW]
  * -> the output). Each pass keeps the first maximum (and the first NaN) of
- * its taps, so the first in (d, h, w) order wins, as in one pass. The N-D
- * kernel, one output per work-item, had run 3x3x3/s2 1x64x16x56x56 float32
- * at 0.4 GB/s on one thread. The buffer is a context scratch slot; the
+ * its taps, so the first in (d, h, w) order wins, as in one pass. A kernel
+ * of one output per work-item (session 12) had run 3x3x3/s2 1x64x16x56x56
+ * float32 at 0.4 GB/s on one thread; the general kernel reads each input
+ * row for up to 3 output planes where the passes read it once. The buffer is a context scratch slot; the
  * second pass waits on the first's event (out-of-order queues). Where it
- * cannot be allocated the N-D kernel runs the call instead.
+ * cannot be allocated the general kernel runs the call instead.
  */
 static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
                                              cl_uint num_wait, const cl_event *wait, cl_event *event)
@@ -582,7 +583,7 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
     clpool__scratch_lease mid;
     clpool_status status =
         clpool__scratch_get(ctx, q, (size_t)across_out * c->esize, "clpool_enqueue_maxpool", "3-D pooling's first pass", &mid);
-    if (status == CLPOOL_ERROR_OPENCL) /* no memory for it: the N-D kernel needs none */
+    if (status == CLPOOL_ERROR_OPENCL) /* no memory for it: the general kernel needs none */
         return launch(ctx, q, c, num_wait, wait, event);
     if (status != CLPOOL_SUCCESS) return status;
     maxpool_call across, down;

@@ -541,7 +541,7 @@ START_TEST(scratch_reused_until_trimmed)
 }
 END_TEST
 
-/* Where 3-D MaxPool cannot allocate its first pass's scratch, the N-D kernel runs the call: success, same result. */
+/* Where 3-D MaxPool cannot allocate its first pass's scratch, the general kernel runs the call: success, same result. */
 START_TEST(maxpool_3d_scratch_failure_falls_back)
 {
     const clpool_shape shape = {5, {1, 2, 5, 7, 9}};
@@ -615,7 +615,7 @@ START_TEST(warm_up_allocation_failures)
         shim_disarm();
         if (k <= 3 || st != CLPOOL_SUCCESS) assert_injected_failure(name, st, "clCreateBuffer(");
         /* The first 3 are warm-up's own; the rest are the ops' scratch: the 3-D MaxPool's first pass (whose
-         * failure the N-D kernel covers: success) and the global pools' partials (an error). How many of those
+         * failure the general kernel covers: success) and the global pools' partials (an error). How many of those
          * a run makes depends on whether a slot is free again in time, so the k-th may never come (success). */
         if (k <= 3) {
             cu_assert_status(name, NULL, st, CLPOOL_ERROR_OPENCL, "clpool_context_warm_up: clCreateBuffer(scratch");

@@ -1,6 +1,6 @@
 /*
  * Tensors of more than 2^31 elements: 64-bit offset and index math in
- * MaxPool (N-D kernel and 2-D fast path, int64 Indices) and Max.
+ * MaxPool (general kernel and 2-D fast path, int64 Indices) and Max.
  *
  * One int8/uint8 device buffer of T elements is filled once and viewed as
  * several shapes. T is sized from the device: 2^31 + 2^20 when
@@ -12,7 +12,7 @@
  * held on the host (outputs are read back in chunks).
  *
  * Cases, each compared exactly with a plain host computation:
- *   - MaxPool uint8 [2, T/2^17, 65536], kernel = stride = 16384 (N-D kernel),
+ *   - MaxPool uint8 [2, T/2^17, 65536], kernel = stride = 16384 (general kernel),
  *     Indices: one 255 per window at a hashed position, the last window's at
  *     the very last element (Indices = T - 1);
  *   - MaxPool int8 [1, 1, T/65536, 65536], kernel 2x2, strides 8x2, pads 1

@@ -586,7 +586,7 @@ END_TEST
  * Pooling the library runs through the 2-D kernels under 2-D views (1-D
  * pooling as rows of height 1; N-D windows of 1 in the leading dims folded
  * into the planes; 3-D windows without Indices in two passes, the last two
- * dims, then the first), and look-alikes that keep the N-D kernel
+ * dims, then the first), and look-alikes that keep the general kernel
  * (column-major Indices over 3 dims, 3-D windows with Indices): random
  * attributes, Indices in both storage orders.
  */
