@@ -23,6 +23,13 @@
 #define EVEN_SRC(j, n, m, p) (2 * (j))
 #define ODD_SRC(j, n, m, p) (2 * (j) + 1)
 #define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
+/* Every lane of a 0/-1 mask set. Where clang compiles for the CPU itself one
+ * kortest (all() tests lane by lane, and stops at 16 lanes). */
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define MASK_ALL(m) (__builtin_reduce_and(m) != 0)
+#else
+#define MASK_ALL(m) all(m)
+#endif
 
 /* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
 #define STORE_LANES(etype, store_vector, v, lanes, p)        \
@@ -128,6 +135,19 @@ inline T16 strided_load(__global const T *p)
 /* The best taps so far of a work-item's NB blocks of VW lanes. NB blocks
  * side by side keep NB compare-select chains in flight: one block's chain,
  * a compare and a select per tap, had left the core waiting on it. */
+/* float32/float64 without Indices first try the value path: a plain max
+ * per tap (x86's maxps keeps the first of equal values and a NaN already
+ * taken) and, beside it, watch += v - v, which turns NaN at a NaN or an
+ * infinity. Where the watch stays clean the maxima are exact; otherwise the
+ * work-item starts over on the exact path (strict compares, the NaN rule).
+ * The exact path's three compares per tap had kept x86's one compare port
+ * busy. */
+#if !WITH_INDICES && (defined(DT_FLOAT32) || defined(DT_FLOAT64))
+#define VALUE_PATH 1
+#else
+#define VALUE_PATH 0
+#endif
+
 typedef struct maxpool_best {
     TV(VW) bits[NB];
 #if SEPARATE_KEYS
@@ -136,12 +156,25 @@ typedef struct maxpool_best {
 #if WITH_INDICES
     LONGV(VW) at[NB]; /* in-plane offsets */
 #endif
+#if VALUE_PATH
+    TV(VW) watch[NB];
+#endif
 } maxpool_best;
 
 /* Block b's lanes take tap v (storage bits) where it is strictly better and
  * `inside` is set; at + cols: the lanes' in-plane offsets. */
-inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long at, LONGV(VW) cols)
+inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long at, LONGV(VW) cols, int exact)
 {
+#if VALUE_PATH
+    if (!exact) {
+        const TV(VW) u = select(best->bits[b], v, inside); /* padding lanes offer the best itself */
+        best->bits[b] = MAX_KEEP_FIRST(best->bits[b], u);
+        best->watch[b] += u - u;
+        return;
+    }
+#else
+    (void)exact;
+#endif
     const KTV(VW) k = KEYV(VW, v);
 #if SEPARATE_KEYS
     const MASKV(VW) take = BETTERV(VW, k, best->key[b]) & inside;
@@ -201,77 +234,89 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
     const long in_lo = min(col0 < 0 ? (-col0 + DW - 1) / DW : 0, KW);
     const long in_hi = max(last_col >= W ? 0 : min(KW, (W - last_col + DW - 1) / DW), in_lo);
 
-    maxpool_best best;
     long first_row = 0;
     for (int d = 0; d < LAST; ++d) first_row = first_row * g.in_dims[d] + start[d] + lo[d] * g.dilation[d];
+    maxpool_best best;
+    for (int exact = !VALUE_PATH;; exact = 1) {
 #pragma unroll
-    for (int b = 0; b < NB; ++b) {
-        best.bits[b] = GATHER(plane + first_row * W, first_col + b * VW);
+        for (int b = 0; b < NB; ++b) {
+            best.bits[b] = GATHER(plane + first_row * W, first_col + b * VW);
 #if SEPARATE_KEYS
-        best.key[b] = KEYV(VW, best.bits[b]);
+            best.key[b] = KEYV(VW, best.bits[b]);
 #endif
 #if WITH_INDICES
-        best.at[b] = first_row * W + VLOADV(VW, first_col + b * VW);
+            best.at[b] = first_row * W + VLOADV(VW, first_col + b * VW);
 #endif
-    }
-
-    for (;;) {
-        long row = 0;
-        for (int d = 0; d < LAST; ++d) row = row * g.in_dims[d] + start[d] + j[d] * g.dilation[d];
-        const long row_at = row * W;
-        long fast_hi = in_hi;
+#if VALUE_PATH
+            best.watch[b] = best.bits[b] - best.bits[b];
+#endif
+        }
+        /* j[] holds each dim's first tap (the odometer ends where it starts) */
+        for (;;) {
+            long row = 0;
+            for (int d = 0; d < LAST; ++d) row = row * g.in_dims[d] + start[d] + j[d] * g.dilation[d];
+            const long row_at = row * W;
+            long fast_hi = in_hi;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
-        const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
-        fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
+            const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
+            fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
 #endif
-        for (long kw = 0; kw < KW; ++kw) {
-            const long c = col0 + kw * DW; /* lane 0's column */
-            const long at = row_at + c;
-            if (kw >= in_lo && kw < fast_hi) {
+            for (long kw = 0; kw < KW; ++kw) {
+                const long c = col0 + kw * DW; /* lane 0's column */
+                const long at = row_at + c;
+                if (kw >= in_lo && kw < fast_hi) {
 #pragma unroll
-                for (int b = 0; b < NB; ++b) {
+                    for (int b = 0; b < NB; ++b) {
 #if VECTOR_TAPS
-                    const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
+                        const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
 #else
-                    const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
+                        const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
 #endif
-                    take_tap(&best, b, v, ALL_LANES, at, lane_cols[b]);
-                }
-            } else { /* lanes in the padding: masked out */
-                /* The columns grow with the lane: lanes [first, end) are inside. */
-                const long stride = STRIDE_W;
-                const int first = c >= 0 ? 0 : (int)min((-c + stride - 1) / stride, (long)(NB * VW));
-                const int end = c >= W ? 0 : (int)min((W - c + stride - 1) / stride, (long)(NB * VW));
-#pragma unroll
-                for (int b = 0; b < NB; ++b) {
-                    const INTV(VW) lane = LANE_IDS + b * VW;
-                    const MASKV(VW) inside = TO_MASKV(VW, (lane >= first) & (lane < end));
-                    TV(VW) v;
-#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
-                    const long from = plane_at + at + b * VW * SW;
-                    if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
-                        v = TAP_LOAD(in + from);
-                    } else
-#endif
-                    {
-                        long clamped[VW];
-                        for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
-                        v = GATHER(plane + row_at, clamped);
+                        take_tap(&best, b, v, ALL_LANES, at, lane_cols[b], exact);
                     }
-                    take_tap(&best, b, v, inside, at, lane_cols[b]);
+                } else { /* lanes in the padding: masked out */
+                    /* The columns grow with the lane: lanes [first, end) are inside. */
+                    const long stride = STRIDE_W;
+                    const int first = c >= 0 ? 0 : (int)min((-c + stride - 1) / stride, (long)(NB * VW));
+                    const int end = c >= W ? 0 : (int)min((W - c + stride - 1) / stride, (long)(NB * VW));
+#pragma unroll
+                    for (int b = 0; b < NB; ++b) {
+                        const INTV(VW) lane = LANE_IDS + b * VW;
+                        const MASKV(VW) inside = TO_MASKV(VW, (lane >= first) & (lane < end));
+                        TV(VW) v;
+#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
+                        const long from = plane_at + at + b * VW * SW;
+                        if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
+                            v = TAP_LOAD(in + from);
+                        } else
+#endif
+                        {
+                            long clamped[VW];
+                            for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
+                            v = GATHER(plane + row_at, clamped);
+                        }
+                        take_tap(&best, b, v, inside, at, lane_cols[b], exact);
+                    }
                 }
             }
-        }
 #if NS > 1
-        int d = LAST - 1; /* odometer over the other dims' taps */
-        for (; d >= 0; --d) {
-            if (++j[d] < hi[d]) break;
-            j[d] = lo[d];
-        }
-        if (d < 0) break;
+            int d = LAST - 1; /* odometer over the other dims' taps */
+            for (; d >= 0; --d) {
+                if (++j[d] < hi[d]) break;
+                j[d] = lo[d];
+            }
+            if (d < 0) break;
 #else
-        break;
+            break;
 #endif
+        }
+#if VALUE_PATH
+        int clean = 1;
+#pragma unroll
+        for (int b = 0; b < NB; ++b) clean &= MASK_ALL(best.watch[b] == best.watch[b]);
+        if (clean) break;
+#endif
+        if (exact) break;
     }
 
 #pragma unroll
@@ -412,13 +457,6 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
  * FAST_SUBBLOCKS loads or the exact path's WIDEN ones, whichever reach further. */
 #define BLOCK_SPAN                                                                  \
     max(SPAN(FVW) + (FAST_SUBBLOCKS - 1) * FVW * SW, SPAN(VW) + (WIDEN - 1) * VW * SW)
-/* Every lane of a 0/-1 mask set. Where clang compiles for the CPU itself one
- * kortest (all() tests lane by lane, and stops at 16 lanes). */
-#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
-#define MASK_ALL(m) (__builtin_reduce_and(m) != 0)
-#else
-#define MASK_ALL(m) all(m)
-#endif
 #define VLOAD_VW(space, p) VLOADV(VW, p)
 
 /* The storage bits of the type's lowest value (-inf for floats): what a
