@@ -191,6 +191,66 @@ inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long
 #endif
 }
 
+/* The taps on every dim but the last of output row `out_row` (a position in
+ * N, C and those dims): start[d] (tap 0's coordinate), the taps [lo[d],
+ * hi[d]) inside the input, j[d] = lo[d]. Returns the row's plane (n * C + c). */
+inline long outer_taps(const maxpool_geom *g, long out_row, long *start, long *lo, long *hi, long *j)
+{
+    long rem = out_row;
+    for (int d = LAST - 1; d >= 0; --d) {
+        const long o = rem % g->out_dims[d];
+        rem /= g->out_dims[d];
+        const long s = o * g->stride[d] - g->pad_begin[d], dl = g->dilation[d];
+        start[d] = s;
+        lo[d] = s < 0 ? (-s + dl - 1) / dl : 0;                      /* first tap at >= 0 */
+        hi[d] = min((g->in_dims[d] - s + dl - 1) / dl, g->ksize[d]); /* first tap at >= in */
+        j[d] = lo[d];
+    }
+    return rem;
+}
+
+/* The input row (within the plane) of taps j[] on every dim but the last. */
+inline long tap_row(const maxpool_geom *g, const long *start, const long *j)
+{
+    long row = 0;
+    for (int d = 0; d < LAST; ++d) row = row * g->in_dims[d] + start[d] + j[d] * g->dilation[d];
+    return row;
+}
+
+/* Steps j[] to the next row of taps in row-major order; 0 after the last
+ * (j[] is then back at lo[]). */
+inline int next_tap_row(const long *lo, const long *hi, long *j)
+{
+#if NS > 1
+    for (int d = LAST - 1; d >= 0; --d) {
+        if (++j[d] < hi[d]) return 1;
+        j[d] = lo[d];
+    }
+#else
+    (void)lo;
+    (void)hi;
+    (void)j;
+#endif
+    return 0;
+}
+
+/* An in-plane offset as the Indices count it: column-major (the first
+ * spatial dim fastest) with storage_order 1. */
+inline long spatial_index(const maxpool_geom *g, long at)
+{
+#if STORAGE_ORDER == 1
+    long coord[NS];
+    for (int d = NS - 1; d >= 0; --d) {
+        coord[d] = at % g->in_dims[d];
+        at /= g->in_dims[d];
+    }
+    for (int d = NS - 1; d >= 0; --d) at = at * g->in_dims[d] + coord[d];
+#else
+    (void)g;
+#endif
+    return at;
+}
+
 __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
 #if WITH_INDICES
                                           __global long *indices,
@@ -203,17 +263,8 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
     const long out_row = gid / row_items, ow0 = (gid - out_row * row_items) * (NB * VW);
 
     long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
-    long rem = out_row;
-    for (int d = LAST - 1; d >= 0; --d) {
-        const long o = rem % g.out_dims[d];
-        rem /= g.out_dims[d];
-        const long s = o * g.stride[d] - g.pad_begin[d], dl = g.dilation[d];
-        start[d] = s;
-        lo[d] = s < 0 ? (-s + dl - 1) / dl : 0;                    /* first tap at >= 0 */
-        hi[d] = min((g.in_dims[d] - s + dl - 1) / dl, g.ksize[d]); /* first tap at >= in */
-        j[d] = lo[d];
-    }
-    const long nc = rem, plane_at = g.in_offset + nc * g.in_plane;
+    const long nc = outer_taps(&g, out_row, start, lo, hi, j);
+    const long plane_at = g.in_offset + nc * g.in_plane;
     __global const T *plane = in + plane_at;
 
     /* Along the last dim: lane l's tap kw is column col0 + lane_at[l] + kw * DW. */
@@ -234,8 +285,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
     const long in_lo = min(col0 < 0 ? (-col0 + DW - 1) / DW : 0, KW);
     const long in_hi = max(last_col >= W ? 0 : min(KW, (W - last_col + DW - 1) / DW), in_lo);
 
-    long first_row = 0;
-    for (int d = 0; d < LAST; ++d) first_row = first_row * g.in_dims[d] + start[d] + lo[d] * g.dilation[d];
+    const long first_row = tap_row(&g, start, j);
     maxpool_best best;
     for (int exact = !VALUE_PATH;; exact = 1) {
 #pragma unroll
@@ -253,9 +303,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
         }
         /* j[] holds each dim's first tap (the odometer ends where it starts) */
         for (;;) {
-            long row = 0;
-            for (int d = 0; d < LAST; ++d) row = row * g.in_dims[d] + start[d] + j[d] * g.dilation[d];
-            const long row_at = row * W;
+            const long row_at = tap_row(&g, start, j) * W;
             long fast_hi = in_hi;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
             const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
@@ -299,16 +347,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
                     }
                 }
             }
-#if NS > 1
-            int d = LAST - 1; /* odometer over the other dims' taps */
-            for (; d >= 0; --d) {
-                if (++j[d] < hi[d]) break;
-                j[d] = lo[d];
-            }
-            if (d < 0) break;
-#else
-            break;
-#endif
+            if (!next_tap_row(lo, hi, j)) break;
         }
 #if VALUE_PATH
         int clean = 1;
@@ -325,26 +364,12 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
         if (lanes <= 0) break;
         const long out_at = out_row * OW + ow0 + b * VW;
         STORE_LANES(T, STORE_BITSV, best.bits[b], lanes, out + g.out_offset + out_at);
-#if WITH_INDICES
-        LONGV(VW) at = best.at[b];
-#if STORAGE_ORDER == 1
-        { /* column-major: the first spatial dim varies fastest */
-            long lane[VW];
-            VSTOREV(VW, at, lane);
-            for (int l = 0; l < lanes; ++l) {
-                long coord[NS], r = lane[l];
-                for (int d = NS - 1; d >= 0; --d) {
-                    coord[d] = r % g.in_dims[d];
-                    r /= g.in_dims[d];
-                }
-                long spatial = 0;
-                for (int d = NS - 1; d >= 0; --d) spatial = spatial * g.in_dims[d] + coord[d];
-                lane[l] = spatial;
-            }
-            at = VLOADV(VW, lane);
-        }
-#endif
-        STORE_LANES(long, STORE_LONGV, nc * g.in_plane + at, lanes, indices + g.idx_offset + out_at);
+#if WITH_INDICES && STORAGE_ORDER == 1
+        long at[VW];
+        VSTOREV(VW, best.at[b], at);
+        for (int l = 0; l < lanes; ++l) indices[g.idx_offset + out_at + l] = nc * g.in_plane + spatial_index(&g, at[l]);
+#elif WITH_INDICES
+        STORE_LANES(long, STORE_LONGV, nc * g.in_plane + best.at[b], lanes, indices + g.idx_offset + out_at);
 #endif
     }
 }
