@@ -454,6 +454,39 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     return clpool__launch(ctx, q, k, 3, items, 1, num_wait, wait, event);
 }
 
+/* The general kernels' geometry of a call (all but `items`). */
+static void fill_geometry(const maxpool_call *c, clpool__maxpool_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->in_plane = 1;
+    for (int32_t i = 0; i < c->plan->ns; ++i) {
+        g->in_dims[i] = c->in->dims[2 + i];
+        g->out_dims[i] = c->plan->out[i];
+        g->ksize[i] = c->params->kernel_shape[i];
+        g->stride[i] = c->params->strides[i];
+        g->pad_begin[i] = c->plan->pad_begin[i];
+        g->dilation[i] = c->params->dilations[i];
+        g->in_plane *= g->in_dims[i];
+    }
+    g->in_offset = c->in_off;
+    g->out_offset = c->out_off;
+    g->idx_offset = c->idx_off;
+    g->in_limit = c->in_limit;
+}
+
+/* Builds (or finds) general kernel `name` with `options` and runs g->items work-items. */
+static clpool_status launch_general(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
+                                    const char *name, const char *options, const clpool__maxpool_geom *g,
+                                    cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, name, k);
+    cl_uint a = 0;
+    if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
+    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, a, sizeof *g, g);
+    if (status != CLPOOL_SUCCESS) return status;
+    return clpool__launch_1d(ctx, q, k, (uint64_t)g->items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event);
+}
+
 /* The general kernel: VW outputs along the last spatial dim per work-item,
  * its stride compiled in where the taps load as vectors (1 or 2). */
 static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
@@ -462,35 +495,40 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
     const int32_t ns = c->plan->ns;
     const int vw = vector_width(ctx, c);
     clpool__maxpool_geom g;
-    memset(&g, 0, sizeof g);
-    g.in_plane = 1;
-    for (int32_t i = 0; i < ns; ++i) {
-        g.in_dims[i] = c->in->dims[2 + i];
-        g.out_dims[i] = c->plan->out[i];
-        g.ksize[i] = c->params->kernel_shape[i];
-        g.stride[i] = c->params->strides[i];
-        g.pad_begin[i] = c->plan->pad_begin[i];
-        g.dilation[i] = c->params->dilations[i];
-        g.in_plane *= g.in_dims[i];
-    }
+    fill_geometry(c, &g);
     const int64_t ow = c->plan->out[ns - 1];
     const int64_t blocks = (ow + vw - 1) / vw, nb = ctx->cpu_simd ? (blocks < 4 ? blocks : 4) : 1;
     g.items = c->n_out / ow * ((blocks + nb - 1) / nb);
-    g.in_offset = c->in_off;
-    g.out_offset = c->out_off;
-    g.idx_offset = c->idx_off;
-    g.in_limit = c->in_limit;
     const int64_t sw = c->params->strides[ns - 1];
     char common[96], options[160];
     common_options(c, common, sizeof common);
     snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=%d -DSW=%d", common, (int)ns, vw, (int)nb,
              sw <= (vw == 16 ? 4 : 2) ? (int)sw : 0);
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool", k);
-    cl_uint a = 0;
-    if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
-    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, a, sizeof g, &g);
-    if (status != CLPOOL_SUCCESS) return status;
-    return clpool__launch_1d(ctx, q, k, (uint64_t)g.items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event);
+    return launch_general(ctx, q, k, c, "maxpool", options, &g, num_wait, wait, event);
+}
+
+/* The window kernel: one output per work-item, its lanes along the window's
+ * row of taps. For rows of few outputs under wide windows (kernel at least 8
+ * taps along the row and twice the row's outputs), where the row kernel's
+ * lanes would mostly idle. */
+static int use_window_kernel(const clpool_context *ctx, const maxpool_call *c)
+{
+    const int32_t last = c->plan->ns - 1;
+    const int64_t kw = c->params->kernel_shape[last];
+    return ctx->cpu_simd && kw >= 8 && kw >= 2 * c->plan->out[last];
+}
+
+static clpool_status launch_window(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
+                                   cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    clpool__maxpool_geom g;
+    fill_geometry(c, &g);
+    g.items = c->n_out;
+    char common[96], options[160];
+    common_options(c, common, sizeof common);
+    snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=1 -DSW=0", common, (int)c->plan->ns,
+             vector_width(ctx, c));
+    return launch_general(ctx, q, k, c, "maxpool_window", options, &g, num_wait, wait, event);
 }
 
 /* A call's view: `shape` (rank 4: one batch of `planes` planes of h x w)
@@ -557,8 +595,9 @@ static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpo
                             const cl_event *wait, cl_event *event)
 {
     clpool__kernel k = {0};
-    const clpool_status status = use_2d_fast_path(c) ? launch_2d(ctx, q, &k, c, num_wait, wait, event)
-                                                     : launch_nd(ctx, q, &k, c, num_wait, wait, event);
+    const clpool_status status = use_2d_fast_path(c)      ? launch_2d(ctx, q, &k, c, num_wait, wait, event)
+                                 : use_window_kernel(ctx, c) ? launch_window(ctx, q, &k, c, num_wait, wait, event)
+                                                             : launch_nd(ctx, q, &k, c, num_wait, wait, event);
     clpool__kernel_put(ctx, &k);
     return status;
 }

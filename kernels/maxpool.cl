@@ -373,6 +373,115 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
 #endif
     }
 }
+
+/*
+ * The window kernel (maxpool_window): rows of few outputs under wide windows
+ * (a window over a whole plane, as in CBAM's channel attention; SPP's bins),
+ * where the row kernel's lanes, one per output, would mostly idle (a 28x28
+ * window over 28x28 planes: 1 lane of 16). A work-item owns one output; its
+ * lanes are WCHUNKS * VW consecutive taps of the window along the last dim,
+ * for every row of taps on the other dims in turn. Every lane starts from
+ * the window's first tap inside the input and keeps its first strictly
+ * better tap and that tap's in-plane offset; the lanes are then reduced to
+ * the best, ties to the smaller offset, which is the first in row-major
+ * order (the NaN rule: any NaN is best, the first of them wins).
+ */
+#define WCHUNKS 2 /* chunks of VW taps side by side: two compare-select chains */
+#if SEPARATE_KEYS
+#define BITS_BETTER(x, y) (ORDER_KEY(x) > ORDER_KEY(y))
+#else
+#define BITS_BETTER(x, y) MAX_BETTER(x, y)
+#endif
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool_window(__global const T *in, __global T *out,
+#if WITH_INDICES
+                                                 __global long *indices,
+#endif
+                                                 const maxpool_geom g)
+{
+    const long gid = (long)get_global_id(0);
+    if (gid >= g.items) return;
+    const long OW = g.out_dims[LAST], out_row = gid / OW, ow = gid - out_row * OW;
+    long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
+    const long nc = outer_taps(&g, out_row, start, lo, hi, j);
+    const long plane_at = g.in_offset + nc * g.in_plane;
+    __global const T *plane = in + plane_at;
+
+    /* Along the last dim: tap t (0..taps-1) inside the input is column c_first + t * DW. */
+    const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
+    const long s = ow * g.stride[LAST] - g.pad_begin[LAST];
+    const long klo = s < 0 ? (-s + DW - 1) / DW : 0;
+    const long taps = min((W - s + DW - 1) / DW, KW) - klo, c_first = s + klo * DW;
+    const INTV(VW) lane = LANE_IDS;
+    const LONGV(VW) lane_cols = CONVERT_LONGV(VW, lane) * DW;
+
+    const long first_at = tap_row(&g, start, j) * W + c_first;
+    TV(VW) bits[WCHUNKS];
+    LONGV(VW) at[WCHUNKS];
+#if SEPARATE_KEYS
+    KTV(VW) key[WCHUNKS];
+#define CHUNK_KEY(a) key[a]
+#else
+#define CHUNK_KEY(a) bits[a]
+#endif
+#pragma unroll
+    for (int a = 0; a < WCHUNKS; ++a) {
+        bits[a] = (TV(VW))(plane[first_at]);
+        at[a] = (LONGV(VW))(first_at);
+#if SEPARATE_KEYS
+        key[a] = KEYV(VW, bits[a]);
+#endif
+    }
+    for (;;) {
+        const long row_at = tap_row(&g, start, j) * W + c_first;
+        for (long t = 0; t < taps; t += WCHUNKS * VW) {
+#pragma unroll
+            for (int a = 0; a < WCHUNKS; ++a) {
+                const long t0 = t + a * VW;
+                if (t0 >= taps) break;
+                const int n = (int)min((long)VW, taps - t0); /* taps in this chunk */
+                const long at0 = row_at + t0 * DW;
+                TV(VW) v;
+                if (DW == 1 && plane_at + at0 + VW <= g.in_limit) {
+                    v = VLOADV(VW, plane + at0);
+                } else {
+                    long tap_at[VW];
+                    for (int l = 0; l < VW; ++l) tap_at[l] = min(l, n - 1) * DW;
+                    v = GATHER(plane + at0, tap_at);
+                }
+                const KTV(VW) k = KEYV(VW, v);
+                const MASKV(VW) take = BETTERV(VW, k, CHUNK_KEY(a)) & TO_MASKV(VW, lane < n);
+#if SEPARATE_KEYS
+                key[a] = select(key[a], k, take);
+#endif
+                bits[a] = select(bits[a], v, take);
+                at[a] = select(at[a], at0 + lane_cols, LONG_MASKV(VW, take));
+            }
+        }
+        if (!next_tap_row(lo, hi, j)) break;
+    }
+
+    T lane_bits[WCHUNKS * VW];
+    long lane_at[WCHUNKS * VW];
+#pragma unroll
+    for (int a = 0; a < WCHUNKS; ++a) {
+        VSTOREV(VW, bits[a], lane_bits + a * VW);
+        VSTOREV(VW, at[a], lane_at + a * VW);
+    }
+    T win = lane_bits[0];
+    long win_at = lane_at[0];
+    for (int l = 1; l < WCHUNKS * VW; ++l) {
+        const T x = lane_bits[l];
+        if (BITS_BETTER(x, win) || (!BITS_BETTER(win, x) && lane_at[l] < win_at)) {
+            win = x;
+            win_at = lane_at[l];
+        }
+    }
+    out[g.out_offset + gid] = win;
+#if WITH_INDICES
+    indices[g.idx_offset + gid] = nc * g.in_plane + spatial_index(&g, win_at);
+#endif
+}
 #endif /* NS */
 
 #if defined(KH)

@@ -427,9 +427,12 @@ END_TEST
  * so the other dims' taps vary too; rows of 1 to 300 outputs (work-items
  * with padding in their first or last taps, partial and whole unused
  * blocks), tensors at the buffer's very start and end (vector loads that
- * would leave the buffer). Strides 1 and 2 load taps as vectors, wider ones
- * lane by lane: both are drawn. Some cases fall to the 2-D kernels; most do
- * not.
+ * would leave the buffer). Strides 1 to 4 load taps as vectors, wider ones
+ * lane by lane: both are drawn. Two cases in five put a window of 8 to 40
+ * taps over a row at most twice its span, at any stride up to the window:
+ * rows of one or a few outputs, which take the window kernel (its lanes
+ * along the taps, reduced with ties to the first). Some cases fall to the
+ * 2-D kernels; most do not.
  */
 static void general_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
 {
@@ -443,12 +446,14 @@ static void general_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
         const int32_t ns = (int32_t)ref_rng_range(&r, 1, 3), last = ns - 1;
         random_case(&r, dtype, ns, &c);
         clpool_maxpool_params *p = &c.params;
-        const int64_t k = ref_rng_range(&r, 1, 17), s = ref_rng_range(&r, 1, 4);
+        const int wide = ref_rng_chance(&r, 0.4); /* a window over most of a short row */
+        const int64_t k = wide ? ref_rng_range(&r, 8, 40) : ref_rng_range(&r, 1, 17);
+        const int64_t s = wide ? ref_rng_range(&r, 1, k) : ref_rng_range(&r, 1, 4);
         const int64_t d = ref_rng_chance(&r, 0.3) ? ref_rng_range(&r, 2, 3) : 1, e = (k - 1) * d + 1;
         p->kernel_shape[last] = k;
         p->strides[last] = s;
         p->dilations[last] = d;
-        c.shape.dims[2 + last] = ref_rng_range(&r, e > 2 ? e - 2 : 1, e + 300 * s);
+        c.shape.dims[2 + last] = ref_rng_range(&r, e > 2 ? e - 2 : 1, wide ? 2 * e : e + 300 * s);
         if (p->auto_pad == CLPOOL_AUTO_PAD_NOTSET) {
             p->pads[last] = ref_rng_range(&r, 0, e - 1);
             p->pads[ns + last] = ref_rng_range(&r, 0, e - 1);
@@ -467,7 +472,7 @@ START_TEST(test_general_rows)
 {
     static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
                                           CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
-    for (int i = 0; i < 6; ++i) general_row_suite(dtypes[i], 0x3201 + (uint64_t)i, 16);
+    for (int i = 0; i < 6; ++i) general_row_suite(dtypes[i], 0x3201 + (uint64_t)i, 20);
 }
 END_TEST
 
