@@ -477,6 +477,77 @@ START_TEST(test_general_rows)
 END_TEST
 
 /*
+ * Windows over whole planes (one output per plane, every element a tap):
+ * float types without Indices take GlobalMaxPool's kernels, the rest the
+ * MaxPool kernels, and all must match the reference on random inputs with
+ * NaNs, infinities and signed zeros. Look-alikes whose one window misses
+ * each plane's last element (a kernel one short, a dilation that skips it,
+ * a stride past it) must not: there that element is the plane's maximum.
+ */
+START_TEST(test_whole_plane_windows)
+{
+    static const struct {
+        int32_t ns;
+        int64_t dims[3], k[3], stride[3], dil[3], pad_begin[3], pad_end[3];
+        int32_t ceil_mode, misses_last;
+    } cases[] = {
+        {2, {7, 7}, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, 0, 0},
+        {2, {13, 13}, {15, 15}, {20, 20}, {1, 1}, {2, 2}, {0, 0}, 0, 0},
+        {3, {5, 1, 6}, {5, 1, 6}, {1, 1, 1}, {1, 3, 1}, {0, 0, 0}, {0, 0, 0}, 0, 0},
+        {1, {40}, {40}, {1}, {1}, {0}, {0}, 0, 0},
+        {2, {9, 9}, {9, 9}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, 1, 0},
+        {2, {8, 8}, {7, 7}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, 0, 1},
+        {2, {8, 8}, {4, 4}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, 1},
+        {1, {10}, {9}, {5}, {1}, {0}, {0}, 0, 1},
+        {1, {8}, {8}, {1}, {2}, {0}, {7}, 0, 1}, /* reaches past the end, but dilated */
+        {1, {8}, {8}, {2}, {1}, {1}, {0}, 0, 1}, /* as long as the plane, but shifted by the pad */
+    };
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT16, CLPOOL_INT8, CLPOOL_FLOAT64, CLPOOL_BFLOAT16, CLPOOL_FLOAT32};
+    ref_rng r;
+    ref_rng_seed(&r, 0x3301);
+    /* float32 without Indices (GlobalMaxPool's kernels where the windows
+     * are whole planes) and one more dtype per case both ways, rotating:
+     * each MaxPool variant is a program build. */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        for (int run = 0; run < 3; ++run) {
+            const clpool_dtype dtype = run == 0 ? CLPOOL_FLOAT32 : dtypes[i % (sizeof dtypes / sizeof dtypes[0])];
+            const int with_indices = run == 2;
+            if (!cu_dtype_runs(dtype, "MaxPool")) continue;
+            {
+                int64_t dims[CLPOOL_MAX_RANK] = {2, 3};
+                const int32_t ns = cases[i].ns;
+                memcpy(dims + 2, cases[i].dims, (size_t)ns * sizeof *dims);
+                mp_case c = make_case(dtype, ns + 2, dims, cases[i].k);
+                clpool_maxpool_params *p = &c.params;
+                for (int32_t d = 0; d < ns; ++d) {
+                    p->strides[d] = cases[i].stride[d];
+                    p->dilations[d] = cases[i].dil[d];
+                    p->pads[d] = cases[i].pad_begin[d];
+                    p->pads[ns + d] = cases[i].pad_end[d];
+                }
+                p->ceil_mode = cases[i].ceil_mode;
+                c.with_indices = with_indices;
+                clpool_shape out;
+                ck_assert_int_eq(ref_maxpool_shape(&c.shape, p, &out, NULL, NULL, 0), 0);
+                ck_assert_int_eq(ref_shape_elements(&out), 6); /* one output per plane */
+                const int64_t n = ref_shape_elements(&c.shape), plane = n / 6;
+                void *input = malloc((size_t)n * ref_dtype_size(c.dtype));
+                ck_assert_ptr_nonnull(input);
+                if (cases[i].misses_last) { /* small values, each plane's maximum last */
+                    for (int64_t e = 0; e < n; ++e)
+                        ref_store(c.dtype, input, e, e % plane == plane - 1 ? 100.0 : (double)(e % 7) - 3.0);
+                } else {
+                    fill_random(&r, c.dtype, input, n);
+                }
+                run_case(&c, input);
+                free(input);
+            }
+        }
+    }
+}
+END_TEST
+
+/*
  * Windows of 8 to 13 on the 2-D kernel (SPP's 9x9 and 13x13 at stride 1
  * with "same" pads, and uneven ones at stride 2), on random inputs with
  * inf and signed zeros and, for float types, at least two NaNs (so the fast
@@ -1389,6 +1460,7 @@ int main(void)
     tc = cu_tcase(s, "large_windows", 1); /* a program build per case: its own process too */
     tcase_set_tags(tc, "large_windows");
     tcase_add_test(tc, test_large_windows);
+    tcase_add_test(tc, test_whole_plane_windows);
     tcase_add_test(tc, test_plane_path);
     tcase_add_test(tc, test_2d_views);
     tc = cu_tcase(s, "general_rows", 1); /* many general-kernel programs: its own process */
