@@ -293,6 +293,8 @@ static size_t build_cases(bench_case *out, size_t cap)
                                                 {{5, {2, 64, 16, 56, 56}}}});
             /* the general kernel: stride 3, and 3-D windows with Indices */
             add_case(out, cap, &n, (bench_case){"maxpool_3x3s3_8x64x112x112_f32", B_MAXPOOL, d, 3, 3, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}});
+            /* windows over whole planes (CBAM), with Indices: the window kernel */
+            add_case(out, cap, &n, (bench_case){"maxpool_idx_28x28_8x512x28x28_f32", B_MAXPOOL_IDX, d, 28, 1, 0, 0, 1, {SHAPE4(8, 512, 28, 28)}});
             add_case(out, cap, &n, (bench_case){"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", B_MAXPOOL_IDX, d, 3, 2, 1, 0, 1,
                                                 {{5, {2, 64, 16, 56, 56}}}});
         }
