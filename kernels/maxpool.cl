@@ -1,7 +1,8 @@
 /*
- * MaxPool: the general kernel (-DNS=<spatial rank>, any attributes) and the
- * 2-D kernels (-DKH.., the common windows), both with -DVW (outputs a
- * work-item computes side by side along a row), -DWITH_INDICES=0|1,
+ * MaxPool: the general kernels (-DNS=<spatial rank>, any attributes) and the
+ * 2-D kernels (-DKH.., the common windows), all with -DVW (a work-item's
+ * vector lanes: outputs side by side along a row, or in maxpool_window a
+ * window's taps), -DWITH_INDICES=0|1,
  * -DSTORAGE_ORDER=0|1 and a DT_* dtype macro (common.h). No barriers: on
  * PoCL a work-item's vectors are its SIMD, on GPUs neighbouring work-items
  * read neighbouring input. The host rejects attributes that leave a window
@@ -47,22 +48,24 @@
 #if defined(NS)
 /*
  * The general kernel: any rank, kernel, stride, dilation and padding. The
- * geometry is run-time data (maxpool_geom), so one program per rank, dtype
- * and Indices variant serves every attribute set. A work-item owns VW
- * neighbouring outputs along the last spatial dim of one output row (one
- * position in N, C and the other spatial dims): its windows' taps on the
- * other dims are the same for every lane and are narrowed to the input once,
- * and along the last dim lane j's tap kw reads column
- * (ow0 + j) * stride - pad + kw * dilation. A tap whose lanes all read inside
- * the row loads them as one vector (-DSW=1 or 2, the last dim's stride) or as
- * VW loads (-DSW=0: any stride); every tap updates the best with a select,
- * without a data-dependent branch (one output per work-item, branching on
- * each compare, had mispredicted on random data and run at 0.1-1.9 GB/s). A
- * tap with lanes in the padding loads clamped columns and masks those lanes
- * out. Every lane starts from its window's first tap inside the input and
- * takes a tap only if it is strictly better, so padding never wins and ties
- * keep the first tap in row-major order. Lanes past the row's end repeat its
- * last output's columns and are not stored.
+ * geometry is run-time data (maxpool_geom), so one program per rank, dtype,
+ * Indices variant, lane count (-DVW, -DNB) and last-dim stride class (-DSW)
+ * serves every attribute set. A work-item owns NB blocks of VW neighbouring
+ * outputs along the last spatial dim of one output row (one position in N,
+ * C and the other spatial dims): its windows' taps on the other dims are the
+ * same for every lane and are narrowed to the input once, and along the last
+ * dim lane j's tap kw reads column (ow0 + j) * stride - pad + kw * dilation.
+ * A tap loads its lanes as vectors where the last dim's stride is 1 or 2,
+ * or 3 or 4 with 16 lanes under clang (-DSW; 0: any stride, VW single
+ * loads), skips the taps whose lanes are all in the padding, and updates the best with a
+ * select, without a data-dependent branch (one output per work-item,
+ * branching on each compare, had mispredicted on random data and run at
+ * 0.1-1.9 GB/s). A tap with lanes in the padding masks them out (its loads
+ * read the neighbouring elements where they stay in the buffer, clamped
+ * columns elsewhere). Every lane starts from its window's first tap inside
+ * the input and takes a tap only if it is strictly better, so padding never
+ * wins and ties keep the first tap in row-major order. Lanes past the row's
+ * end are computed alongside and not stored.
  */
 
 /* Mirrors clpool__maxpool_geom in host/maxpool.c (all 64-bit, no padding). */
@@ -132,9 +135,6 @@ inline T16 strided_load(__global const T *p)
 #endif
 #define ALL_LANES ((MASKV(VW))(-1))
 
-/* The best taps so far of a work-item's NB blocks of VW lanes. NB blocks
- * side by side keep NB compare-select chains in flight: one block's chain,
- * a compare and a select per tap, had left the core waiting on it. */
 /* float32/float64 without Indices first try the value path: a plain max
  * per tap (x86's maxps keeps the first of equal values and a NaN already
  * taken) and, beside it, watch += v - v, which turns NaN at a NaN or an
@@ -148,6 +148,9 @@ inline T16 strided_load(__global const T *p)
 #define VALUE_PATH 0
 #endif
 
+/* The best taps so far of a work-item's NB blocks of VW lanes. NB blocks
+ * side by side keep NB compare-select chains in flight: one block's chain,
+ * a compare and a select per tap, had left the core waiting on it. */
 typedef struct maxpool_best {
     TV(VW) bits[NB];
 #if SEPARATE_KEYS
@@ -191,6 +194,10 @@ inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long
 #endif
 }
 
+/* ceil(a / d) for a >= 0, d >= 1, without the overflow of (a + d - 1) / d
+ * (dilations and pads may be near 2^63). */
+inline long ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
+
 /* The taps on every dim but the last of output row `out_row` (a position in
  * N, C and those dims): start[d] (tap 0's coordinate), the taps [lo[d],
  * hi[d]) inside the input, j[d] = lo[d]. Returns the row's plane (n * C + c). */
@@ -202,8 +209,8 @@ inline long outer_taps(const maxpool_geom *g, long out_row, long *start, long *l
         rem /= g->out_dims[d];
         const long s = o * g->stride[d] - g->pad_begin[d], dl = g->dilation[d];
         start[d] = s;
-        lo[d] = s < 0 ? (-s + dl - 1) / dl : 0;                      /* first tap at >= 0 */
-        hi[d] = min((g->in_dims[d] - s + dl - 1) / dl, g->ksize[d]); /* first tap at >= in */
+        lo[d] = ceil_div(-s, dl);                                  /* first tap at >= 0 */
+        hi[d] = min(ceil_div(g->in_dims[d] - s, dl), g->ksize[d]); /* first tap at >= in */
         j[d] = lo[d];
     }
     return rem;
@@ -251,11 +258,14 @@ inline long spatial_index(const maxpool_geom *g, long at)
     return at;
 }
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
+/* Both general kernels' arguments: input, output, Indices (if wanted), geometry. */
 #if WITH_INDICES
-                                          __global long *indices,
+#define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const maxpool_geom g
+#else
+#define GENERAL_ARGS __global const T *in, __global T *out, const maxpool_geom g
 #endif
-                                          const maxpool_geom g)
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS)
 {
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
@@ -275,15 +285,17 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
     for (int l = 0; l < NB * VW; ++l) {
         lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
         const long c = col0 + lane_at[l];
-        first_col[l] = min(c < 0 ? c + (-c + DW - 1) / DW * DW : c, W - 1); /* the lane's first tap inside */
+        first_col[l] = min(c + ceil_div(-c, DW) * DW, W - 1); /* the lane's first tap inside */
     }
     LONGV(VW) lane_cols[NB];
 #pragma unroll
     for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
     /* Taps [in_lo, in_hi) have every live lane inside the row. */
     const long last_col = col0 + (live - 1) * STRIDE_W;
-    const long in_lo = min(col0 < 0 ? (-col0 + DW - 1) / DW : 0, KW);
-    const long in_hi = max(last_col >= W ? 0 : min(KW, (W - last_col + DW - 1) / DW), in_lo);
+    const long in_lo = min(ceil_div(-col0, DW), KW);
+    const long in_hi = max(min(KW, ceil_div(W - last_col, DW)), in_lo);
+    /* Taps [any_lo, any_hi) have some live lane inside; the rest are all padding. */
+    const long any_lo = min(ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, ceil_div(W - col0, DW)), in_hi);
 
     const long first_row = tap_row(&g, start, j);
     maxpool_best best;
@@ -309,7 +321,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
             const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
             fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
 #endif
-            for (long kw = 0; kw < KW; ++kw) {
+            for (long kw = any_lo; kw < any_hi; ++kw) {
                 const long c = col0 + kw * DW; /* lane 0's column */
                 const long at = row_at + c;
                 if (kw >= in_lo && kw < fast_hi) {
@@ -325,8 +337,8 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
                 } else { /* lanes in the padding: masked out */
                     /* The columns grow with the lane: lanes [first, end) are inside. */
                     const long stride = STRIDE_W;
-                    const int first = c >= 0 ? 0 : (int)min((-c + stride - 1) / stride, (long)(NB * VW));
-                    const int end = c >= W ? 0 : (int)min((W - c + stride - 1) / stride, (long)(NB * VW));
+                    const int first = (int)min(ceil_div(-c, stride), (long)(NB * VW));
+                    const int end = (int)min(ceil_div(W - c, stride), (long)(NB * VW));
 #pragma unroll
                     for (int b = 0; b < NB; ++b) {
                         const INTV(VW) lane = LANE_IDS + b * VW;
@@ -393,11 +405,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(__global const T *in, __global T *out,
 #define BITS_BETTER(x, y) MAX_BETTER(x, y)
 #endif
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool_window(__global const T *in, __global T *out,
-#if WITH_INDICES
-                                                 __global long *indices,
-#endif
-                                                 const maxpool_geom g)
+__kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
 {
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
@@ -410,10 +418,10 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(__global const T *in, __global 
     /* Along the last dim: tap t (0..taps-1) inside the input is column c_first + t * DW. */
     const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
     const long s = ow * g.stride[LAST] - g.pad_begin[LAST];
-    const long klo = s < 0 ? (-s + DW - 1) / DW : 0;
-    const long taps = min((W - s + DW - 1) / DW, KW) - klo, c_first = s + klo * DW;
+    const long klo = ceil_div(-s, DW);
+    const long taps = min(ceil_div(W - s, DW), KW) - klo, c_first = s + klo * DW;
     const INTV(VW) lane = LANE_IDS;
-    const LONGV(VW) lane_cols = CONVERT_LONGV(VW, lane) * DW;
+    const LONGV(VW) lane_cols = CONVERT_LONGV(VW, min(lane, (int)min(taps - 1, (long)VW - 1))) * DW; /* in range */
 
     const long first_at = tap_row(&g, start, j) * W + c_first;
     TV(VW) bits[WCHUNKS];

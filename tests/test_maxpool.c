@@ -477,6 +477,75 @@ START_TEST(test_general_rows)
 END_TEST
 
 /*
+ * Attributes near int64's limits on a few elements, checked against a direct
+ * scan (the reference walks every tap, 2^20 and more here): a 2^20-tap
+ * window with pads of 2^20 - 1 (2^20 + 3 outputs, at most 4 real taps each:
+ * the kernels must skip the all-padding taps, not walk them), a dilation of
+ * 3 * 2^61 and pads of ~2^63 whose (a + d - 1) / d ceilings would overflow,
+ * and a 2^40-tap window over 4 elements (the window kernel). float32 and
+ * int8, with and without Indices.
+ */
+static void extreme_case(clpool_dtype dtype, int64_t w, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin,
+                         int64_t pad_end, int with_indices)
+{
+    const int64_t dims[3] = {1, 1, w};
+    mp_case c = make_case(dtype, 3, dims, &k);
+    c.params.strides[0] = stride;
+    c.params.dilations[0] = dilation;
+    c.params.pads[0] = pad_begin;
+    c.params.pads[1] = pad_end;
+    clpool_shape out;
+    cu_assert_ok(clpool_maxpool_output_shape(&c.shape, &c.params, &out), "clpool_maxpool_output_shape", "extreme");
+    const int64_t ow = out.dims[2];
+    double *in = malloc((size_t)w * sizeof *in);
+    void *in_bits = malloc((size_t)w * ref_dtype_size(dtype));
+    void *got = malloc((size_t)ow * ref_dtype_size(dtype));
+    int64_t *got_idx = malloc((size_t)ow * sizeof *got_idx);
+    ck_assert(in && in_bits && got && got_idx);
+    for (int64_t x = 0; x < w; ++x) { /* distinct small values, the maximum not at an end */
+        in[x] = (double)((x * 37 + 11) % 101) - 50.0;
+        ref_store(dtype, in_bits, x, in[x]);
+    }
+    cu_assert_ok(clpool_maxpool_host(cu_ctx, &c.params, dtype, &c.shape, in_bits, got, with_indices ? got_idx : NULL),
+                 "clpool_maxpool_host", "extreme");
+    for (int64_t o = 0; o < ow; ++o) {
+        const __int128 s = (__int128)o * stride - pad_begin;
+        int64_t best = -1;
+        for (int64_t x = 0; x < w; ++x) {
+            const __int128 t = ((__int128)x - s) / dilation;
+            if (x - s >= 0 && ((__int128)x - s) % dilation == 0 && t < k && (best < 0 || in[x] > in[best])) best = x;
+        }
+        ck_assert_msg(best >= 0, "output %lld has no tap", (long long)o);
+        ck_assert_msg(ref_load(dtype, got, o) == in[best], "%s w %lld k %lld d %lld pads %lld/%lld: output %lld is %g, expected %g",
+                      clpool_dtype_name(dtype), (long long)w, (long long)k, (long long)dilation, (long long)pad_begin,
+                      (long long)pad_end, (long long)o, ref_load(dtype, got, o), in[best]);
+        if (with_indices)
+            ck_assert_msg(got_idx[o] == best, "index %lld is %lld, expected %lld", (long long)o, (long long)got_idx[o],
+                          (long long)best);
+    }
+    free(in);
+    free(in_bits);
+    free(got);
+    free(got_idx);
+}
+
+START_TEST(test_extreme_attributes)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_INT8};
+    const int64_t huge_dilation = 3 * ((int64_t)1 << 61);
+    for (int t = 0; t < 2; ++t) {
+        if (!cu_dtype_runs(dtypes[t], "MaxPool")) continue;
+        for (int with_indices = 0; with_indices <= 1; ++with_indices) {
+            extreme_case(dtypes[t], 4, (int64_t)1 << 20, 1, 1, ((int64_t)1 << 20) - 1, ((int64_t)1 << 20) - 1, with_indices);
+            extreme_case(dtypes[t], 1, 2, 1, huge_dilation, huge_dilation, 0, with_indices);
+            extreme_case(dtypes[t], 1000, 922337203685477580LL, 1, 10, 9223372036854774802LL, 0, with_indices);
+            extreme_case(dtypes[t], 4, ((int64_t)1 << 40) + 4, 1, 1, (int64_t)1 << 40, 0, with_indices);
+        }
+    }
+}
+END_TEST
+
+/*
  * Windows over whole planes (one output per plane, every element a tap):
  * float types without Indices take GlobalMaxPool's kernels, the rest the
  * MaxPool kernels, and all must match the reference on random inputs with
@@ -1461,6 +1530,7 @@ int main(void)
     tcase_set_tags(tc, "large_windows");
     tcase_add_test(tc, test_large_windows);
     tcase_add_test(tc, test_whole_plane_windows);
+    tcase_add_test(tc, test_extreme_attributes);
     tcase_add_test(tc, test_plane_path);
     tcase_add_test(tc, test_2d_views);
     tc = cu_tcase(s, "general_rows", 1); /* many general-kernel programs: its own process */
