@@ -148,13 +148,22 @@ cleanup:
     return status;
 }
 
+clpool_status clpool__enqueue_global_max(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                         const clpool_shape *input_shape, cl_mem input, size_t input_offset,
+                                         cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
+                                         cl_event *event, const char *fn)
+{
+    return enqueue_global(ctx, queue, GLOBAL_MAX, 0.0, dtype, input_shape, input, input_offset, output, output_offset,
+                          num_wait, wait, event, fn);
+}
+
 clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
                                              const clpool_shape *input_shape, cl_mem input, size_t input_offset,
                                              cl_mem output, size_t output_offset, cl_uint num_wait,
                                              const cl_event *wait, cl_event *event)
 {
-    return enqueue_global(ctx, queue, GLOBAL_MAX, 0.0, dtype, input_shape, input, input_offset, output, output_offset,
-                          num_wait, wait, event, "clpool_enqueue_global_max_pool");
+    return clpool__enqueue_global_max(ctx, queue, dtype, input_shape, input, input_offset, output, output_offset,
+                                      num_wait, wait, event, "clpool_enqueue_global_max_pool");
 }
 
 clpool_status clpool_enqueue_global_average_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,

@@ -143,6 +143,13 @@ void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *leas
  * context's lock, clpool_context_trim. */
 void clpool__scratch_release_all(clpool_context *ctx);
 
+/* GlobalMaxPool's enqueue with errors naming `fn` (MaxPool hands it windows
+ * over whole planes). */
+clpool_status clpool__enqueue_global_max(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                         const clpool_shape *input_shape, cl_mem input, size_t input_offset,
+                                         cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
+                                         cl_event *event, const char *fn);
+
 /* ------------------------------------------------------------- launch */
 
 /* The queue to use: `queue` if given (must belong to ctx), else the context's. */

@@ -701,8 +701,8 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
      * without Indices: GlobalMaxPool's kernels, which split long planes
      * across work-items. 7x7 over 32x2048x7x7 float32: 1459 -> 142 us. */
     if (!indices && dtype != CLPOOL_INT8 && dtype != CLPOOL_UINT8 && windows_are_whole_planes(input_shape, params, &plan))
-        return clpool_enqueue_global_max_pool(ctx, q, dtype, input_shape, input, input_offset, output, output_offset,
-                                              num_wait, wait, event);
+        return clpool__enqueue_global_max(ctx, q, dtype, input_shape, input, input_offset, output, output_offset,
+                                          num_wait, wait, event, fn);
     maxpool_call view;
     clpool_maxpool_params view_params;
     maxpool_plan view_plan;

@@ -176,13 +176,15 @@ static clpool_device_info device_info(clpool_context *ctx)
 /* A global-pool input with two planes of 4096: few planes, long ones, so both devices take the two-pass path. */
 static const clpool_shape two_pass_shape = {4, {1, 2, 64, 64}};
 
-typedef enum { G_MAX, G_AVG, G_LP } global_kind;
+/* G_WHOLE_PLANE: MaxPool with a window over the whole plane, which takes GlobalMaxPool's kernels */
+typedef enum { G_MAX, G_AVG, G_LP, G_WHOLE_PLANE } global_kind;
 
 static const char *global_fn(global_kind g)
 {
     return g == G_MAX ? "clpool_enqueue_global_max_pool"
          : g == G_AVG ? "clpool_enqueue_global_average_pool"
-                      : "clpool_enqueue_global_lp_pool";
+         : g == G_LP  ? "clpool_enqueue_global_lp_pool"
+                      : "clpool_enqueue_maxpool";
 }
 
 static clpool_status enqueue_global(global_kind g, cl_command_queue q, const clpool_shape *shape, cl_mem in,
@@ -193,6 +195,11 @@ static clpool_status enqueue_global(global_kind g, cl_command_queue q, const clp
         return clpool_enqueue_global_max_pool(cu_ctx, q, CLPOOL_FLOAT32, shape, in, 0, out, 0, num_wait, wait, ev);
     case G_AVG:
         return clpool_enqueue_global_average_pool(cu_ctx, q, CLPOOL_FLOAT32, shape, in, 0, out, 0, num_wait, wait, ev);
+    case G_WHOLE_PLANE: {
+        clpool_maxpool_params p;
+        ck_assert_int_eq(clpool_maxpool_params_init(&p, shape->rank - 2, shape->dims + 2), CLPOOL_SUCCESS);
+        return clpool_enqueue_maxpool(cu_ctx, q, &p, CLPOOL_FLOAT32, shape, in, 0, out, 0, NULL, 0, num_wait, wait, ev);
+    }
     default:
         return clpool_enqueue_global_lp_pool(cu_ctx, q, 2.0, CLPOOL_FLOAT32, shape, in, 0, out, 0, num_wait, wait, ev);
     }
@@ -205,7 +212,7 @@ static void check_global(global_kind g, const clpool_shape *shape, const float *
     double *want = malloc((size_t)planes * sizeof *want);
     float *want_max = malloc((size_t)planes * sizeof *want_max);
     ck_assert(want && want_max);
-    if (g == G_MAX) {
+    if (g == G_MAX || g == G_WHOLE_PLANE) {
         ck_assert_int_eq(ref_global_max_pool(CLPOOL_FLOAT32, shape, in, want_max), 0);
         for (int64_t i = 0; i < planes; ++i) want[i] = want_max[i];
     } else if (g == G_AVG) {
@@ -214,7 +221,7 @@ static void check_global(global_kind g, const clpool_shape *shape, const float *
         ck_assert_int_eq(ref_global_lp_pool(CLPOOL_FLOAT32, shape, 2.0, in, want), 0);
     }
     for (int64_t i = 0; i < planes; ++i) {
-        const double tol = g == G_MAX ? 0.0 : 1e-6 + 1e-5 * fabs(want[i]);
+        const double tol = g == G_MAX || g == G_WHOLE_PLANE ? 0.0 : 1e-6 + 1e-5 * fabs(want[i]);
         ck_assert_msg(fabs((double)got[i] - want[i]) <= tol, "%s: plane %lld: %.9g, reference %.9g", desc,
                       (long long)i, (double)got[i], want[i]);
     }
@@ -432,7 +439,7 @@ START_TEST(global_pool_partials_allocation_failure)
     fill_float(x, n, 7);
     cl_mem in = cu_buffer_from(x, (size_t)n * sizeof *x);
     unsigned char *sentinel = cu_sentinel_image(0, NULL, (size_t)planes * sizeof(float));
-    for (global_kind g = G_MAX; g <= G_LP; ++g) {
+    for (global_kind g = G_MAX; g <= G_WHOLE_PLANE; ++g) {
         const char *fn = global_fn(g);
         cl_mem out = cu_buffer_from(sentinel, (size_t)planes * sizeof(float));
         /* Behind a closed gate: the failed call must not have queued anything on it. */
