@@ -64,32 +64,19 @@ static int64_t choose_parts(const clpool_context *ctx, int64_t planes, int64_t p
     return parts < max_parts ? parts : max_parts;
 }
 
-static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue, global_op op, double p,
-                                    clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
-                                    size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
-                                    const cl_event *wait, cl_event *event, const char *fn)
+int clpool__global_pool_dtype_ok(clpool_dtype dtype)
 {
-    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
-    if (dtype != CLPOOL_FLOAT32 && dtype != CLPOOL_FLOAT64 && dtype != CLPOOL_FLOAT16 && dtype != CLPOOL_BFLOAT16)
-        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
-                            "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
-                            clpool_dtype_name(dtype), (int)dtype, op_name(op));
-    if (op == GLOBAL_LP && !(p > 0 && isfinite(p)))
-        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: p = %g must be finite and > 0", fn, p);
-    int64_t planes, plane_size;
-    clpool_status status = check_input(input_shape, fn, &planes, &plane_size);
-    if (status != CLPOOL_SUCCESS) return status;
-    const size_t esize = clpool_dtype_size(dtype);
-    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
-    cl_command_queue q;
-    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_buffer(input, input_offset, planes * plane_size, esize, fn, "input")) != CLPOOL_SUCCESS)
-        return status;
-    if ((status = clpool__check_buffer(output, output_offset, planes, esize, fn, "output")) != CLPOOL_SUCCESS)
-        return status;
-    if (planes == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+    return dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64 || dtype == CLPOOL_FLOAT16 || dtype == CLPOOL_BFLOAT16;
+}
 
+/* The kernels of a validated call: `planes` planes of `plane_size` elements. */
+static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, global_op op, double p, clpool_dtype dtype,
+                                   int64_t planes, int64_t plane_size, cl_mem input, size_t input_offset,
+                                   cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
+                                   cl_event *event, const char *fn)
+{
+    clpool_status status = CLPOOL_SUCCESS;
+    const size_t esize = clpool_dtype_size(dtype);
     char options[160], dt[32];
     clpool__dtype_options(dtype, dt, sizeof dt);
     /* p = 1 and 2 get closed forms, other integers repeated squaring, the rest pow. */
@@ -148,13 +135,42 @@ cleanup:
     return status;
 }
 
-clpool_status clpool__enqueue_global_max(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
-                                         const clpool_shape *input_shape, cl_mem input, size_t input_offset,
-                                         cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
-                                         cl_event *event, const char *fn)
+static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue, global_op op, double p,
+                                    clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
+                                    size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
+                                    const cl_event *wait, cl_event *event, const char *fn)
 {
-    return enqueue_global(ctx, queue, GLOBAL_MAX, 0.0, dtype, input_shape, input, input_offset, output, output_offset,
-                          num_wait, wait, event, fn);
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    if (!clpool__global_pool_dtype_ok(dtype))
+        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
+                            "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
+                            clpool_dtype_name(dtype), (int)dtype, op_name(op));
+    if (op == GLOBAL_LP && !(p > 0 && isfinite(p)))
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: p = %g must be finite and > 0", fn, p);
+    int64_t planes, plane_size;
+    clpool_status status = check_input(input_shape, fn, &planes, &plane_size);
+    if (status != CLPOOL_SUCCESS) return status;
+    const size_t esize = clpool_dtype_size(dtype);
+    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    cl_command_queue q;
+    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_buffer(input, input_offset, planes * plane_size, esize, fn, "input")) != CLPOOL_SUCCESS)
+        return status;
+    if ((status = clpool__check_buffer(output, output_offset, planes, esize, fn, "output")) != CLPOOL_SUCCESS)
+        return status;
+    if (planes == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+    return launch_global(ctx, q, op, p, dtype, planes, plane_size, input, input_offset, output, output_offset, num_wait,
+                         wait, event, fn);
+}
+
+clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, int64_t planes,
+                                        int64_t plane_size, cl_mem input, size_t input_offset, cl_mem output,
+                                        size_t output_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                                        const char *fn)
+{
+    return launch_global(ctx, q, GLOBAL_MAX, 0.0, dtype, planes, plane_size, input, input_offset, output,
+                         output_offset, num_wait, wait, event, fn);
 }
 
 clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
@@ -162,8 +178,8 @@ clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_que
                                              cl_mem output, size_t output_offset, cl_uint num_wait,
                                              const cl_event *wait, cl_event *event)
 {
-    return clpool__enqueue_global_max(ctx, queue, dtype, input_shape, input, input_offset, output, output_offset,
-                                      num_wait, wait, event, "clpool_enqueue_global_max_pool");
+    return enqueue_global(ctx, queue, GLOBAL_MAX, 0.0, dtype, input_shape, input, input_offset, output, output_offset,
+                          num_wait, wait, event, "clpool_enqueue_global_max_pool");
 }
 
 clpool_status clpool_enqueue_global_average_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,

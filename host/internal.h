@@ -143,12 +143,15 @@ void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *leas
  * context's lock, clpool_context_trim. */
 void clpool__scratch_release_all(clpool_context *ctx);
 
-/* GlobalMaxPool's enqueue with errors naming `fn` (MaxPool hands it windows
- * over whole planes). */
-clpool_status clpool__enqueue_global_max(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
-                                         const clpool_shape *input_shape, cl_mem input, size_t input_offset,
-                                         cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
-                                         cl_event *event, const char *fn);
+/* The dtypes the global pools take (float32, float64, float16, bfloat16). */
+int clpool__global_pool_dtype_ok(clpool_dtype dtype);
+/* GlobalMaxPool's kernels on a validated call (`planes` planes of
+ * `plane_size` elements, q resolved), errors naming `fn`: MaxPool hands it
+ * windows over whole planes. */
+clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, int64_t planes,
+                                        int64_t plane_size, cl_mem input, size_t input_offset, cl_mem output,
+                                        size_t output_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                                        const char *fn);
 
 /* ------------------------------------------------------------- launch */
 
