@@ -384,40 +384,47 @@ END_TEST
  * 2, kernels up to 7, no dilation): interior and edge blocks, the overlapped last block of
  * a row, rows narrower than a block, and blocks at the buffer's very end.
  */
-static void wide_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
+/* Draws one wide-row case (maybe invalid: the suite skips those). */
+static void wide_row_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
 {
-    if (!cu_dtype_runs(dtype, "MaxPool")) return;
-    ref_rng r;
-    ref_rng_seed(&r, seed);
-    int ran = 0;
-    for (int attempts = 0; ran < cases; ++attempts) {
-        ck_assert_msg(attempts < 20 * cases, "too many invalid wide-row cases");
-        mp_case c;
-        random_case(&r, dtype, 2, &c);
-        clpool_maxpool_params *p = &c.params;
-        c.shape.dims[2] = ref_rng_range(&r, 1, 9);
-        c.shape.dims[3] = ref_rng_range(&r, 12, 150);
-        p->kernel_shape[0] = ref_rng_range(&r, 1, 4);
-        p->kernel_shape[1] = ref_rng_range(&r, 1, 7);
-        /* the 2-D kernel's attributes: strides 1 or 2, no dilation */
-        p->strides[0] = ref_rng_range(&r, 1, 2);
-        p->strides[1] = ref_rng_range(&r, 1, 2);
-        p->dilations[0] = p->dilations[1] = 1;
-        if (ref_rng_chance(&r, 0.3)) c.in_off = 0;
-        clpool_shape out;
-        if (ref_maxpool_shape(&c.shape, p, &out, NULL, NULL, 0) != 0) continue;
-        run_random_input(&r, &c);
-        ++ran;
-    }
-    printf("maxpool wide rows %s: %d cases passed\n", clpool_dtype_name(dtype), ran);
+    random_case(r, dtype, 2, c);
+    clpool_maxpool_params *p = &c->params;
+    c->shape.dims[2] = ref_rng_range(r, 1, 9);
+    c->shape.dims[3] = ref_rng_range(r, 12, 150);
+    p->kernel_shape[0] = ref_rng_range(r, 1, 4);
+    p->kernel_shape[1] = ref_rng_range(r, 1, 7);
+    /* the 2-D kernel's attributes: strides 1 or 2, no dilation */
+    p->strides[0] = ref_rng_range(r, 1, 2);
+    p->strides[1] = ref_rng_range(r, 1, 2);
+    p->dilations[0] = p->dilations[1] = 1;
+    if (ref_rng_chance(r, 0.3)) c->in_off = 0;
 }
 
-START_TEST(test_wide_rows)
+/* `cases` valid cases from draw() in each of the six MaxPool dtypes (seed
+ * seed + i for dtype i) on random inputs; `what` names them. */
+static void drawn_suite(const char *what, void (*draw)(ref_rng *, clpool_dtype, mp_case *), uint64_t seed, int cases)
 {
     static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
                                           CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
-    for (int i = 0; i < 6; ++i) wide_row_suite(dtypes[i], 0x3001 + (uint64_t)i, 10);
+    for (int i = 0; i < 6; ++i) {
+        if (!cu_dtype_runs(dtypes[i], "MaxPool")) continue;
+        ref_rng r;
+        ref_rng_seed(&r, seed + (uint64_t)i);
+        int ran = 0;
+        for (int attempts = 0; ran < cases; ++attempts) {
+            ck_assert_msg(attempts < 20 * cases, "too many invalid %s cases", what);
+            mp_case c;
+            draw(&r, dtypes[i], &c);
+            clpool_shape out;
+            if (ref_maxpool_shape(&c.shape, &c.params, &out, NULL, NULL, 0) != 0) continue;
+            run_random_input(&r, &c);
+            ++ran;
+        }
+        printf("maxpool %s %s: %d cases passed\n", what, clpool_dtype_name(dtypes[i]), ran);
+    }
 }
+
+START_TEST(test_wide_rows) { drawn_suite("wide rows", wide_row_case, 0x3001, 10); }
 END_TEST
 
 /*
@@ -434,46 +441,29 @@ END_TEST
  * along the taps, reduced with ties to the first). Some cases fall to the
  * 2-D kernels; most do not.
  */
-static void general_row_suite(clpool_dtype dtype, uint64_t seed, int cases)
+/* Draws one general-row case (maybe invalid: the suite skips those). */
+static void general_row_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
 {
-    if (!cu_dtype_runs(dtype, "MaxPool")) return;
-    ref_rng r;
-    ref_rng_seed(&r, seed);
-    int ran = 0;
-    for (int attempts = 0; ran < cases; ++attempts) {
-        ck_assert_msg(attempts < 20 * cases, "too many invalid general-row cases");
-        mp_case c;
-        const int32_t ns = (int32_t)ref_rng_range(&r, 1, 3), last = ns - 1;
-        random_case(&r, dtype, ns, &c);
-        clpool_maxpool_params *p = &c.params;
-        const int wide = ref_rng_chance(&r, 0.4); /* a window over most of a short row */
-        const int64_t k = wide ? ref_rng_range(&r, 8, 40) : ref_rng_range(&r, 1, 17);
-        const int64_t s = wide ? ref_rng_range(&r, 1, k) : ref_rng_range(&r, 1, 4);
-        const int64_t d = ref_rng_chance(&r, 0.3) ? ref_rng_range(&r, 2, 3) : 1, e = (k - 1) * d + 1;
-        p->kernel_shape[last] = k;
-        p->strides[last] = s;
-        p->dilations[last] = d;
-        c.shape.dims[2 + last] = ref_rng_range(&r, e > 2 ? e - 2 : 1, wide ? 2 * e : e + 300 * s);
-        if (p->auto_pad == CLPOOL_AUTO_PAD_NOTSET) {
-            p->pads[last] = ref_rng_range(&r, 0, e - 1);
-            p->pads[ns + last] = ref_rng_range(&r, 0, e - 1);
-        }
-        if (ref_rng_chance(&r, 0.3)) c.in_off = 0;
-        c.tight_input = ref_rng_chance(&r, 0.5);
-        clpool_shape out;
-        if (ref_maxpool_shape(&c.shape, p, &out, NULL, NULL, 0) != 0) continue;
-        run_random_input(&r, &c);
-        ++ran;
+    const int32_t ns = (int32_t)ref_rng_range(r, 1, 3), last = ns - 1;
+    random_case(r, dtype, ns, c);
+    clpool_maxpool_params *p = &c->params;
+    const int wide = ref_rng_chance(r, 0.4); /* a window over most of a short row */
+    const int64_t k = wide ? ref_rng_range(r, 8, 40) : ref_rng_range(r, 1, 17);
+    const int64_t s = wide ? ref_rng_range(r, 1, k) : ref_rng_range(r, 1, 4);
+    const int64_t d = ref_rng_chance(r, 0.3) ? ref_rng_range(r, 2, 3) : 1, e = (k - 1) * d + 1;
+    p->kernel_shape[last] = k;
+    p->strides[last] = s;
+    p->dilations[last] = d;
+    c->shape.dims[2 + last] = ref_rng_range(r, e > 2 ? e - 2 : 1, wide ? 2 * e : e + 300 * s);
+    if (p->auto_pad == CLPOOL_AUTO_PAD_NOTSET) {
+        p->pads[last] = ref_rng_range(r, 0, e - 1);
+        p->pads[ns + last] = ref_rng_range(r, 0, e - 1);
     }
-    printf("maxpool general rows %s: %d cases passed\n", clpool_dtype_name(dtype), ran);
+    if (ref_rng_chance(r, 0.3)) c->in_off = 0;
+    c->tight_input = ref_rng_chance(r, 0.5);
 }
 
-START_TEST(test_general_rows)
-{
-    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
-                                          CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
-    for (int i = 0; i < 6; ++i) general_row_suite(dtypes[i], 0x3201 + (uint64_t)i, 20);
-}
+START_TEST(test_general_rows) { drawn_suite("general rows", general_row_case, 0x3201, 20); }
 END_TEST
 
 /*
