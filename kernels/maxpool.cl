@@ -511,6 +511,26 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
  */
 
 /*
+ * Where a work-item's Indices go. -DINDEX_MAP=1 (with Indices, row-major):
+ * the input is the first pass of 3-D pooling in two passes, and the flat
+ * index of each winner, an offset into that pass's output, is mapped
+ * through the first pass's own Indices (index_map) as it is stored, so that
+ * every writer of an output (blocks shifted to a row's end overlap) writes
+ * the same final index.
+ */
+#if !defined(INDEX_MAP)
+#define INDEX_MAP 0
+#endif
+#if INDEX_MAP
+typedef struct index_sink {
+    __global long *at;
+    __global const long *map;
+} index_sink;
+#else
+typedef __global long *index_sink;
+#endif
+
+/*
  * Three paths: the fast path (no Indices), the argmax path (Indices) and
  * the exact path, which redoes the blocks the other two hand back (NaN, and
  * for the fast path float16/bfloat16 -0). The argmax and exact paths cover
@@ -1047,7 +1067,7 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
  * NaN check at the end (register spills).
  */
 __attribute__((always_inline)) inline void block_output_row(__global const T *plane, __global T *out,
-                                                            __global long *indices, const int H, const int W,
+                                                            index_sink indices, const int H, const int W,
                                                             const long nc, const long h, const int w0,
                                                             const block_edges *e, const int lanes, const long o,
                                                             const int interior, const int guarded,
@@ -1074,12 +1094,45 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
 #endif
 
 #if WITH_INDICES
-/* Stores `lanes` (1..VW) outputs' bits and flat indices at output row offset orow. */
-__attribute__((always_inline)) inline void store_lanes_and_indices(__global T *out, __global long *indices,
-                                                                   const TV(VW) bits, const LONGV(VW) idx,
-                                                                   const int lanes, const long orow)
+#if INDEX_MAP
+#if KW != 1 || SW != 1
+#error "-DINDEX_MAP: windows of one column at stride 1 only"
+#endif
+/* -DINDEX_MAP (KW = SW = 1: the second pass of 3-D pooling): lane l's winner
+ * idx is element (h + r, w0 + l) of plane nc for some r < KH. The map's KH
+ * candidate rows load as vectors and each lane takes its row's: a gather per
+ * lane had waited on memory for most of the pass. Lanes past a row's end
+ * read on into the next row or, after the last, into VW elements the host
+ * leaves past the map. */
+__attribute__((always_inline)) inline LONGV(VW) mapped_indices(const __global long *map, const LONGV(VW) idx,
+                                                               const int H, const int W, const long nc, const int h,
+                                                               const int w0)
 {
+    const LONGV(VW) lane_cols = CONVERT_LONGV(VW, LANE_IDS);
+    LONGV(VW) mapped = 0;
+#pragma unroll
+    for (int r = 0; r < KH; ++r) {
+        const long at = (nc * H + clamp(h + r, 0, H - 1)) * W + w0; /* rows in the padding never win */
+        mapped = select(mapped, VLOADV(VW, map + at), idx == at + lane_cols);
+    }
+    return mapped;
+}
+#endif
+
+/* Stores `lanes` (1..VW) outputs' bits and flat indices idx at output row
+ * offset orow (windows of lane 0: first row h, first column w0, plane nc). */
+__attribute__((always_inline)) inline void store_lanes_and_indices(__global T *out, index_sink indices,
+                                                                   const TV(VW) bits, const LONGV(VW) idx,
+                                                                   const int lanes, const long orow, const int H,
+                                                                   const int W, const long nc, const int h,
+                                                                   const int w0)
+{
+#if INDEX_MAP
+    STORE_LANES(long, STORE_LONGV, mapped_indices(indices.map, idx, H, W, nc, h, w0), lanes, indices.at + orow);
+#else
+    (void)H, (void)W, (void)nc, (void)h, (void)w0;
     STORE_LANES(long, STORE_LONGV, idx, lanes, indices + orow);
+#endif
     STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
 }
 #endif
@@ -1089,7 +1142,7 @@ __attribute__((always_inline)) inline void store_lanes_and_indices(__global T *o
  * taps (row kh, column kw of the window whose first input row is h and first
  * column w0 + lane * SW). Row and column come apart: one tap number
  * kh * KW + kw cost a vector division by KW per output row. */
-__attribute__((always_inline)) inline void store_block_row(__global T *out, __global long *indices,
+__attribute__((always_inline)) inline void store_block_row(__global T *out, index_sink indices,
                                                            const TV(VW) bits, const MASKV(VW) tap_kh,
                                                            const MASKV(VW) tap_kw, const int lanes, const long orow,
                                                            const int H, const int W, const long nc, const int h,
@@ -1103,7 +1156,7 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, __gl
 #else
     const LONGV(VW) idx = nc * H * W + ih * W + iw;
 #endif
-    store_lanes_and_indices(out, indices, bits, idx, lanes, orow);
+    store_lanes_and_indices(out, indices, bits, idx, lanes, orow, H, W, nc, h, w0);
 #else
     (void)indices, (void)tap_kh, (void)tap_kw, (void)H, (void)W, (void)nc, (void)h, (void)w0;
     STORE_LANES(T, STORE_BITSV, bits, lanes, out + orow);
@@ -1139,7 +1192,7 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, __gl
 /* Stores one output row's `lanes` outputs: bits and, from the winners'
  * offsets `off`, their flat indices (window of lane 0: first row h, first
  * column w0). */
-__attribute__((always_inline)) inline void store_block_row_offsets(__global T *out, __global long *indices,
+__attribute__((always_inline)) inline void store_block_row_offsets(__global T *out, index_sink indices,
                                                                    const TV(VW) bits, const MASKV(VW) off,
                                                                    const int lanes, const long orow, const int H,
                                                                    const int W, const long nc, const int h,
@@ -1151,7 +1204,7 @@ __attribute__((always_inline)) inline void store_block_row_offsets(__global T *o
 #else
     const LONGV(VW) idx = first + CONVERT_LONGV(VW, off + LANE_IDS * (SW * INDEX_COL_STEP(H, W)));
 #endif
-    store_lanes_and_indices(out, indices, bits, idx, lanes, orow);
+    store_lanes_and_indices(out, indices, bits, idx, lanes, orow, H, W, nc, h, w0);
 }
 #endif
 #endif
@@ -1172,7 +1225,7 @@ __attribute__((always_inline)) inline void store_block_row_offsets(__global T *o
  * but masked lanes never win.
  */
 __attribute__((always_inline)) inline void maxpool2d_block_exact(__global const T *plane, __global T *out,
-                                                                 __global long *indices, const int H, const int W,
+                                                                 index_sink indices, const int H, const int W,
                                                                  const int h0, const int w0, const int lanes,
                                                                  const int rows, const long o, const long OW,
                                                                  const long nc, const int guarded,
@@ -1232,7 +1285,7 @@ __attribute__((always_inline)) inline void maxpool2d_block_exact(__global const 
 /* Redoes a block of `rows` rows x `lanes` (up to block_lanes) outputs on the
  * exact path, EXACT_ROWS rows x VW lanes at a time. */
 __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T *plane, __global T *out,
-                                                                __global long *indices, const int H, const int W,
+                                                                index_sink indices, const int H, const int W,
                                                                 const int h0, const int w0, const int lanes,
                                                                 const int rows, const long o, const long OW,
                                                                 const long nc, const int guarded, const long buf_lo,
@@ -1335,7 +1388,7 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
  * path: the CARRY rows' results shared with the output row above come from
  * *c, NEW rows are read, and the last CARRY rows' results go back to *c. */
 __attribute__((always_inline)) inline void block_output_row(__global const T *plane, __global T *out,
-                                                            __global long *indices, const int H, const int W,
+                                                            index_sink indices, const int H, const int W,
                                                             const long nc, const long h, const int w0,
                                                             const block_edges *e, const int lanes, const long o,
                                                             const int interior, const int guarded,
@@ -1448,7 +1501,7 @@ __attribute__((always_inline)) inline int block_interior(const int w0, const int
 /* The block's `rows` output rows, streamed (block_output_row). Stores the
  * outputs and returns 0 where the exact path must redo them. */
 __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plane, __global T *out,
-                                                          __global long *indices, const int H, const int W,
+                                                          index_sink indices, const int H, const int W,
                                                           const long nc, const int h0, const int w0, const int lanes,
                                                           const int rows, const long o, const long OW,
                                                           const int interior, const int guarded, const long buf_lo,
@@ -1525,7 +1578,7 @@ __attribute__((always_inline)) inline void sweep_prefetch(__global const T *plan
  * starting at `orow`; their loads span input columns [w_from, w_end)),
  * redone by the exact path where the fast path cannot be exact. */
 __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *plane, __global T *out,
-                                                           __global long *indices, const int H, const int W,
+                                                           index_sink indices, const int H, const int W,
                                                            const long OW, const long pad_w, const int h0,
                                                            const int rows, const long k0, const int n,
                                                            const long orow, const long nc, const int guarded,
@@ -1725,16 +1778,21 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
 #else /* PLANE_ELEMS */
 __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *out,
 #if WITH_INDICES
-                        __global long *indices,
+                        __global long *index_at,
+#endif
+#if INDEX_MAP
+                        __global const long *index_map,
 #endif
                         const long H, const long W, const long OH, const long OW, const long pad_h,
                         const long pad_w, const long in_offset, const long out_offset, const long idx_offset,
                         const long in_limit, const long block_rows)
 {
-#if WITH_INDICES
-    indices += idx_offset;
+#if INDEX_MAP
+    const index_sink indices = {index_at + idx_offset, index_map};
+#elif WITH_INDICES
+    const index_sink indices = index_at + idx_offset;
 #else
-    __global long *indices = 0; /* the exact path's fallback stores none */
+    const index_sink indices = 0; /* the exact path's fallback stores none */
 #endif
     long ow0 = (long)get_global_id(0) * (SWEEP_BLOCKS ? SWEEP_BLOCKS * BW : BW);
     const long oh0 = (long)get_global_id(1) * block_rows, nc = (long)get_global_id(2);

@@ -70,6 +70,17 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
+# The second pass of 3-D pooling with Indices (-DINDEX_MAP: a window of one
+# column, Indices mapped through the first pass's), with and without the row
+# sweep: as PoCL builds it, and as SPIR.
+for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
+  read -r -a target <<< "$t"
+  for dt in $pool_types; do
+    for geo in "-DKH=3 -DKW=1 -DSH=2 -DSW=1 -DEXACT_ROWS=4" "-DKH=2 -DKW=1 -DSH=1 -DSW=1 -DEXACT_ROWS=4 -DSWEEP_BLOCKS=16"; do
+      for vw in 16 8; do check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=0 -DINDEX_MAP=1 $geo -DVW=$vw; done
+    done
+  done
+done
 # Max with non-temporal stores (large outputs on CPUs): x86-64 as PoCL builds it.
 for dt in FLOAT32 FLOAT16 INT8 INT64; do
   check max -DDT_$dt -DARITY=2 -DRANK=3 -DINNER_MASK=1 -DVW=16 -DNB=4 -DSTREAM_STORES=1
@@ -103,5 +114,5 @@ for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
     for ch in 0 1; do check global_pool -DDT_$dt $op -DCHUNKED=$ch; done
   done
 done
-echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS and STREAM_STORES): $n, failing: $bad"
+echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, INDEX_MAP and STREAM_STORES): $n, failing: $bad"
 [ "$bad" = 0 ]

@@ -467,6 +467,42 @@ START_TEST(test_general_rows) { drawn_suite("general rows", general_row_case, 0x
 END_TEST
 
 /*
+ * 3-D windows, which run as two 2-D passes through a scratch buffer (the
+ * last two dims' windows, then the first dim's over rows of OH*OW; with
+ * row-major Indices the second pass maps its Indices through the first
+ * pass's as it stores them). Planes of 1 to 40 x 40, so the second pass's
+ * rows run from 1 output (lanes past the row's end read on into the map's
+ * next row or past its end) to 1600; pads and strides on the first dim; now
+ * and then a dilation or a stride of 3 there, or column-major Indices,
+ * which keep the general kernel.
+ */
+static void three_d_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
+{
+    random_case(r, dtype, 3, c);
+    clpool_maxpool_params *p = &c->params;
+    c->shape.dims[2] = ref_rng_range(r, 1, 12);
+    c->shape.dims[3] = ref_rng_range(r, 1, 40);
+    c->shape.dims[4] = ref_rng_range(r, 1, 40);
+    p->kernel_shape[0] = ref_rng_range(r, 1, 4);
+    p->strides[0] = ref_rng_chance(r, 0.1) ? 3 : ref_rng_range(r, 1, 2);
+    p->dilations[0] = ref_rng_chance(r, 0.1) ? 2 : 1;
+    for (int32_t i = 1; i < 3; ++i) p->dilations[i] = 1;
+    if (p->auto_pad == CLPOOL_AUTO_PAD_NOTSET)
+        for (int32_t i = 0; i < 3; ++i) {
+            const int64_t e = (p->kernel_shape[i] - 1) * p->dilations[i] + 1;
+            p->pads[i] = ref_rng_range(r, 0, e - 1);
+            p->pads[3 + i] = ref_rng_range(r, 0, e - 1);
+        }
+    c->with_indices = ref_rng_chance(r, 0.8);
+    p->storage_order = ref_rng_chance(r, 0.15);
+    if (ref_rng_chance(r, 0.3)) c->in_off = 0;
+    c->tight_input = ref_rng_chance(r, 0.5);
+}
+
+START_TEST(test_3d_windows) { drawn_suite("3-D windows", three_d_case, 0x3401, 6); }
+END_TEST
+
+/*
  * Attributes near int64's limits on a few elements, checked against a direct
  * scan (the reference walks every tap, 2^20 and more here): a 2^20-tap
  * window with pads of 2^20 - 1 (2^20 + 3 outputs, at most 4 real taps each:
@@ -1526,6 +1562,7 @@ int main(void)
     tc = cu_tcase(s, "general_rows", 1); /* many general-kernel programs: its own process */
     tcase_set_tags(tc, "general_rows");
     tcase_add_test(tc, test_general_rows);
+    tcase_add_test(tc, test_3d_windows);
     tc = cu_tcase(s, "row_sweep", 1); /* large tensors: its own process */
     tcase_set_tags(tc, "row_sweep");
     tcase_add_test(tc, test_row_sweep);
