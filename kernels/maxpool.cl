@@ -108,9 +108,20 @@ typedef struct maxpool_geom {
 #else
 /* Every SW-th of 16 * SW elements: lanes below element 32 from the first two
  * vectors, the rest from the third and fourth. */
+#if defined(__x86_64__) && defined(__AVX512F__) && !defined(DT_FLOAT64) /* a register holds 16 lanes */
+/* Keeps a loaded vector whole: LLVM had split the shuffled loads into a
+ * dozen narrow loads and inserts per tap. */
+#define WHOLE_LOAD(v) __asm__("" : "+v"(v))
+#else
+#define WHOLE_LOAD(v) (void)0
+#endif
 inline T16 strided_load(__global const T *p)
 {
-    const T16 v0 = vload16(0, p), v1 = vload16(1, p), v2 = vload16(2, p), v3 = SW == 4 ? vload16(3, p) : v2;
+    T16 v0 = vload16(0, p), v1 = vload16(1, p), v2 = vload16(2, p), v3 = SW == 4 ? vload16(3, p) : v2;
+    WHOLE_LOAD(v0);
+    WHOLE_LOAD(v1);
+    WHOLE_LOAD(v2);
+    WHOLE_LOAD(v3);
     const T16 lo = __builtin_shufflevector(v0, v1, LANES(STRIDED_LO, 16, SW, 0));
     const T16 hi = __builtin_shufflevector(v2, v3, LANES(STRIDED_HI, 16, SW, 0));
     return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, 16, SW, 0));

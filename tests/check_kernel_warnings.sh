@@ -81,6 +81,12 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
+# The general kernel's strides 3 and 4 (four vector loads kept whole, then
+# shuffles) as PoCL builds them.
+target=(-target x86_64-pc-linux-gnu -march=skylake-avx512)
+for dt in $pool_types; do
+  for sw in 3 4; do check maxpool -DDT_$dt -DWITH_INDICES=$((sw & 1)) -DSTORAGE_ORDER=0 -DNS=2 -DVW=16 -DNB=4 -DSW=$sw; done
+done
 # Max with non-temporal stores (large outputs on CPUs): x86-64 as PoCL builds it.
 for dt in FLOAT32 FLOAT16 INT8 INT64; do
   check max -DDT_$dt -DARITY=2 -DRANK=3 -DINNER_MASK=1 -DVW=16 -DNB=4 -DSTREAM_STORES=1
@@ -114,5 +120,5 @@ for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
     for ch in 0 1; do check global_pool -DDT_$dt $op -DCHUNKED=$ch; done
   done
 done
-echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, INDEX_MAP and STREAM_STORES): $n, failing: $bad"
+echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, INDEX_MAP, strides 3 and 4 and STREAM_STORES): $n, failing: $bad"
 [ "$bad" = 0 ]
