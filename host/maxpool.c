@@ -334,18 +334,20 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
 
 /* The 2-D kernel serves 2-D windows up to 13x13 (SPP's 9 and 13 included)
  * with strides 1 or 2 and no dilation, specialised on kernel and stride;
- * everything else takes the general kernel, which keeps the number of
- * programs small. Its argmax and exact paths keep a lane's best tap (kh * KW + kw) at
+ * strides 3 and 4 too where a work-item has 16 lanes (a row's taps load as
+ * four vectors and clang shuffles; CPUs). Everything else takes the general
+ * kernel, which keeps the number of programs small. Its argmax and exact paths keep a lane's best tap (kh * KW + kw) at
  * the element's width: with Indices, 1-byte types allow 127 taps. float32's
  * argmax path keeps the best tap as its index's offset within 16 lanes'
  * windows (ARGMAX_OFFSETS), an int. */
-static int use_2d_fast_path(const maxpool_call *c)
+static int use_2d_fast_path(const clpool_context *ctx, const maxpool_call *c)
 {
     const clpool_maxpool_params *p = c->params;
     const int64_t H = c->in->dims[2], W = c->in->dims[3];
     if (c->plan->ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0; /* int lane math */
+    const int64_t max_stride = vector_width(ctx, c) == 16 ? 4 : 2;
     for (int i = 0; i < 2; ++i)
-        if (p->kernel_shape[i] > 13 || p->strides[i] > 2 || p->dilations[i] != 1) return 0;
+        if (p->kernel_shape[i] > 13 || p->strides[i] > max_stride || p->dilations[i] != 1) return 0;
     if (c->indices && c->esize == 4) {
         const int64_t row_step = p->storage_order ? 1 : W, col_step = p->storage_order ? H : 1;
         const int64_t cols = p->kernel_shape[1] - 1 + p->strides[1] * 15; /* a window's and 16 lanes' reach */
@@ -600,7 +602,7 @@ static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpo
 {
     clpool__kernel k = {0};
     const clpool_status status = use_window_kernel(ctx, c) ? launch_window(ctx, q, &k, c, num_wait, wait, event)
-                                 : use_2d_fast_path(c)      ? launch_2d(ctx, q, &k, c, num_wait, wait, event)
+                                 : use_2d_fast_path(ctx, c) ? launch_2d(ctx, q, &k, c, num_wait, wait, event)
                                                              : launch_nd(ctx, q, &k, c, num_wait, wait, event);
     clpool__kernel_put(ctx, &k);
     return status;
@@ -640,7 +642,7 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
             &across_plan, &across_shape);
     view_2d(c, planes, D, c->plan->out[1] * c->plan->out[2], (const int32_t[]){0, -1}, &down, &down_params, &down_plan,
             &down_shape);
-    if (c->indices && (c->params->storage_order != 0 || !use_2d_fast_path(&down)))
+    if (c->indices && (c->params->storage_order != 0 || !use_2d_fast_path(ctx, &down)))
         return launch(ctx, q, c, num_wait, wait, event);
     /* [the first pass's Indices, if any][its values][16 elements the second
      * pass's map loads may read past the Indices]: offsets of either type */

@@ -32,6 +32,34 @@
 #define MASK_ALL(m) all(m)
 #endif
 
+/* Every SW-th of 16 * SW elements from p (SW 3 or 4, 16 lanes, clang):
+ * lanes below element 32 from the first two vectors, the rest from the
+ * third and fourth. Where x86 has 512-bit registers an empty asm keeps each
+ * load whole: LLVM had split them into a dozen narrow loads and inserts
+ * per tap. */
+#define STRIDED_LO(j, n, s, p) ((j) * (s) < 32 ? (j) * (s) : 0)
+#define STRIDED_HI(j, n, s, p) ((j) * (s) >= 32 ? (j) * (s) - 32 : 0)
+#define STRIDED_PICK(j, n, s, p) ((j) * (s) < 32 ? (j) : 16 + (j))
+#if defined(__x86_64__) && defined(__AVX512F__) && !defined(DT_FLOAT64) /* a register holds 16 lanes */
+#define WHOLE_LOAD(v) __asm__("" : "+v"(v))
+#else
+#define WHOLE_LOAD(v) (void)0
+#endif
+#if defined(__clang__) && (SW == 3 || SW == 4)
+__attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 v3)
+{
+    WHOLE_LOAD(v0);
+    WHOLE_LOAD(v1);
+    WHOLE_LOAD(v2);
+    WHOLE_LOAD(v3);
+    const T16 lo = __builtin_shufflevector(v0, v1, LANES(STRIDED_LO, 16, SW, 0));
+    const T16 hi = __builtin_shufflevector(v2, v3, LANES(STRIDED_HI, 16, SW, 0));
+    return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, 16, SW, 0));
+}
+/* (any address space) */
+#define STRIDED_LOAD16(p) strided16(vload16(0, (p)), vload16(1, (p)), vload16(2, (p)), vload16(SW == 4 ? 3 : 2, (p)))
+#endif
+
 /* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
 #define STORE_LANES(etype, store_vector, v, lanes, p)        \
     do {                                                     \
@@ -93,9 +121,6 @@ typedef struct maxpool_geom {
  * clang's shuffles): a tap's VW lanes load as vectors from lane 0's element
  * p, reading TAP_SPAN elements; VW loads of single elements otherwise (x86's
  * gathers ran stride 3 at a third of the speed). */
-#define STRIDED_LO(j, n, s, p) ((j) * (s) < 32 ? (j) * (s) : 0)
-#define STRIDED_HI(j, n, s, p) ((j) * (s) >= 32 ? (j) * (s) - 32 : 0)
-#define STRIDED_PICK(j, n, s, p) ((j) * (s) < 32 ? (j) : 16 + (j))
 #if SW == 1 || SW == 2 || ((SW == 3 || SW == 4) && VW == 16 && defined(__clang__))
 #define VECTOR_TAPS 1
 #define TAP_SPAN (SW * VW)
@@ -106,27 +131,7 @@ typedef struct maxpool_geom {
 #elif SW == 2
 #define TAP_LOAD(p) (vload16(0, (p)).even)
 #else
-/* Every SW-th of 16 * SW elements: lanes below element 32 from the first two
- * vectors, the rest from the third and fourth. */
-#if defined(__x86_64__) && defined(__AVX512F__) && !defined(DT_FLOAT64) /* a register holds 16 lanes */
-/* Keeps a loaded vector whole: LLVM had split the shuffled loads into a
- * dozen narrow loads and inserts per tap. */
-#define WHOLE_LOAD(v) __asm__("" : "+v"(v))
-#else
-#define WHOLE_LOAD(v) (void)0
-#endif
-inline T16 strided_load(__global const T *p)
-{
-    T16 v0 = vload16(0, p), v1 = vload16(1, p), v2 = vload16(2, p), v3 = SW == 4 ? vload16(3, p) : v2;
-    WHOLE_LOAD(v0);
-    WHOLE_LOAD(v1);
-    WHOLE_LOAD(v2);
-    WHOLE_LOAD(v3);
-    const T16 lo = __builtin_shufflevector(v0, v1, LANES(STRIDED_LO, 16, SW, 0));
-    const T16 hi = __builtin_shufflevector(v2, v3, LANES(STRIDED_HI, 16, SW, 0));
-    return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, 16, SW, 0));
-}
-#define TAP_LOAD(p) strided_load(p)
+#define TAP_LOAD(p) STRIDED_LOAD16(p)
 #endif
 #else
 #define VECTOR_TAPS 0
@@ -505,7 +510,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
 
 #if defined(KH)
 /*
- * 2-D fast path for the common windows: kernel up to 13x13, strides 1 or 2,
+ * 2-D fast path for the common windows: kernel up to 13x13, strides 1 or 2 (3 and 4 with 16 lanes),
  * no dilation (other attributes take the general kernel above). Specialised
  * on kernel and stride (-DKH -DKW -DSH -DSW: small constants, loops fully
  * unrolled) over a 3-D NDRange (column block, row group, n*C), so no
@@ -553,8 +558,9 @@ typedef __global long *index_sink;
  * FVW = WIDEN * VW lanes at once; elsewhere, SPIR/SPIR-V above all (rusticl
  * defines neither, nor always __SPIR__, and its backend rejects vectors of
  * more than 16 lanes), it runs WIDEN blocks of VW lanes one after another
- * (FAST_SUBBLOCKS). So do windows wider than 7 at stride 2: their taps are
- * loaded one by one as the even lanes of vload16 pairs, VW lanes at most.
+ * (FAST_SUBBLOCKS). So do windows wider than 7 at stride 2 (their taps are
+ * loaded one by one as the even lanes of vload16 pairs, VW lanes at most)
+ * and strides 3 and 4 (four loads and shuffles per tap, 16 lanes).
  */
 #ifndef WIDEN
 #define WIDEN 1
@@ -563,7 +569,7 @@ typedef __global long *index_sink;
 #error "-DEXACT_ROWS: output rows per exact-path block"
 #endif
 #if WIDEN > 1 && VW == 16 && defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__)) && \
-    (SW == 1 || KW <= 7)
+    (SW == 1 || (SW == 2 && KW <= 7))
 #define WIDE_VECTORS 1
 #define FAST_SUBBLOCKS 1
 #if WIDEN == 2
@@ -610,15 +616,18 @@ typedef __global long *index_sink;
 #define ROW_TAP(v, r2, n, m, p) __builtin_shufflevector(v, r2, LANES(TAP_SRC, n, m, p))
 #else
 #define ROW_TAPS 0
+#define SPAN(n) ((KW - 1) + SW * (n))
 #if SW == 1
 #define TAPV(load, space, p) load(space, p)
-#define SPAN(n) ((KW - 1) + (n))
-#elif VW == 8
+#elif SW == 2 && VW == 8
 #define TAPV(load, space, p) (vload16(0, (p)).even)
-#define SPAN(n) ((KW - 1) + 2 * (n))
-#else
+#elif SW == 2
 #define TAPV(load, space, p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
-#define SPAN(n) ((KW - 1) + 2 * (n))
+#elif (SW == 3 || SW == 4) && VW == 16 && defined(__clang__)
+#define TAPV(load, space, p) STRIDED_LOAD16(p)
+#else /* element by element (the host asks for strides 3 and 4 with 16 lanes only) */
+#define STRIDE_SRC(j, n, s, p) (p)[(j) * (s)]
+#define TAPV(load, space, p) ((TV(VW))(LANES(STRIDE_SRC, VW, SW, p)))
 #endif
 #endif
 /* The fast and argmax paths stream over a block's output rows: the next

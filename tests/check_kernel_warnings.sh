@@ -81,11 +81,19 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
-# The general kernel's strides 3 and 4 (four vector loads kept whole, then
-# shuffles) as PoCL builds them.
+# Strides 3 and 4 (four vector loads kept whole, then shuffles) as PoCL
+# builds them: the general kernel, and the 2-D kernel with and without Indices
+# (its 16-bit types also widened, in blocks of 16 lanes in turn).
 target=(-target x86_64-pc-linux-gnu -march=skylake-avx512)
-for dt in $pool_types; do
-  for sw in 3 4; do check maxpool -DDT_$dt -DWITH_INDICES=$((sw & 1)) -DSTORAGE_ORDER=0 -DNS=2 -DVW=16 -DNB=4 -DSW=$sw; done
+for dtw in "FLOAT32 1" "FLOAT64 1" "FLOAT16 2" "BFLOAT16 2" "INT8 4" "UINT8 4"; do
+  read -r dt widen <<< "$dtw"
+  vw=16
+  [ "$dt" = FLOAT64 ] && vw=8
+  for sw in 3 4; do
+    check maxpool -DDT_$dt -DWITH_INDICES=$((sw & 1)) -DSTORAGE_ORDER=0 -DNS=2 -DVW=16 -DNB=4 -DSW=$sw
+    check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 -DKH=3 -DKW=$sw -DSH=$sw -DSW=$sw -DVW=$vw -DWIDEN=$widen -DEXACT_ROWS=4
+    check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=$((sw & 1)) -DKH=5 -DKW=7 -DSH=$sw -DSW=$sw -DVW=$vw -DEXACT_ROWS=1 -DSWEEP_BLOCKS=16
+  done
 done
 # Max with non-temporal stores (large outputs on CPUs): x86-64 as PoCL builds it.
 for dt in FLOAT32 FLOAT16 INT8 INT64; do
