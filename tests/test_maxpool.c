@@ -757,10 +757,10 @@ END_TEST
 /*
  * Pooling the library runs through the 2-D kernels under 2-D views (1-D
  * pooling as rows of height 1; N-D windows of 1 in the leading dims folded
- * into the planes; 3-D windows without Indices in two passes, the last two
- * dims, then the first), and look-alikes that keep the general kernel
- * (column-major Indices over 3 dims, 3-D windows with Indices): random
- * attributes, Indices in both storage orders.
+ * into the planes; 3-D windows in two passes, the last two dims, then the
+ * first, with row-major Indices mapped through the first pass's), and
+ * look-alikes that keep the general kernel (column-major Indices over 3
+ * dims): random attributes, Indices in both storage orders.
  */
 START_TEST(test_2d_views)
 {
@@ -1178,7 +1178,7 @@ START_TEST(test_row_sweep)
         int64_t k, s, p;
         int dtypes, dirty, indices; /* dtypes: bits over dtypes[]; dirty: also with NaNs; indices: also with Indices */
     } windows[] = {{3, 2, 1, ALL, 1, 1}, {2, 2, 0, ALL, 1, 1}, {5, 1, 2, F32, 1, 1},
-                   {5, 1, 2, F16_I8, 0, 0}, {13, 1, 6, F32, 0, 1}};
+                   {5, 1, 2, F16_I8, 0, 0}, {13, 1, 6, F32, 0, 1}, {3, 3, 1, F32, 0, 1}};
     for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
         const clpool_dtype dt = dtypes[t];
         if (!cu_dtype_runs(dt, "MaxPool")) continue;
@@ -1219,7 +1219,9 @@ START_TEST(test_row_sweep)
         free(input);
     }
     /* Under 2-D views (test_2d_views, here beyond the sweep's size threshold): 1-D rows of height 1, and a 3-D
-     * window's two passes, whose first sweeps 12 planes (its prefetch runs on into the next plane). */
+     * window's two passes, whose first sweeps 12 planes (its prefetch runs on into the next plane); at stride 1
+     * the second pass sweeps too (its input, the first pass's output, is past the threshold), and with Indices
+     * it maps them through the first pass's as it sweeps. */
     ref_rng r;
     ref_rng_seed(&r, 0x3401);
     static const struct {
@@ -1229,7 +1231,8 @@ START_TEST(test_row_sweep)
         int indices;
     } views[] = {{CLPOOL_FLOAT32, 3, {1, 3, 700001}, 3, 2, 1, 1},
                  {CLPOOL_FLOAT16, 3, {2, 1, 1200001}, 2, 2, 0, 0},
-                 {CLPOOL_FLOAT32, 5, {1, 2, 6, 301, 301}, 3, 2, 1, 0}};
+                 {CLPOOL_FLOAT32, 5, {1, 2, 6, 301, 301}, 3, 2, 1, 0},
+                 {CLPOOL_FLOAT32, 5, {1, 2, 6, 301, 301}, 3, 1, 1, 1}};
     for (size_t v = 0; v < sizeof views / sizeof views[0]; ++v) {
         if (!cu_dtype_runs(views[v].dtype, "MaxPool")) continue;
         const int32_t ns = views[v].rank - 2;
