@@ -562,28 +562,44 @@ START_TEST(maxpool_3d_scratch_failure_falls_back)
     const int64_t n_out = clpool_shape_elements(&out_shape);
     float *x = malloc((size_t)n * sizeof *x), *want = malloc((size_t)n_out * sizeof *want),
           *got = malloc((size_t)n_out * sizeof *got);
-    ck_assert(x && want && got);
+    int64_t *want_idx = malloc((size_t)n_out * sizeof *want_idx), *got_idx = malloc((size_t)n_out * sizeof *got_idx);
+    ck_assert(x && want && got && want_idx && got_idx);
     fill_float(x, n, 9);
-    ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &shape, &p, x, want, NULL), 0);
-    cl_mem in = cu_buffer_from(x, (size_t)n * sizeof *x), out = cu_zero_buffer((size_t)n_out * sizeof *got);
-    for (int fail = 1; fail >= 0; --fail) {
-        const char *name = fail ? "3-D MaxPool, scratch allocation fails" : "3-D MaxPool, scratch allocated";
-        clpool_context_trim(cu_ctx);
-        shim_arm(name, fail);
-        cl_event ev = NULL;
-        const clpool_status st = clpool_enqueue_maxpool(cu_ctx, cu_own_queue, &p, CLPOOL_FLOAT32, &shape, in, 0, out,
-                                                        0, NULL, 0, 0, NULL, &ev);
-        shim_disarm();
-        cu_assert_enqueue_status(name, "clpool_enqueue_maxpool", st, ev, CLPOOL_SUCCESS, "");
-        ck_assert_msg(shim.calls == 1, "%s: %d clCreateBuffer calls, expected 1 (the scratch)", name, shim.calls);
-        cu_read_back(cu_own_queue, out, got, (size_t)n_out * sizeof *got, name);
-        ck_assert_msg(memcmp(got, want, (size_t)n_out * sizeof *got) == 0, "%s: result differs from the reference", name);
+    ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &shape, &p, x, want, want_idx), 0);
+    cl_mem in = cu_buffer_from(x, (size_t)n * sizeof *x), out = cu_zero_buffer((size_t)n_out * sizeof *got),
+           idx = cu_zero_buffer((size_t)n_out * sizeof *got_idx);
+    /* without Indices and with them (whose scratch also holds the first pass's Indices) */
+    for (int with_idx = 0; with_idx <= 1; ++with_idx) {
+        for (int fail = 1; fail >= 0; --fail) {
+            char name[96];
+            snprintf(name, sizeof name, "3-D MaxPool%s, scratch %s", with_idx ? " with Indices" : "",
+                     fail ? "allocation fails" : "allocated");
+            clpool_context_trim(cu_ctx);
+            shim_arm(name, fail);
+            cl_event ev = NULL;
+            const clpool_status st = clpool_enqueue_maxpool(cu_ctx, cu_own_queue, &p, CLPOOL_FLOAT32, &shape, in, 0,
+                                                            out, 0, with_idx ? idx : NULL, 0, 0, NULL, &ev);
+            shim_disarm();
+            cu_assert_enqueue_status(name, "clpool_enqueue_maxpool", st, ev, CLPOOL_SUCCESS, "");
+            ck_assert_msg(shim.calls == 1, "%s: %d clCreateBuffer calls, expected 1 (the scratch)", name, shim.calls);
+            cu_read_back(cu_own_queue, out, got, (size_t)n_out * sizeof *got, name);
+            ck_assert_msg(memcmp(got, want, (size_t)n_out * sizeof *got) == 0, "%s: result differs from the reference",
+                          name);
+            if (with_idx) {
+                cu_read_back(cu_own_queue, idx, got_idx, (size_t)n_out * sizeof *got_idx, name);
+                ck_assert_msg(memcmp(got_idx, want_idx, (size_t)n_out * sizeof *got_idx) == 0,
+                              "%s: Indices differ from the reference", name);
+            }
+        }
     }
     clReleaseMemObject(in);
     clReleaseMemObject(out);
+    clReleaseMemObject(idx);
     free(x);
     free(want);
     free(got);
+    free(want_idx);
+    free(got_idx);
 }
 END_TEST
 
