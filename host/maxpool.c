@@ -623,7 +623,7 @@ static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpo
  * offsets into the first pass's output, through them as it stores them
  * (-DINDEX_MAP). Only the 2-D kernels can; where the second pass would
  * take the general kernel, so does the call. 3x3x3/s2 on 2x64x16x56x56
- * float32, two threads: 3.5 ms on the general kernel -> 1.7 ms.
+ * float32, two threads: 3.4-5.7 ms on the general kernel -> 2.0-2.2 ms.
  *
  * The buffer is a context scratch slot; the second pass waits on the
  * first's event (out-of-order queues). Where it cannot be allocated the
