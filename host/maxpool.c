@@ -254,6 +254,10 @@ static int vector_width(const clpool_context *ctx, const maxpool_call *c)
     return c->esize >= 8 || !ctx->cpu_simd ? 8 : 16;
 }
 
+/* The widest stride along a row whose taps load as vectors, in both
+ * kernels: 4 with 16 lanes (four loads and clang shuffles), else 2. */
+static int64_t vector_stride_max(int vw) { return vw == 16 ? 4 : 2; }
+
 /* Output rows per work-item of the exact path (the NaN fallback): 4 where
  * a work-item's vectors are the device's SIMD (they share input rows and the
  * per-item set-up) and the window is at most 3 rows tall, else 1. It unrolls
@@ -345,7 +349,7 @@ static int use_2d_fast_path(const clpool_context *ctx, const maxpool_call *c)
     const clpool_maxpool_params *p = c->params;
     const int64_t H = c->in->dims[2], W = c->in->dims[3];
     if (c->plan->ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0; /* int lane math */
-    const int64_t max_stride = vector_width(ctx, c) == 16 ? 4 : 2;
+    const int64_t max_stride = vector_stride_max(vector_width(ctx, c));
     for (int i = 0; i < 2; ++i)
         if (p->kernel_shape[i] > 13 || p->strides[i] > max_stride || p->dilations[i] != 1) return 0;
     if (c->indices && c->esize == 4) {
@@ -509,7 +513,7 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
     char common[96], options[160];
     common_options(c, common, sizeof common);
     snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=%d -DSW=%d", common, (int)ns, vw, (int)nb,
-             sw <= (vw == 16 ? 4 : 2) ? (int)sw : 0);
+             sw <= vector_stride_max(vw) ? (int)sw : 0);
     return launch_general(ctx, q, k, c, "maxpool", options, &g, num_wait, wait, event);
 }
 

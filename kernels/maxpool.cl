@@ -45,7 +45,8 @@
 #else
 #define WHOLE_LOAD(v) (void)0
 #endif
-#if defined(__clang__) && (SW == 3 || SW == 4)
+#if defined(__clang__) && VW == 16 && (SW == 3 || SW == 4)
+#define STRIDED16_TAPS 1 /* both kernels' taps at strides 3 and 4 */
 __attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 v3)
 {
     WHOLE_LOAD(v0);
@@ -58,6 +59,8 @@ __attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 
 }
 /* (any address space) */
 #define STRIDED_LOAD16(p) strided16(vload16(0, (p)), vload16(1, (p)), vload16(2, (p)), vload16(SW == 4 ? 3 : 2, (p)))
+#else
+#define STRIDED16_TAPS 0
 #endif
 
 /* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
@@ -121,7 +124,7 @@ typedef struct maxpool_geom {
  * clang's shuffles): a tap's VW lanes load as vectors from lane 0's element
  * p, reading TAP_SPAN elements; VW loads of single elements otherwise (x86's
  * gathers ran stride 3 at a third of the speed). */
-#if SW == 1 || SW == 2 || ((SW == 3 || SW == 4) && VW == 16 && defined(__clang__))
+#if SW == 1 || SW == 2 || STRIDED16_TAPS
 #define VECTOR_TAPS 1
 #define TAP_SPAN (SW * VW)
 #if SW == 1
@@ -623,9 +626,9 @@ typedef __global long *index_sink;
 #define TAPV(load, space, p) (vload16(0, (p)).even)
 #elif SW == 2
 #define TAPV(load, space, p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
-#elif (SW == 3 || SW == 4) && VW == 16 && defined(__clang__)
+#elif STRIDED16_TAPS
 #define TAPV(load, space, p) STRIDED_LOAD16(p)
-#else /* element by element (the host asks for strides 3 and 4 with 16 lanes only) */
+#else /* strides 3 and 4 element by element: compilers other than clang */
 #define STRIDE_SRC(j, n, s, p) (p)[(j) * (s)]
 #define TAPV(load, space, p) ((TV(VW))(LANES(STRIDE_SRC, VW, SW, p)))
 #endif
