@@ -327,10 +327,12 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
     if (row_blocks < 3 || in_bytes <= reach) return 0;
     /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
-     * value, the column and a flag: about 4) */
+     * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's three loads
+     * instead (COLUMNS_FIRST, kernels/maxpool.cl) */
     const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0];
-    const int64_t carry_rows = kh > sh ? kh - sh : 1;
-    const int64_t carry_bytes = carry_rows * block * (int64_t)c->esize * (c->indices ? 4 : 1);
+    const int columns_first = c->esize <= 2 && !c->indices && c->params->strides[1] == 2 && kh - sh <= 1;
+    const int64_t carry_vectors = columns_first ? 3 : kh > sh ? kh - sh : 1;
+    const int64_t carry_bytes = carry_vectors * block * (int64_t)c->esize * (c->indices ? 4 : 1);
     int n = 16;
     while (n < row_blocks && n < 64 && 2 * n * carry_bytes <= 16384) n *= 2;
     return n;

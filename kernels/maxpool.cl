@@ -673,8 +673,10 @@ typedef __global long *index_sink;
  * exact path watches nothing.
  */
 #if ROW_TAPS
-#define DEFINE_ROW_TAPS_IN(name, space, raw, type, n, watch_t, load, convert, watch)              \
-    __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
+/* name_loads(row, r, ok): a row's loads, converted, in r[0..2] (r[2] = r[0]
+ * without the third load) and the element before them in r[3] (ODD_START). */
+#define DEFINE_ROW_LOADS_IN(name, space, raw, type, n, watch_t, load, convert, watch)             \
+    __attribute__((always_inline)) inline void name(space const T *row, type *r, watch_t *ok)      \
     {                                                                                              \
         space const T *from = row + ODD_START;                                                     \
         const raw a0 = load(space, from), a1 = load(space, from + (n));                            \
@@ -683,25 +685,41 @@ typedef __global long *index_sink;
         const raw before = ODD_START ? (raw)(row[0]) : a0; /* the element before `from` */         \
         watch(ok, a0, a1);                                                                         \
         watch(ok, THIRD_LOAD ? a2 : before, ODD_START ? before : a2);                              \
-        const type r0 = convert(a0), r1 = convert(a1), r2 = convert(a2);                           \
-        const type even = __builtin_shufflevector(r0, r1, LANES(EVEN_SRC, n, 0, 0));               \
-        const type odd = __builtin_shufflevector(r0, r1, LANES(ODD_SRC, n, 0, 0));                 \
+        r[0] = convert(a0);                                                                        \
+        r[1] = convert(a1);                                                                        \
+        r[2] = convert(a2);                                                                        \
+        r[3] = convert(before);                                                                    \
+    }
+/* The KW taps of n lanes from a row's loads r (name_loads), lane-wise
+ * functions of the loaded elements taken before the shuffles. */
+#define ROW_TAPS_OF_LOADS(type, n, r, taps)                                                        \
+    do {                                                                                           \
+        const type even = __builtin_shufflevector((r)[0], (r)[1], LANES(EVEN_SRC, n, 0, 0));       \
+        const type odd = __builtin_shufflevector((r)[0], (r)[1], LANES(ODD_SRC, n, 0, 0));         \
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                          \
         {                                                                                          \
             switch (kw - ODD_START) { /* a constant after unrolling: the tap's column past `from` */ \
-            case -1: taps[kw] = __builtin_shufflevector(odd, convert(before), LANES(PREV_SRC, n, 0, 0)); break; \
-            case 0: taps[kw] = even; break;                                                        \
-            case 1: taps[kw] = odd; break;                                                         \
-            case 2: taps[kw] = ROW_TAP(even, r2, n, 1, 0); break;                                  \
-            case 3: taps[kw] = ROW_TAP(odd, r2, n, 1, 1); break;                                   \
-            case 4: taps[kw] = ROW_TAP(even, r2, n, 2, 0); break;                                  \
-            case 5: taps[kw] = ROW_TAP(odd, r2, n, 2, 1); break;                                   \
-            default: taps[kw] = ROW_TAP(even, r2, n, 3, 0); break;                                 \
+            case -1: (taps)[kw] = __builtin_shufflevector(odd, (r)[3], LANES(PREV_SRC, n, 0, 0)); break; \
+            case 0: (taps)[kw] = even; break;                                                      \
+            case 1: (taps)[kw] = odd; break;                                                       \
+            case 2: (taps)[kw] = ROW_TAP(even, (r)[2], n, 1, 0); break;                            \
+            case 3: (taps)[kw] = ROW_TAP(odd, (r)[2], n, 1, 1); break;                             \
+            case 4: (taps)[kw] = ROW_TAP(even, (r)[2], n, 2, 0); break;                            \
+            case 5: (taps)[kw] = ROW_TAP(odd, (r)[2], n, 2, 1); break;                             \
+            default: (taps)[kw] = ROW_TAP(even, (r)[2], n, 3, 0); break;                           \
             }                                                                                      \
         }                                                                                          \
+    } while (0)
+#define DEFINE_ROW_TAPS_IN(name, loads, space, raw, type, n, watch_t, load, convert, watch)       \
+    DEFINE_ROW_LOADS_IN(loads, space, raw, type, n, watch_t, load, convert, watch)                 \
+    __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
+    {                                                                                              \
+        type r[4];                                                                                 \
+        loads(row, r, ok);                                                                         \
+        ROW_TAPS_OF_LOADS(type, n, r, taps);                                                       \
     }
 #else
-#define DEFINE_ROW_TAPS_IN(name, space, raw, type, n, watch_t, load, convert, watch)              \
+#define DEFINE_ROW_TAPS_IN(name, loads, space, raw, type, n, watch_t, load, convert, watch)       \
     __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
     {                                                                                              \
         /* in pairs: one ordered compare watches two loads */                                      \
@@ -714,9 +732,9 @@ typedef __global long *index_sink;
         }                                                                                          \
     }
 #endif
-#define DEFINE_ROW_TAPS(name, ...)                  \
-    DEFINE_ROW_TAPS_IN(name, __global, __VA_ARGS__) \
-    DEFINE_ROW_TAPS_IN(name##_private, __private, __VA_ARGS__)
+#define DEFINE_ROW_TAPS(name, ...)                                  \
+    DEFINE_ROW_TAPS_IN(name, name##_loads, __global, __VA_ARGS__)   \
+    DEFINE_ROW_TAPS_IN(name##_private, name##_loads_private, __private, __VA_ARGS__)
 
 /*
  * READ_ROW(fn, n, h, w0): fn(row h from column w0, taps, &ok), reading the
@@ -1035,10 +1053,26 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
     *m = row_max;
 }
 
+/*
+ * Columns first (COLUMNS_FIRST: the row taps' stride-2 shuffles, 2- and
+ * 1-byte types, at most one carried input row): an output row's input rows
+ * are combined lane-wise as loaded, and the KW taps are shuffled out of that
+ * column maximum once, not out of every row: half the shuffles and caps of
+ * 3x3/s2. Its tap order is column-major, so only types whose ties are
+ * exact (integers; 16-bit float keys, whose -0 and NaN the watch sends to
+ * the exact path) take it: float32/float64 keep row-major order for +-0.
+ */
+#if ROW_TAPS && !ODD_START && CARRY <= 1 && NEW <= 4 && !defined(DT_FLOAT32) && !defined(DT_FLOAT64)
+#define COLUMNS_FIRST 1
+#define CARRIED_VECTORS 3 /* a row's loads (DEFINE_ROW_LOADS_IN) */
+#else
+#define COLUMNS_FIRST 0
+#define CARRIED_VECTORS CARRY_SLOTS
+#endif
 /* What a block carries from one output row to the next, and its NaN check. */
 typedef struct block_carry {
-    fast_vec max[CARRY_SLOTS]; /* row maxima of the carried input rows */
-    int signed_rows;           /* 16-bit floats: a set sign bit met (fast_row_max) */
+    fast_vec max[CARRIED_VECTORS]; /* row maxima of the carried input rows, or (COLUMNS_FIRST) its loads */
+    int signed_rows;               /* 16-bit floats: a set sign bit met (fast_row_max) */
 } block_carry;
 /* No struct: rusticl (Mesa 22.3) crashed compiling a block state that wrapped
  * the watch in one. For the 16-bit floats a NaN output folds SHRT_MIN into
@@ -1066,6 +1100,69 @@ typedef fast_watch block_ok;
 #define BLOCK_DONE(ok) MASK_ALL(ok) /* no NaN seen */
 #endif
 
+#if COLUMNS_FIRST
+/* Input rows h .. h + count - 1 (count <= NEW, a constant once inlined):
+ * m[i] = per lane the maximum of their i-th loads (as keys; the lowest key
+ * where no row is inside the plane) and last[i] row h + count - 1's. The
+ * 16-bit floats check the rows' sign bits together (fast_row_max). */
+__attribute__((always_inline)) inline void fast_rows_columns(__global const T *plane, const int H, const int W,
+                                                             const long h, const int count, const int w0,
+                                                             const int guarded, const long buf_lo, const long buf_hi,
+                                                             fast_watch *row_ok, int *signed_rows, fast_vec *m,
+                                                             fast_vec *last)
+{
+    fast_vec rows[NEW][4];
+    int inside[NEW];
+    fast_watch ok = *row_ok;
+#pragma unroll
+    for (int j = 0; j < NEW; ++j) { /* a constant bound: unrolled before `count` is known */
+        fast_vec *const taps = rows[j]; /* READ_ROW's destination */
+        inside[j] = j < count && row_inside_plane(h + j, H);
+        if (inside[j]) {
+            READ_ROW(row_taps_fast_loads, FVW, h + j, w0);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 3; ++i) taps[i] = (fast_vec)0; /* no sign bit, no -0; dropped below */
+        }
+    }
+#if WATCHES_OUTPUT
+    if (!*signed_rows) {
+        fast_vec any_bits = rows[0][0];
+#pragma unroll
+        for (int j = 0; j < NEW; ++j)
+#pragma unroll
+            for (int i = 0; i < 3; ++i) any_bits |= rows[j][i];
+        *signed_rows = ANY_SIGN_BIT(any_bits);
+    }
+    if (*signed_rows) {
+        fast_vec lowest = rows[0][0];
+#pragma unroll
+        for (int j = 0; j < NEW; ++j)
+#pragma unroll
+            for (int i = 0; i < 3; ++i) {
+                lowest = MIN_KEEP_FIRST(lowest, rows[j][i]);
+                rows[j][i] = key_flip(rows[j][i]);
+            }
+        ok = MIN_KEEP_FIRST(ok, lowest);
+    }
+#else
+    (void)signed_rows;
+#endif
+    *row_ok = ok;
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+        fast_vec col = (fast_vec)(FAST_LOWEST);
+#pragma unroll
+        for (int j = 0; j < NEW; ++j) {
+            const fast_vec v = inside[j] ? rows[j][i] : (fast_vec)(FAST_LOWEST);
+            if (j < count) col = MAX_KEEP_FIRST(col, v);
+            if (j == count - 1) last[i] = v;
+        }
+        m[i] = col;
+    }
+}
+#endif
+
 /* A block's first CARRY input rows from h0: the row maxima the first output
  * row's window carries in. */
 __attribute__((always_inline)) inline void block_prime(__global const T *plane, const int H, const int W,
@@ -1074,10 +1171,16 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
                                                        const long buf_hi, block_ok *ok, block_carry *c)
 {
     c->signed_rows = 0;
+#if COLUMNS_FIRST
+    fast_vec m[3];
+    (void)e, (void)interior;
+    if (CARRY) fast_rows_columns(plane, H, W, h0, 1, w0, guarded, buf_lo, buf_hi, ok, &c->signed_rows, m, c->max);
+#else
 #pragma unroll
     for (int i = 0; i < CARRY; ++i)
         fast_row_max(plane, H, W, h0 + i, w0, e->cap, interior, guarded, buf_lo, buf_hi, ok, &c->signed_rows,
                      &c->max[i]);
+#endif
 }
 
 /*
@@ -1098,6 +1201,19 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
                                                             block_ok *ok)
 {
     (void)indices, (void)nc;
+#if COLUMNS_FIRST
+    fast_vec col[3], last[3], taps[KW];
+    fast_rows_columns(plane, H, W, h + CARRY, NEW, w0, guarded, buf_lo, buf_hi, ok, &c->signed_rows, col, last);
+#pragma unroll
+    for (int i = 0; i < 3 * CARRY; ++i) {
+        col[i] = MAX_KEEP_FIRST(c->max[i], col[i]);
+        c->max[i] = last[i];
+    }
+    ROW_TAPS_OF_LOADS(fast_vec, FVW, col, taps);
+    fast_vec best = interior ? taps[0] : CAPPED(taps[0], e->cap[0]);
+#pragma unroll
+    for (int kw = 1; kw < KW; ++kw) best = MAX_KEEP_FIRST(best, interior ? taps[kw] : CAPPED(taps[kw], e->cap[kw]));
+#else
     fast_vec win[KH];
 #pragma unroll
     for (int i = 0; i < CARRY; ++i) win[i] = c->max[i];
@@ -1109,10 +1225,19 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
     fast_vec best = win[0];
 #pragma unroll
     for (int i = 1; i < KH; ++i) best = MAX_KEEP_FIRST(best, win[i]);
+#endif
     WATCH_OUTPUT(ok, best);
-    STORE_FAST(FAST_BITS(best), lanes, out + o);
+#if WATCHES_OUTPUT
+    /* before the block's first set sign bit every key is the bits themselves */
+    if (!c->signed_rows)
+        STORE_FAST(AS_FAST_BITS(best), lanes, out + o);
+    else
+#endif
+        STORE_FAST(FAST_BITS(best), lanes, out + o);
+#if !COLUMNS_FIRST
 #pragma unroll
     for (int i = 0; i < CARRY; ++i) c->max[i] = win[NEW + i];
+#endif
 }
 #endif
 
