@@ -309,6 +309,21 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
     return widen;
 }
 
+/* Stride 2 with an odd left pad: the row loads start at the output column
+ * times 2, aligned where rows are, and tap 0 comes from one broadcast
+ * element (-DODD_START, kernels/maxpool.cl; its 16-lane row taps run on
+ * CPUs only). For float32 and the 16-bit floats without Indices only: one
+ * thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150 46.5 -> 41.9
+ * us; float16 8x64x112x112 0.20-0.22 -> 0.18-0.20 ms (one shift per output
+ * row under COLUMNS_FIRST); int8 and uint8 lost up to 20-25% (their
+ * one-lane shift takes seven shuffles without AVX-512 VBMI) and float32
+ * with Indices 7%. */
+static int odd_start_loads(const clpool_context *ctx, const maxpool_call *c)
+{
+    return ctx->cpu_simd && c->params->strides[1] == 2 && c->plan->pad_begin[1] % 2 != 0 &&
+           (c->esize == 4 || c->esize == 2) && !c->indices;
+}
+
 /* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: it
  * owns one block), on CPUs for inputs beyond an eighth of the device's cache
  * (4 MiB of PoCL's 32) whose rows hold at least 3 blocks: the sweep reads
@@ -328,10 +343,10 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
     if (row_blocks < 3 || in_bytes <= reach) return 0;
     /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
      * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's three loads
-     * instead (COLUMNS_FIRST, kernels/maxpool.cl) */
+     * instead, four with the broadcast element of odd_start_loads (COLUMNS_FIRST, kernels/maxpool.cl) */
     const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0];
     const int columns_first = c->esize <= 2 && !c->indices && c->params->strides[1] == 2 && kh - sh <= 1;
-    const int64_t carry_vectors = columns_first ? 3 : kh > sh ? kh - sh : 1;
+    const int64_t carry_vectors = columns_first ? 3 + odd_start_loads(ctx, c) : kh > sh ? kh - sh : 1;
     const int64_t carry_bytes = carry_vectors * block * (int64_t)c->esize * (c->indices ? 4 : 1);
     int n = 16;
     while (n < row_blocks && n < 64 && 2 * n * carry_bytes <= 16384) n *= 2;
@@ -441,15 +456,7 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
     const int64_t col_items = (c->plan->out[1] + item_cols - 1) / item_cols;
     const int rows = stream_rows(ctx, c, col_items);
-    /* Stride 2 with an odd left pad: the row loads start at the output column
-     * times 2, aligned where rows are, and tap 0 comes from one broadcast
-     * element (-DODD_START, kernels/maxpool.cl; its 16-lane row taps run on
-     * CPUs only). For float32 without Indices only: one thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150
-     * 46.5 -> 41.9 us; float16 gained 1%, int8 and uint8 lost 20-25% (their
-     * one-lane shift takes seven shuffles without AVX-512 VBMI) and float32
-     * with Indices 7%. */
-    const int odd_start =
-        ctx->cpu_simd && p->strides[1] == 2 && c->plan->pad_begin[1] % 2 != 0 && c->esize == 4 && !c->indices;
+    const int odd_start = odd_start_loads(ctx, c);
     snprintf(options, sizeof options,
              "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d -DODD_START=%d",
              common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],

@@ -1061,10 +1061,13 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
  * 3x3/s2. Its tap order is column-major, so only types whose ties are
  * exact (integers; 16-bit float keys, whose -0 and NaN the watch sends to
  * the exact path) take it: float32/float64 keep row-major order for +-0.
+ * Under ODD_START the broadcast element is a fourth load, so tap 0's one-lane
+ * shift is made once per output row (the host asks for it for 16-bit floats).
  */
-#if ROW_TAPS && !ODD_START && CARRY <= 1 && NEW <= 4 && !defined(DT_FLOAT32) && !defined(DT_FLOAT64)
+#if ROW_TAPS && CARRY <= 1 && NEW <= 4 && !defined(DT_FLOAT32) && !defined(DT_FLOAT64)
 #define COLUMNS_FIRST 1
-#define CARRIED_VECTORS 3 /* a row's loads (DEFINE_ROW_LOADS_IN) */
+#define ROW_LOADS (ODD_START ? 4 : 3) /* a row's loads (DEFINE_ROW_LOADS_IN) */
+#define CARRIED_VECTORS ROW_LOADS
 #else
 #define COLUMNS_FIRST 0
 #define CARRIED_VECTORS CARRY_SLOTS
@@ -1122,7 +1125,7 @@ __attribute__((always_inline)) inline void fast_rows_columns(__global const T *p
             READ_ROW(row_taps_fast_loads, FVW, h + j, w0);
         } else {
 #pragma unroll
-            for (int i = 0; i < 3; ++i) taps[i] = (fast_vec)0; /* no sign bit, no -0; dropped below */
+            for (int i = 0; i < ROW_LOADS; ++i) taps[i] = (fast_vec)0; /* no sign bit, no -0; dropped below */
         }
     }
 #if WATCHES_OUTPUT
@@ -1131,7 +1134,7 @@ __attribute__((always_inline)) inline void fast_rows_columns(__global const T *p
 #pragma unroll
         for (int j = 0; j < NEW; ++j)
 #pragma unroll
-            for (int i = 0; i < 3; ++i) any_bits |= rows[j][i];
+            for (int i = 0; i < ROW_LOADS; ++i) any_bits |= rows[j][i];
         *signed_rows = ANY_SIGN_BIT(any_bits);
     }
     if (*signed_rows) {
@@ -1139,7 +1142,7 @@ __attribute__((always_inline)) inline void fast_rows_columns(__global const T *p
 #pragma unroll
         for (int j = 0; j < NEW; ++j)
 #pragma unroll
-            for (int i = 0; i < 3; ++i) {
+            for (int i = 0; i < ROW_LOADS; ++i) {
                 lowest = MIN_KEEP_FIRST(lowest, rows[j][i]);
                 rows[j][i] = key_flip(rows[j][i]);
             }
@@ -1150,7 +1153,7 @@ __attribute__((always_inline)) inline void fast_rows_columns(__global const T *p
 #endif
     *row_ok = ok;
 #pragma unroll
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < ROW_LOADS; ++i) {
         fast_vec col = (fast_vec)(FAST_LOWEST);
 #pragma unroll
         for (int j = 0; j < NEW; ++j) {
@@ -1172,7 +1175,7 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
 {
     c->signed_rows = 0;
 #if COLUMNS_FIRST
-    fast_vec m[3];
+    fast_vec m[4];
     (void)e, (void)interior;
     if (CARRY) fast_rows_columns(plane, H, W, h0, 1, w0, guarded, buf_lo, buf_hi, ok, &c->signed_rows, m, c->max);
 #else
@@ -1202,10 +1205,10 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
 {
     (void)indices, (void)nc;
 #if COLUMNS_FIRST
-    fast_vec col[3], last[3], taps[KW];
+    fast_vec col[4], last[4], taps[KW];
     fast_rows_columns(plane, H, W, h + CARRY, NEW, w0, guarded, buf_lo, buf_hi, ok, &c->signed_rows, col, last);
 #pragma unroll
-    for (int i = 0; i < 3 * CARRY; ++i) {
+    for (int i = 0; i < ROW_LOADS * CARRY; ++i) {
         col[i] = MAX_KEEP_FIRST(c->max[i], col[i]);
         c->max[i] = last[i];
     }

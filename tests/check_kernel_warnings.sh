@@ -41,7 +41,7 @@ done
 # The row sweep (-DSWEEP_BLOCKS, on CPUs for large inputs), with and without Indices: as
 # PoCL builds it for an AVX-512 CPU, and as SPIR. Stride 2 also with -DODD_START=1
 # (row loads from the output column times 2 under an odd left pad, tap 0 from a
-# broadcast: the host asks for it for float32 without Indices, the kernel takes it
+# broadcast: the host asks for it for float32 and the 16-bit floats without Indices, the kernel takes it
 # for every type; 3x6 has the third load too).
 for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
   read -r -a target <<< "$t"

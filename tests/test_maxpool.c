@@ -1144,6 +1144,44 @@ START_TEST(test_rows_outside_plane)
 END_TEST
 
 /*
+ * Stride 2 under an odd left pad loads rows from the output column times 2:
+ * tap 0 of a block's first output is the one element before the loads
+ * (-DODD_START, float32 and 16-bit floats), which the columns-first fast path
+ * (1- and 2-byte types) also carries down to the next output row. Zeros,
+ * with a peak on every odd row just before each block that can start there
+ * (output columns 8, 16, ...; 128 outputs a row, so no edge block shifts),
+ * higher on higher rows: each window at such a column has its maximum in
+ * its top (carried) row's tap 0. 3x3, 3x6 (with the third load) and 4x3 (two
+ * carried rows), every dtype.
+ */
+START_TEST(test_block_first_columns)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                          CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
+    static const int64_t kernels[][2] = {{3, 3}, {3, 6}, {4, 3}};
+    enum { C = 2, H = 24, W = 256 };
+    unsigned char *input = malloc((size_t)C * H * W * 8);
+    ck_assert_ptr_nonnull(input);
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        const clpool_dtype dt = dtypes[t];
+        if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        for (int64_t i = 0; i < C * H * W; ++i) {
+            const int64_t h = i / W % H, w = i % W;
+            ref_store(dt, input, i, h % 2 == 1 && w % 16 == 15 ? (double)(20 + H - h) : 0.0);
+        }
+        for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
+            mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, kernels[k]);
+            c.with_indices = 0;
+            c.params.strides[0] = c.params.strides[1] = 2;
+            for (int i = 0; i < 4; ++i) c.params.pads[i] = 1;
+            run_case(&c, input);
+        }
+    }
+    free(input);
+}
+END_TEST
+
+/*
  * Inputs past an eighth of the device's cache (4.5 MiB, over PoCL's 4) whose
  * rows hold many blocks: on CPUs a work-item then sweeps up to 64 column
  * blocks across its rows (edge blocks on both sides, the last block
@@ -1581,6 +1619,7 @@ int main(void)
     tcase_add_test(tc, test_fast_path_blocks);
     tcase_add_test(tc, test_fast_path_sign_rows);
     tcase_add_test(tc, test_rows_outside_plane);
+    tcase_add_test(tc, test_block_first_columns);
     tcase_add_test(tc, test_integer_extremes);
 
     tc = cu_tcase(s, "events", 1);
