@@ -178,6 +178,12 @@ clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool
 clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, uint64_t items,
                                 size_t cpu_local, cl_uint num_wait, const cl_event *wait, cl_event *event);
 
+/* Whether a kernel that moves `moved` bytes should store its whole output
+ * vectors around the cache (-DSTREAM_STORES, kernels on x86-64 CPUs): on
+ * CPUs when the bytes exceed 1.5x the device's cache, so the output would be
+ * evicted unread; its lines are then not read for ownership first. */
+int clpool__stream_stores(const clpool_context *ctx, uint64_t moved);
+
 /* A call with no work: honour the wait list and hand back an event. */
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                                       cl_event *event);

@@ -97,6 +97,12 @@ clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clp
     return clpool__launch(ctx, queue, k, 1, &items, cpu_local, num_wait, wait, event);
 }
 
+int clpool__stream_stores(const clpool_context *ctx, uint64_t moved)
+{
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && ctx->cache_bytes > 0 &&
+           moved > ctx->cache_bytes + ctx->cache_bytes / 2;
+}
+
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                                       cl_event *event)
 {

@@ -192,10 +192,7 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         }
     }
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
-    /* CPUs: store around the cache (see max.cl) when the bytes moved exceed 1.5x
-     * the device's cache, so the output would be evicted unread. */
-    const int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
-    const int stream = cpu && ctx->cache_bytes > 0 && moved > ctx->cache_bytes + ctx->cache_bytes / 2;
+    const int stream = clpool__stream_stores(ctx, moved); /* see max.cl */
 
     /* Layout over all inputs plus the output itself (used as input 0 of later passes). */
     max_layout L;

@@ -457,10 +457,13 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const int64_t col_items = (c->plan->out[1] + item_cols - 1) / item_cols;
     const int rows = stream_rows(ctx, c, col_items);
     const int odd_start = odd_start_loads(ctx, c);
+    /* the fast path's whole output vectors around the cache (kernels/maxpool.cl, STORE_WHOLE) */
+    const int stream = !c->indices && clpool__stream_stores(ctx, ((uint64_t)clpool_shape_elements(c->in) +
+                                                                  (uint64_t)c->n_out) * c->esize);
     snprintf(options, sizeof options,
-             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d -DODD_START=%d",
+             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d -DODD_START=%d -DSTREAM_STORES=%d",
              common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], vw, widen, exact_rows(ctx, c), sweep, odd_start);
+             (long long)p->strides[1], vw, widen, exact_rows(ctx, c), sweep, odd_start, stream);
     const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
                              c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
                              c->idx_off,            c->in_limit,           rows};

@@ -42,7 +42,8 @@ done
 # PoCL builds it for an AVX-512 CPU, and as SPIR. Stride 2 also with -DODD_START=1
 # (row loads from the output column times 2 under an odd left pad, tap 0 from a
 # broadcast: the host asks for it for float32 and the 16-bit floats without Indices, the kernel takes it
-# for every type; 3x6 has the third load too).
+# for every type; 3x6 has the third load too), those without Indices with
+# -DSTREAM_STORES=1 (non-temporal stores, data beyond 1.5x the cache).
 for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
   read -r -a target <<< "$t"
   for dtw in "FLOAT32 1" "FLOAT64 1" "FLOAT16 2" "BFLOAT16 2" "INT8 4" "UINT8 4"; do
@@ -53,7 +54,7 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
       odd_starts=0
       case $geo in *SW=2*) odd_starts="0 1" ;; esac
       for odd in $odd_starts; do
-        check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16 -DWIDEN=$widen -DSWEEP_BLOCKS=16 -DODD_START=$odd
+        check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DVW=16 -DWIDEN=$widen -DSWEEP_BLOCKS=16 -DODD_START=$odd -DSTREAM_STORES=$odd
         check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=1 $geo -DVW=16 -DWIDEN=1 -DSWEEP_BLOCKS=16 -DODD_START=$odd
       done
     done

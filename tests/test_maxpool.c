@@ -1181,6 +1181,19 @@ START_TEST(test_block_first_columns)
 }
 END_TEST
 
+/* A CPU driver whose work-items run their vectors as SIMD (PoCL: CPU type,
+ * native float width > 1), where the library sweeps rows and streams stores. */
+static int simd_cpu_device(void)
+{
+    cl_device_type type = 0;
+    cl_uint floats = 0;
+    const cl_device_id device = clpool_context_cl_device(cu_ctx);
+    ck_assert_int_eq(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof floats, &floats, NULL),
+                     CL_SUCCESS);
+    return (type & CL_DEVICE_TYPE_CPU) && floats > 1;
+}
+
 /*
  * Inputs past an eighth of the device's cache (4.5 MiB, over PoCL's 4) whose
  * rows hold many blocks: on CPUs a work-item then sweeps up to 64 column
@@ -1197,15 +1210,8 @@ END_TEST
 START_TEST(test_row_sweep)
 {
     /* The library sweeps only on CPU drivers whose work-items run their vectors as SIMD
-     * (PoCL: CPU type, native float width > 1); elsewhere these large cases would repeat
-     * test_wide_rows at a cost (90 s on rusticl). */
-    cl_device_type type = 0;
-    cl_uint floats = 0;
-    const cl_device_id device = clpool_context_cl_device(cu_ctx);
-    ck_assert_int_eq(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
-    ck_assert_int_eq(clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof floats, &floats, NULL),
-                     CL_SUCCESS);
-    if (!(type & CL_DEVICE_TYPE_CPU) || floats <= 1) {
+     * (PoCL); elsewhere these large cases would repeat test_wide_rows at a cost (90 s on rusticl). */
+    if (!simd_cpu_device()) {
         printf("note: the row sweep runs only on CPU drivers with SIMD work-items (PoCL); test_row_sweep skipped\n");
         return;
     }
@@ -1573,6 +1579,61 @@ START_TEST(test_validation_shape_fn_null_output)
 }
 END_TEST
 
+/*
+ * Inputs past 1.5x the device's cache: on x86-64 CPUs the fast path stores
+ * its whole output vectors non-temporally (-DSTREAM_STORES). 3x3/s2/p1 over
+ * rows whose outputs fill whole 64-byte vectors (streamed) and rows that do
+ * not (each row's last block overlaps its neighbour and most vectors are
+ * unaligned), an output offset that misaligns every vector, and NaNs (a -0
+ * for float16) whose blocks the exact path redoes after streaming them;
+ * float32, float16 and int8, 64-row planes.
+ */
+START_TEST(test_streamed_stores)
+{
+    if (!simd_cpu_device()) {
+        printf("note: stores stream only on CPU drivers with SIMD work-items (PoCL); test_streamed_stores skipped\n");
+        return;
+    }
+    cl_ulong cache = 0;
+    ck_assert_int_eq(clGetDeviceInfo(clpool_context_cl_device(cu_ctx), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
+                                     sizeof cache, &cache, NULL),
+                     CL_SUCCESS);
+    static const struct {
+        clpool_dtype dtype;
+        int64_t w;
+        size_t out_off; /* bytes */
+        int dirty;
+    } cases[] = {{CLPOOL_FLOAT32, 512, 0, 1}, {CLPOOL_FLOAT32, 500, 0, 1}, {CLPOOL_FLOAT32, 512, 4, 0},
+                 {CLPOOL_FLOAT16, 1024, 0, 1}, {CLPOOL_FLOAT16, 1000, 0, 0}, {CLPOOL_INT8, 2048, 0, 0}};
+    enum { H = 64 };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const clpool_dtype dt = cases[i].dtype;
+        if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        const size_t es = ref_dtype_size(dt);
+        const int64_t W = cases[i].w, plane = H * W;
+        const int64_t C = (int64_t)((cache + cache / 2 + ((uint64_t)1 << 20)) / ((uint64_t)plane * es)) + 1;
+        unsigned char *input = malloc((size_t)(C * plane) * es);
+        ck_assert_ptr_nonnull(input);
+        for (int64_t e = 0; e < C * plane; ++e) ref_store(dt, input, e, (double)((e * 7 + e / W) % 5) - 1.0);
+        if (cases[i].dirty) {
+            ref_store_bits(dt, input, (C / 2) * plane + 30 * W + W / 2, cu_nan_patterns(dt)[0]);
+            ref_store_bits(dt, input, (C - 1) * plane + 61 * W + W - 3, cu_nan_patterns(dt)[1]);
+            for (int64_t h = 40; h < 43; ++h)
+                for (int64_t x = 100; x < 111; ++x) ref_store(dt, input, 7 * plane + h * W + x, 0.0);
+            ref_store(dt, input, 7 * plane + 40 * W + 102, -0.0);
+        }
+        mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){3, 3});
+        c.with_indices = 0;
+        c.params.strides[0] = c.params.strides[1] = 2;
+        for (int p = 0; p < 4; ++p) c.params.pads[p] = 1;
+        c.api = API_ENQUEUE;
+        c.out_off = cases[i].out_off;
+        run_case(&c, input);
+        free(input);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------ main */
 
 int main(void)
@@ -1608,6 +1669,7 @@ int main(void)
     tc = cu_tcase(s, "row_sweep", 1); /* large tensors: its own process */
     tcase_set_tags(tc, "row_sweep");
     tcase_add_test(tc, test_row_sweep);
+    tcase_add_test(tc, test_streamed_stores);
 
     tc = cu_tcase(s, "onnx_semantics", 1);
     tcase_add_test(tc, test_onnx_ceil_mode);
