@@ -342,11 +342,13 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
     if (row_blocks < 3 || in_bytes <= reach) return 0;
     /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
-     * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's three loads
-     * instead, four with the broadcast element of odd_start_loads (COLUMNS_FIRST, kernels/maxpool.cl) */
-    const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0];
+     * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's loads instead
+     * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool.cl): two, a third for taps 2 or more past the first,
+     * and the broadcast element of odd_start_loads */
+    const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0], kw = c->params->kernel_shape[1];
     const int columns_first = c->esize <= 2 && !c->indices && c->params->strides[1] == 2 && kh - sh <= 1;
-    const int64_t carry_vectors = columns_first ? 3 + odd_start_loads(ctx, c) : kh > sh ? kh - sh : 1;
+    const int odd = odd_start_loads(ctx, c);
+    const int64_t carry_vectors = columns_first ? 2 + (kw - odd > 2) + odd : kh > sh ? kh - sh : 1;
     const int64_t carry_bytes = carry_vectors * block * (int64_t)c->esize * (c->indices ? 4 : 1);
     int n = 16;
     while (n < row_blocks && n < 64 && 2 * n * carry_bytes <= 16384) n *= 2;

@@ -630,6 +630,8 @@ typedef __global long *index_sink;
 #if SW == 2 && VW == 16 && KW <= 7 && defined(__clang__)
 #define ROW_TAPS 1
 #define THIRD_LOAD (KW - ODD_START > 2) /* a tap 2 or more past the loads' first column */
+#define BEFORE_LOAD (2 + THIRD_LOAD)                 /* where the element before the loads goes (ODD_START) */
+#define ROW_LOADS (BEFORE_LOAD + ODD_START)          /* vectors a row's loads fill (DEFINE_ROW_LOADS_IN) */
 #define SPAN(n) (ODD_START + (THIRD_LOAD ? 3 : 2) * (n))
 #define ROW_TAP(v, r2, n, m, p) __builtin_shufflevector(v, r2, LANES(TAP_SRC, n, m, p))
 #else
@@ -688,8 +690,9 @@ typedef __global long *index_sink;
  * exact path watches nothing.
  */
 #if ROW_TAPS
-/* name_loads(row, r, ok): a row's loads, converted, in r[0..2] (r[2] = r[0]
- * without the third load) and the element before them in r[3] (ODD_START). */
+/* name_loads(row, r, ok): a row's ROW_LOADS vectors, converted: its loads in
+ * r[0..1] (r[2] too with THIRD_LOAD) and under ODD_START the element before
+ * them, broadcast, in r[BEFORE_LOAD]. */
 #define DEFINE_ROW_LOADS_IN(name, space, raw, type, n, watch_t, load, convert, watch)             \
     __attribute__((always_inline)) inline void name(space const T *row, type *r, watch_t *ok)      \
     {                                                                                              \
@@ -702,8 +705,8 @@ typedef __global long *index_sink;
         watch(ok, THIRD_LOAD ? a2 : before, ODD_START ? before : a2);                              \
         r[0] = convert(a0);                                                                        \
         r[1] = convert(a1);                                                                        \
-        r[2] = convert(a2);                                                                        \
-        r[3] = convert(before);                                                                    \
+        if (THIRD_LOAD) r[2] = convert(a2);                                                        \
+        if (ODD_START) r[BEFORE_LOAD] = convert(before);                                           \
     }
 /* The KW taps of n lanes from a row's loads r (name_loads), lane-wise
  * functions of the loaded elements taken before the shuffles. */
@@ -714,7 +717,7 @@ typedef __global long *index_sink;
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                          \
         {                                                                                          \
             switch (kw - ODD_START) { /* a constant after unrolling: the tap's column past `from` */ \
-            case -1: (taps)[kw] = __builtin_shufflevector(odd, (r)[3], LANES(PREV_SRC, n, 0, 0)); break; \
+            case -1: (taps)[kw] = __builtin_shufflevector(odd, (r)[BEFORE_LOAD], LANES(PREV_SRC, n, 0, 0)); break; \
             case 0: (taps)[kw] = even; break;                                                      \
             case 1: (taps)[kw] = odd; break;                                                       \
             case 2: (taps)[kw] = ROW_TAP(even, (r)[2], n, 1, 0); break;                            \
@@ -1087,13 +1090,13 @@ __attribute__((always_inline)) inline void fast_row_max(__global const T *plane,
  * 3x3/s2. Its tap order is column-major, so only types whose ties are
  * exact (integers; 16-bit float keys, whose -0 and NaN the watch sends to
  * the exact path) take it: float32/float64 keep row-major order for +-0.
- * Under ODD_START the broadcast element is a fourth load, so tap 0's one-lane
- * shift is made once per output row (the host asks for it for 16-bit floats).
+ * Under ODD_START the broadcast element is one more load (ROW_LOADS), so tap
+ * 0's one-lane shift is made once per output row (the host asks for it for
+ * 16-bit floats).
  */
 #if ROW_TAPS && CARRY <= 1 && NEW <= 4 && !defined(DT_FLOAT32) && !defined(DT_FLOAT64)
 #define COLUMNS_FIRST 1
-#define ROW_LOADS (ODD_START ? 4 : 3) /* a row's loads (DEFINE_ROW_LOADS_IN) */
-#define CARRIED_VECTORS ROW_LOADS
+#define CARRIED_VECTORS ROW_LOADS /* a row's loads */
 #else
 #define COLUMNS_FIRST 0
 #define CARRIED_VECTORS CARRY_SLOTS
