@@ -42,27 +42,8 @@ typedef struct max_geom {
 #define LOAD_LANES(k, ptr, at) (CONTIGUOUS(k) ? VLOADV(VW, (ptr) + (at)) : (TV(VW))((ptr)[at]))
 #define LANE_OFFSET(k, at, j) ((at) + (CONTIGUOUS(k) ? (j) : 0))
 
-/*
- * -DSTREAM_STORES=1 (the host's choice: CPUs, when the bytes moved exceed
- * 1.5x the device's cache): whole blocks at a block-aligned address are stored
- * non-temporally. Lines that are overwritten whole and would be evicted
- * unread are then not first read for ownership: a third less memory traffic.
- * x86-64 only (PoCL): such stores are weakly ordered, so a work-item ends
- * with an sfence (STREAM_FENCE) before its results can be seen as done.
- */
-#if STREAM_STORES && defined(__clang__) && defined(__x86_64__)
-#define STREAM_FENCE() __builtin_ia32_sfence()
-#define STORE_BLOCK(v, p)                                                           \
-    do {                                                                            \
-        if (((ulong)(p) & (sizeof(TV(VW)) - 1)) == 0)                              \
-            __builtin_nontemporal_store((v), (__global TV(VW) *)(p));               \
-        else                                                                        \
-            STORE_BITSV(VW, (v), (p));                                              \
-    } while (0)
-#else
-#define STREAM_FENCE() ((void)0)
-#define STORE_BLOCK(v, p) STORE_BITSV(VW, (v), (p))
-#endif
+/* A whole block, around the cache under -DSTREAM_STORES (common.h). */
+#define STORE_BLOCK(v, p) STORE_STREAMED(TV(VW), v, p, STORE_BITSV(VW, (v), (p)))
 
 __kernel void max_n(__global T *out, __global const T *in0, __global const T *in1, __global const T *in2,
                     __global const T *in3, const max_geom g)

@@ -612,21 +612,6 @@ typedef __global long *index_sink;
 #ifndef ODD_START
 #define ODD_START 0
 #endif
-/* -DSTREAM_STORES=1 (the host's choice, clpool__stream_stores: CPUs, data
- * beyond 1.5x the cache): the fast path stores its whole, aligned output
- * vectors non-temporally (STORE_WHOLE), so their lines are not first read for
- * ownership, as Max does. x86-64 only: such stores are weakly ordered, so a
- * work-item ends with an sfence. The exact path's redo of a block comes later
- * from the same thread (x86 keeps one thread's stores to an address in
- * order); two work-items' overlapping edge blocks store the same values. */
-#ifndef STREAM_STORES
-#define STREAM_STORES 0
-#endif
-#if STREAM_STORES && defined(__clang__) && defined(__x86_64__)
-#define STREAM_FENCE() __builtin_ia32_sfence()
-#else
-#define STREAM_FENCE() ((void)0)
-#endif
 #if SW == 2 && VW == 16 && KW <= 7 && defined(__clang__)
 #define ROW_TAPS 1
 #define THIRD_LOAD (KW - ODD_START > 2) /* a tap 2 or more past the loads' first column */
@@ -1015,17 +1000,11 @@ typedef char fast_bytes __attribute__((ext_vector_type(FAST_BYTES)));
         }                                                                                    \
     } while (0)
 #endif
-#if STREAM_STORES && defined(__clang__) && defined(__x86_64__)
-#define STORE_WHOLE(v, p)                                                                    \
-    do {                                                                                     \
-        if (((ulong)(p) & (sizeof(fast_bits) - 1)) == 0)                                     \
-            __builtin_nontemporal_store((v), (__global fast_bits *)(p));                     \
-        else                                                                                 \
-            *(__global fast_bits_elem_aligned *)(p) = (v);                                   \
-    } while (0)
-#else
-#define STORE_WHOLE(v, p) (*(__global fast_bits_elem_aligned *)(p) = (v))
-#endif
+/* A whole fast-path output vector; under -DSTREAM_STORES (common.h) around
+ * the cache where aligned. The exact path's redo of a block stores again
+ * from the same thread; two work-items' overlapping edge blocks store the
+ * same values. */
+#define STORE_WHOLE(v, p) STORE_STREAMED(fast_bits, v, p, *(__global fast_bits_elem_aligned *)(p) = (v))
 #define STORE_FAST(v, lanes, p)                                                              \
     do {                                                                                     \
         if ((lanes) == FVW)                                                                  \
