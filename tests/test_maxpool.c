@@ -1109,6 +1109,57 @@ START_TEST(test_fast_path_sign_rows)
 END_TEST
 
 /*
+ * A block the fast path hands back is redone only in the groups of output
+ * rows whose windows hold a NaN (or, for float16/bfloat16, a -0): the other
+ * rows keep the fast path's results. Negative ties-rich planes, each with
+ * one special value at its own row h (every row of the plane in turn, so the
+ * specials fall at every place in the exact path's groups of rows): a NaN
+ * pattern, or a -0 just before a +0 (a window holding both has maximum -0,
+ * which the 16-bit floats' fast path gets wrong). Planes with a second NaN
+ * d = 1..8 rows below the first, in the same columns, check that the scan
+ * for the rows after a redone group neither stops nor skips a row the next
+ * groups read. A group the redo skipped wrongly keeps the fast path's wrong
+ * maximum. With and without Indices (float32/float64: their argmax path also
+ * hands NaN blocks back); 5x5/s1 takes the plane path on CPUs with 512-bit
+ * vectors.
+ */
+START_TEST(test_exact_rows_only)
+{
+    static const int64_t windows[][3] = {{3, 2, 1}, {2, 2, 0}, {3, 1, 1}, {5, 1, 2}}; /* kernel, stride, pad */
+    enum { H = 18, W = 70, C = 9 * H }; /* plane p: first special at row p % H, second d = p / H rows below */
+    const int64_t n = C * H * W;
+    for (size_t t = 0; t < 4; ++t) {
+        const clpool_dtype dt = cu_float_dtypes[t];
+        if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        const int wide = dt == CLPOOL_FLOAT32 || dt == CLPOOL_FLOAT64; /* with Indices too */
+        unsigned char *input = malloc((size_t)n * ref_dtype_size(dt));
+        ck_assert_ptr_nonnull(input);
+        for (int64_t i = 0; i < n; ++i) ref_store(dt, input, i, -1.0 - (double)((i * 7 + i / W) % 5));
+        for (int64_t p = 0; p < C; ++p) {
+            const int64_t h = p % H, d = p / H, at = p * H * W + h * W + (p * 13 + 3) % (W - 1);
+            if (d > 0 && h + d < H) ref_store_bits(dt, input, at + d * W, cu_nan_patterns(dt)[(p + 1) % CU_N_NAN]);
+            if (p % 3 == 0) {
+                ref_store_bits(dt, input, at, cu_nan_patterns(dt)[(p / 3) % CU_N_NAN]);
+            } else {
+                ref_store(dt, input, at, -0.0);
+                ref_store(dt, input, at + 1, 0.0);
+            }
+        }
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w)
+            for (int with_indices = 0; with_indices <= wide; ++with_indices) {
+                const int64_t k = windows[w][0];
+                mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){k, k});
+                c.with_indices = with_indices;
+                c.params.strides[0] = c.params.strides[1] = windows[w][1];
+                for (int i = 0; i < 4; ++i) c.params.pads[i] = windows[w][2];
+                run_case(&c, input);
+            }
+        free(input);
+    }
+}
+END_TEST
+
+/*
  * Rows outside the plane are never read, whatever lies there: the rows
  * above plane 0 (the input's lead, inside the cl_mem) and the middle plane
  * of three hold values above every other, so a window that took a row from
@@ -1680,6 +1731,7 @@ int main(void)
     tcase_add_test(tc, test_nan_windows);
     tcase_add_test(tc, test_fast_path_blocks);
     tcase_add_test(tc, test_fast_path_sign_rows);
+    tcase_add_test(tc, test_exact_rows_only);
     tcase_add_test(tc, test_rows_outside_plane);
     tcase_add_test(tc, test_block_first_columns);
     tcase_add_test(tc, test_integer_extremes);

@@ -24,7 +24,8 @@
 
 #include "cli.h"
 
-typedef enum bench_op { B_MAXPOOL, B_MAXPOOL_IDX, B_GLOBAL_AVG, B_GLOBAL_MAX, B_GLOBAL_LP2, B_MAX } bench_op;
+/* B_MAXPOOL_NAN: MaxPool on an input with one NaN in each plane (the exact path's share) */
+typedef enum bench_op { B_MAXPOOL, B_MAXPOOL_NAN, B_MAXPOOL_IDX, B_GLOBAL_AVG, B_GLOBAL_MAX, B_GLOBAL_LP2, B_MAX } bench_op;
 
 typedef struct bench_case {
     char name[96];
@@ -143,6 +144,7 @@ static clpool_status run_case_once(bench_env *env, void *state, cl_event *done)
     size_t offsets[2] = {0, 0};
     switch (c->op) {
     case B_MAXPOOL:
+    case B_MAXPOOL_NAN:
     case B_MAXPOOL_IDX:
         return clpool_enqueue_maxpool(env->ctx, env->q, &s->params, c->dtype, &c->in[0], s->in[0], 0, s->out, 0,
                                       c->op == B_MAXPOOL_IDX ? s->idx : NULL, 0, 0, NULL, done);
@@ -194,6 +196,25 @@ static int copy_gbps(bench_env *env, double bytes, double *gbps)
     return rc;
 }
 
+/* One quiet NaN in each plane of a float32/float16 input, at a row and
+ * column that vary from plane to plane. */
+static int plant_nans(bench_env *env, const bench_case *c, cl_mem in)
+{
+    const int32_t rank = c->in[0].rank;
+    const int64_t h = c->in[0].dims[rank - 2], w = c->in[0].dims[rank - 1];
+    const int64_t planes = clpool_shape_elements(&c->in[0]) / (h * w);
+    const uint32_t nan32 = 0x7fc00000u;
+    const uint16_t nan16 = 0x7e00u;
+    const size_t es = clpool_dtype_size(c->dtype);
+    const void *nan = c->dtype == CLPOOL_FLOAT16 ? (const void *)&nan16 : (const void *)&nan32;
+    for (int64_t p = 0; p < planes; ++p) {
+        const int64_t at = (p * h + (p * 7) % h) * w + (p * 13) % w;
+        if (clEnqueueWriteBuffer(env->q, in, CL_FALSE, (size_t)at * es, es, nan, 0, NULL, NULL) != CL_SUCCESS)
+            return -1;
+    }
+    return clFinish(env->q) == CL_SUCCESS ? 0 : -1;
+}
+
 /* Run one case: returns 0 and fills bytes/ms, or -1. */
 static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, double *ms)
 {
@@ -203,7 +224,7 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     clpool_shape out;
     clpool_status st;
     const size_t es = clpool_dtype_size(c->dtype);
-    if (c->op == B_MAXPOOL || c->op == B_MAXPOOL_IDX) {
+    if (c->op == B_MAXPOOL || c->op == B_MAXPOOL_NAN || c->op == B_MAXPOOL_IDX) {
         const int32_t ns = c->in[0].rank - 2;
         int64_t ks[CLPOOL_MAX_SPATIAL];
         for (int32_t i = 0; i < ns; ++i) ks[i] = c->k;
@@ -231,6 +252,7 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
         *bytes += (double)n;
         if (!(s.in[i] = make_buffer(env, n, c->dtype))) goto done;
     }
+    if (c->op == B_MAXPOOL_NAN && plant_nans(env, c, s.in[0]) != 0) goto done;
     const size_t n_out = (size_t)clpool_shape_elements(&out);
     *bytes += (double)(n_out * es) + (c->op == B_MAXPOOL_IDX ? (double)n_out * 8 : 0);
     if (!(s.out = make_buffer(env, n_out * es, (clpool_dtype)0))) goto done;
@@ -274,6 +296,11 @@ static size_t build_cases(bench_case *out, size_t cap)
         bench_case c = {"", B_MAXPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}};
         snprintf(c.name, sizeof c.name, "maxpool_3x3s2p1_8x64x112x112_%s", t);
         add_case(out, cap, &n, c);
+        if (d == CLPOOL_FLOAT32 || d == CLPOOL_FLOAT16) { /* beyond the plan: NaN in the input */
+            c.op = B_MAXPOOL_NAN;
+            snprintf(c.name, sizeof c.name, "maxpool_3x3s2p1_8x64x112x112_nan_%s", t);
+            add_case(out, cap, &n, c);
+        }
         if (d == CLPOOL_FLOAT32) {
             c.op = B_MAXPOOL_IDX;
             snprintf(c.name, sizeof c.name, "maxpool_idx_3x3s2p1_8x64x112x112_%s", t);
