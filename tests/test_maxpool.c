@@ -1120,8 +1120,10 @@ END_TEST
  * for the rows after a redone group neither stops nor skips a row the next
  * groups read. A group the redo skipped wrongly keeps the fast path's wrong
  * maximum. With and without Indices (float32/float64: their argmax path also
- * hands NaN blocks back); 5x5/s1 takes the plane path on CPUs with 512-bit
- * vectors.
+ * hands NaN blocks back); float16/bfloat16 5x5/s1 takes the plane path on
+ * CPUs with 512-bit vectors. Groups of several rows exist only where a
+ * work-item's vectors are the device's SIMD (EXACT_ROWS 4, windows up to 3
+ * tall); elsewhere each row is its own group.
  */
 START_TEST(test_exact_rows_only)
 {

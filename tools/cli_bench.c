@@ -203,14 +203,16 @@ static int plant_nans(bench_env *env, const bench_case *c, cl_mem in)
     const int32_t rank = c->in[0].rank;
     const int64_t h = c->in[0].dims[rank - 2], w = c->in[0].dims[rank - 1];
     const int64_t planes = clpool_shape_elements(&c->in[0]) / (h * w);
-    const uint32_t nan32 = 0x7fc00000u;
-    const uint16_t nan16 = 0x7e00u;
+    static const uint32_t nan32 = 0x7fc00000u; /* static: the writes below do not block */
+    static const uint16_t nan16 = 0x7e00u;
     const size_t es = clpool_dtype_size(c->dtype);
     const void *nan = c->dtype == CLPOOL_FLOAT16 ? (const void *)&nan16 : (const void *)&nan32;
     for (int64_t p = 0; p < planes; ++p) {
         const int64_t at = (p * h + (p * 7) % h) * w + (p * 13) % w;
-        if (clEnqueueWriteBuffer(env->q, in, CL_FALSE, (size_t)at * es, es, nan, 0, NULL, NULL) != CL_SUCCESS)
+        if (clEnqueueWriteBuffer(env->q, in, CL_FALSE, (size_t)at * es, es, nan, 0, NULL, NULL) != CL_SUCCESS) {
+            clFinish(env->q);
             return -1;
+        }
     }
     return clFinish(env->q) == CL_SUCCESS ? 0 : -1;
 }
