@@ -16,23 +16,34 @@
 
 static const char *cli(void) { return getenv("CLPOOL_CLI"); }
 
-/* Run `clpool ARGS` with stderr captured; returns the exit status. */
-static int run_cli(const char *args, char *err, size_t errlen)
+/* The text of `path` into buf (truncated to len - 1), then removes the file. */
+static void take_file(const char *path, char *buf, size_t len)
 {
-    char cmd[8192], errpath[1024];
-    snprintf(errpath, sizeof errpath, "%s/cli-stderr-%d.txt", cu_tmpdir(), (int)getpid());
-    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>'%s'", cli(), args, errpath);
-    int rc = system(cmd);
-    FILE *f = fopen(errpath, "r");
-    err[0] = '\0';
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
     if (f) {
-        size_t n = fread(err, 1, errlen - 1, f);
-        err[n] = '\0';
+        size_t n = fread(buf, 1, len - 1, f);
+        buf[n] = '\0';
         fclose(f);
-        remove(errpath);
+        remove(path);
     }
+}
+
+/* Run `clpool ARGS` with stderr (and, if out is not NULL, stdout) captured;
+ * returns the exit status. */
+static int run_cli_io(const char *args, char *out, size_t outlen, char *err, size_t errlen)
+{
+    char cmd[8192], errpath[1024], outpath[1024];
+    snprintf(errpath, sizeof errpath, "%s/cli-stderr-%d.txt", cu_tmpdir(), (int)getpid());
+    snprintf(outpath, sizeof outpath, "%s/cli-stdout-%d.txt", cu_tmpdir(), (int)getpid());
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", cli(), args, out ? outpath : "/dev/null", errpath);
+    int rc = system(cmd);
+    take_file(errpath, err, errlen);
+    if (out) take_file(outpath, out, outlen);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
+
+static int run_cli(const char *args, char *err, size_t errlen) { return run_cli_io(args, NULL, 0, err, errlen); }
 
 static void path_in_tmp(char *buf, size_t len, const char *name)
 {
@@ -420,6 +431,47 @@ START_TEST(run_rejects_bad_input)
 }
 END_TEST
 
+/*
+ * `clpool bench --csv` prints its header and one row per case with finite,
+ * consistent figures (also where the device reports no profiling timestamps:
+ * Mesa's rusticl, timed by the host clock): a global pool, and MaxPool on an
+ * input with a NaN in each plane. Bad arguments and a filter that matches no
+ * case exit non-zero with a message.
+ */
+static void expect_bench_row(const char *name, double bytes)
+{
+    char args[256], out[4096], err[4096];
+    snprintf(args, sizeof args, "bench --csv --repeat 2 --filter %s", name);
+    const int rc = run_cli_io(args, out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+    const char *header = "case,bytes,median_ms,gbps,copy_gbps\n";
+    ck_assert_msg(strncmp(out, header, strlen(header)) == 0, "clpool %s printed: %s", args, out);
+    char got[128];
+    double b = 0, ms = 0, gbps = 0, copy = 0;
+    ck_assert_msg(sscanf(out + strlen(header), "%127[^,],%lf,%lf,%lf,%lf", got, &b, &ms, &gbps, &copy) == 5,
+                  "clpool %s printed: %s", args, out);
+    ck_assert_str_eq(got, name);
+    ck_assert_msg(b == bytes, "%s: bytes %.0f, expected %.0f", name, b, bytes);
+    ck_assert_msg(isfinite(ms) && ms > 0 && isfinite(gbps) && gbps > 0 && isfinite(copy) && copy > 0,
+                  "%s: ms %g, GB/s %g, copy GB/s %g", name, ms, gbps, copy);
+    ck_assert_msg(fabs(gbps - b / (ms * 1e6)) <= 0.01 * gbps + 1e-3, "%s: %g GB/s from %g bytes in %g ms", name, gbps, b,
+                  ms);
+}
+
+START_TEST(bench_rows_and_bad_arguments)
+{
+    expect_bench_row("globalavg_32x2048x7x7_f32", 32.0 * 2048 * 7 * 7 * 4 + 32.0 * 2048 * 4);
+    expect_bench_row("maxpool_3x3s2p1_8x64x112x112_nan_f32", 8.0 * 64 * (112 * 112 + 56 * 56) * 4);
+    char err[1024];
+    ck_assert_int_eq(run_cli("bench --repeat 0", err, sizeof err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "--repeat must be 1..100000"));
+    ck_assert_int_eq(run_cli("bench --frob", err, sizeof err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "unexpected argument '--frob'"));
+    ck_assert_int_eq(run_cli("bench --repeat 1 --filter no_such_case", err, sizeof err), 1);
+    ck_assert_ptr_nonnull(strstr(err, "no case matches --filter 'no_such_case'"));
+}
+END_TEST
+
 START_TEST(devices_and_version)
 {
     char err[256];
@@ -443,5 +495,6 @@ int main(void)
     tcase_add_test(tc, run_global_pools_match_reference);
     tcase_add_test(tc, run_rejects_bad_input);
     tcase_add_test(tc, devices_and_version);
+    tcase_add_test(tc, bench_rows_and_bad_arguments);
     return cu_run_suite(s, CK_NORMAL);
 }

@@ -5,7 +5,8 @@
  * plain copy kernel over the same number of bytes in the same run. Device
  * time of a whole op = end of its final event minus end of a marker enqueued
  * just before it on the same in-order profiling queue (multi-pass ops
- * included). Medians over R repeats after one warm-up. bytes = all inputs +
+ * included); where the device reports no timestamps (Mesa's rusticl), host
+ * time from that enqueue to clFinish instead, for the op and the copy alike. Medians over R repeats after one warm-up. bytes = all inputs +
  * all outputs; GB/s = bytes / time.
  *   --sweep     MaxPool 3x3/s2/p1 and Max (same shape) from 64 KiB to 512 MiB
  *   --overhead  median host cost of one enqueue call over 10,000 tiny ops
@@ -43,6 +44,7 @@ typedef struct bench_env {
     cl_command_queue q;       /* in-order, profiling */
     cl_kernel copy;
     int repeat;
+    int host_clock; /* the device gave no timestamps: host time, noted once on stderr */
 } bench_env;
 
 static const char *copy_source =
@@ -63,11 +65,22 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static double event_end_ns(cl_event e)
+static double now_ms(void)
 {
-    cl_ulong t = 0;
-    clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, NULL);
-    return (double)t;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Device time from the end of `before` to the end of `done` in ms, or -1
+ * where the device reports no timestamps (Mesa's rusticl 22.3 gives 0). */
+static double event_span_ms(cl_event before, cl_event done)
+{
+    cl_ulong a = 0, b = 0;
+    if (clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof a, &a, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS || b <= a)
+        return -1;
+    return (double)(b - a) / 1e6;
 }
 
 /* Deterministic, tie-rich data of a dtype: normal floats in [0.5, 2) (no
@@ -114,6 +127,7 @@ static int time_op(bench_env *env, enqueue_fn run, void *state, double *median_m
     if (!t) return -1;
     for (int r = -1; r < env->repeat; ++r) { /* r = -1: warm-up (kernel build) */
         cl_event before = NULL, done = NULL;
+        const double t0 = now_ms();
         clEnqueueMarkerWithWaitList(env->q, 0, NULL, &before);
         if (run(env, state, &done) != CLPOOL_SUCCESS) {
             fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
@@ -122,7 +136,16 @@ static int time_op(bench_env *env, enqueue_fn run, void *state, double *median_m
             return -1;
         }
         clFinish(env->q);
-        if (r >= 0) t[r] = (event_end_ns(done) - event_end_ns(before)) / 1e6;
+        double ms = event_span_ms(before, done);
+        if (ms < 0) { /* both sides of a ratio are timed the same way */
+            ms = now_ms() - t0;
+            if (r >= 0 && !env->host_clock) {
+                env->host_clock = 1;
+                fprintf(stderr, "clpool bench: the device reports no profiling timestamps; "
+                                "timing with the host clock (enqueue to clFinish) instead\n");
+            }
+        }
+        if (r >= 0) t[r] = ms;
         clReleaseEvent(before);
         clReleaseEvent(done);
     }
@@ -447,13 +470,6 @@ static int bench_sweep(bench_env *env, int csv)
     return 0;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* One blocking MaxPool 3x3/s2/p1 on a 1x64x56x56 float32 tensor; returns ms or -1. */
 static double timed_maxpool(clpool_context *ctx)
 {
@@ -538,8 +554,10 @@ int cli_bench(int argc, char **argv)
         const size_t n = build_cases(cases, 64);
         if (csv) printf("case,bytes,median_ms,gbps,copy_gbps\n");
         else printf("%-46s %12s %10s %8s %9s %6s\n", "case", "bytes", "median ms", "GB/s", "copy GB/s", "ratio");
+        size_t matched = 0;
         for (size_t i = 0; i < n; ++i) {
             if (filter && !strstr(cases[i].name, filter)) continue;
+            ++matched;
             double bytes = 0, ms = 0, cg = 0;
             if (bench_case_run(&env, &cases[i], &bytes, &ms) != 0 || copy_gbps(&env, bytes, &cg) != 0) {
                 rc = 1;
@@ -549,6 +567,10 @@ int cli_bench(int argc, char **argv)
             if (csv) printf("%s,%.0f,%.4f,%.3f,%.3f\n", cases[i].name, bytes, ms, g, cg);
             else printf("%-46s %12.0f %10.3f %8.2f %9.2f %6.2f\n", cases[i].name, bytes, ms, g, cg, g / cg);
             fflush(stdout);
+        }
+        if (matched == 0) {
+            fprintf(stderr, "clpool bench: no case matches --filter '%s'\n", filter);
+            rc = 1;
         }
         if (!filter) bench_overhead(&env, csv);
     }
