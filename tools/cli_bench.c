@@ -103,7 +103,24 @@ static void fill_values(clpool_dtype dtype, unsigned char *host, size_t bytes)
     }
 }
 
-static cl_mem make_buffer(bench_env *env, size_t bytes, clpool_dtype fill_dtype)
+/* One quiet NaN in each plane of a float32/float16 tensor of `shape` in host
+ * memory, at a row and column that vary from plane to plane. */
+static void plant_nans(clpool_dtype dtype, const clpool_shape *shape, unsigned char *host)
+{
+    const int64_t h = shape->dims[shape->rank - 2], w = shape->dims[shape->rank - 1];
+    const int64_t planes = clpool_shape_elements(shape) / (h * w);
+    const uint32_t nan32 = 0x7fc00000u;
+    const uint16_t nan16 = 0x7e00u;
+    const size_t es = clpool_dtype_size(dtype);
+    for (int64_t p = 0; p < planes; ++p) {
+        const int64_t at = (p * h + (p * 7) % h) * w + (p * 13) % w;
+        memcpy(host + (size_t)at * es, dtype == CLPOOL_FLOAT16 ? (const void *)&nan16 : (const void *)&nan32, es);
+    }
+}
+
+/* A device buffer of `bytes`, filled with fill_values() of fill_dtype (0:
+ * left unset) and, where nan_planes is not NULL, plant_nans() over that shape. */
+static cl_mem make_buffer(bench_env *env, size_t bytes, clpool_dtype fill_dtype, const clpool_shape *nan_planes)
 {
     cl_int err;
     cl_mem m = clCreateBuffer(env->cl, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
@@ -114,6 +131,7 @@ static cl_mem make_buffer(bench_env *env, size_t bytes, clpool_dtype fill_dtype)
         return NULL;
     }
     fill_values(fill_dtype, host, bytes);
+    if (nan_planes) plant_nans(fill_dtype, nan_planes, host);
     clEnqueueWriteBuffer(env->q, m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
     free(host);
     return m;
@@ -210,35 +228,14 @@ static int copy_gbps(bench_env *env, double bytes, double *gbps)
     copy_state s = {0};
     s.n4 = (cl_ulong)(bytes / 2 / 16);
     if (s.n4 == 0) s.n4 = 1;
-    s.src = make_buffer(env, (size_t)s.n4 * 16, CLPOOL_FLOAT32);
-    s.dst = make_buffer(env, (size_t)s.n4 * 16, (clpool_dtype)0);
+    s.src = make_buffer(env, (size_t)s.n4 * 16, CLPOOL_FLOAT32, NULL);
+    s.dst = make_buffer(env, (size_t)s.n4 * 16, (clpool_dtype)0, NULL);
     double ms = 0;
     int rc = s.src && s.dst ? time_op(env, run_copy_once, &s, &ms) : -1;
     if (rc == 0) *gbps = (double)s.n4 * 32 / (ms * 1e6);
     if (s.src) clReleaseMemObject(s.src);
     if (s.dst) clReleaseMemObject(s.dst);
     return rc;
-}
-
-/* One quiet NaN in each plane of a float32/float16 input, at a row and
- * column that vary from plane to plane. */
-static int plant_nans(bench_env *env, const bench_case *c, cl_mem in)
-{
-    const int32_t rank = c->in[0].rank;
-    const int64_t h = c->in[0].dims[rank - 2], w = c->in[0].dims[rank - 1];
-    const int64_t planes = clpool_shape_elements(&c->in[0]) / (h * w);
-    static const uint32_t nan32 = 0x7fc00000u; /* static: the writes below do not block */
-    static const uint16_t nan16 = 0x7e00u;
-    const size_t es = clpool_dtype_size(c->dtype);
-    const void *nan = c->dtype == CLPOOL_FLOAT16 ? (const void *)&nan16 : (const void *)&nan32;
-    for (int64_t p = 0; p < planes; ++p) {
-        const int64_t at = (p * h + (p * 7) % h) * w + (p * 13) % w;
-        if (clEnqueueWriteBuffer(env->q, in, CL_FALSE, (size_t)at * es, es, nan, 0, NULL, NULL) != CL_SUCCESS) {
-            clFinish(env->q);
-            return -1;
-        }
-    }
-    return clFinish(env->q) == CL_SUCCESS ? 0 : -1;
 }
 
 /* Run one case: returns 0 and fills bytes/ms, or -1. */
@@ -276,13 +273,13 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     for (int i = 0; i < c->n_inputs; ++i) {
         const size_t n = (size_t)clpool_shape_elements(&c->in[i]) * es;
         *bytes += (double)n;
-        if (!(s.in[i] = make_buffer(env, n, c->dtype))) goto done;
+        const clpool_shape *nan_planes = i == 0 && c->op == B_MAXPOOL_NAN ? &c->in[0] : NULL;
+        if (!(s.in[i] = make_buffer(env, n, c->dtype, nan_planes))) goto done;
     }
-    if (c->op == B_MAXPOOL_NAN && plant_nans(env, c, s.in[0]) != 0) goto done;
     const size_t n_out = (size_t)clpool_shape_elements(&out);
     *bytes += (double)(n_out * es) + (c->op == B_MAXPOOL_IDX ? (double)n_out * 8 : 0);
-    if (!(s.out = make_buffer(env, n_out * es, (clpool_dtype)0))) goto done;
-    if (c->op == B_MAXPOOL_IDX && !(s.idx = make_buffer(env, n_out * 8, (clpool_dtype)0))) goto done;
+    if (!(s.out = make_buffer(env, n_out * es, (clpool_dtype)0, NULL))) goto done;
+    if (c->op == B_MAXPOOL_IDX && !(s.idx = make_buffer(env, n_out * 8, (clpool_dtype)0, NULL))) goto done;
     rc = time_op(env, run_case_once, &s, ms); /* its warm-up run leases any scratch the op keeps */
 done:
     clpool_context_trim(env->ctx); /* the next case starts without this one's scratch */
@@ -407,7 +404,7 @@ static void bench_overhead(bench_env *env, int csv)
     clpool_maxpool_params p;
     clpool_maxpool_params_init(&p, 2, ks);
     const clpool_shape in = {4, {1, 1, 4, 4}};
-    cl_mem x = make_buffer(env, 64, CLPOOL_FLOAT32), y = make_buffer(env, 64, (clpool_dtype)0);
+    cl_mem x = make_buffer(env, 64, CLPOOL_FLOAT32, NULL), y = make_buffer(env, 64, (clpool_dtype)0, NULL);
     double *t = malloc(sizeof(double) * N);
     int ok = x && y && t;
     for (int i = 0; ok && i < N; ++i) {
