@@ -1465,22 +1465,32 @@ __attribute__((always_inline)) inline void maxpool2d_block_exact(__global const 
 #define NEEDS_EXACT(v) ((v) != (v))
 #endif
 
-/* Whether input row h holds, in a window of the `lanes` outputs whose first
- * window starts at column w0, a value the fast paths cannot combine exactly:
- * the taps the exact path would read for them, padding masked. */
+/* Which lanes' taps a row scan looks at, per kernel column: of the `lanes`
+ * outputs whose first window starts at column w0, those whose tap lies
+ * inside the row (the same for every row). */
+__attribute__((always_inline)) inline void lanes_to_scan(MASKV(VW) *watched, const int W, const int w0,
+                                                         const int lanes)
+{
+    lanes_inside_row(watched, W, w0, 0);
+    const MASKV(VW) stored = TO_MASKV(VW, LANE_IDS < lanes);
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) watched[kw] &= stored;
+}
+
+/* Whether input row h holds, among the taps the exact path would read from
+ * it at column w0 on (the `watched` lanes, lanes_to_scan), a value the fast
+ * paths cannot combine exactly. */
 __attribute__((always_inline)) inline int row_needs_exact(__global const T *plane, const int H, const int W,
-                                                          const int h, const int w0, const int lanes,
+                                                          const int h, const int w0, const MASKV(VW) *watched,
                                                           const int guarded, const long buf_lo, const long buf_hi)
 {
     if (!row_inside_plane(h, H)) return 0;
-    MASKV(VW) valid[KW];
-    lanes_inside_row(valid, W, w0, 0);
     MASKV(VW) ok = -1, need = 0; /* ok: READ_ROW's watch, unused */
     TV(VW) taps[KW];
     READ_ROW(row_taps_bits, VW, h, w0);
 #pragma unroll
-    for (int kw = 0; kw < KW; ++kw) need |= valid[kw] & NEEDS_EXACT(taps[kw]);
-    return MASK_ANY(need & TO_MASKV(VW, LANE_IDS < lanes));
+    for (int kw = 0; kw < KW; ++kw) need |= watched[kw] & NEEDS_EXACT(taps[kw]);
+    return MASK_ANY(need);
 }
 
 /*
@@ -1504,11 +1514,13 @@ __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T
 {
     for (int e = 0; e < block_lanes / VW && e * VW < lanes; ++e) {
         const int ew0 = w0 + e * VW * SW, e_lanes = min(lanes - e * VW, VW);
+        MASKV(VW) watched[KW];
+        lanes_to_scan(watched, W, ew0, e_lanes);
         int scanned = 0, last_needing = -1; /* input rows from h0 */
         for (int g = 0; g < rows; g += EXACT_ROWS) {
             const int n = min(rows - g, EXACT_ROWS), first = g * SH, last = (g + n - 1) * SH + KH - 1;
             for (; scanned <= last && last_needing < first; ++scanned)
-                if (row_needs_exact(plane, H, W, h0 + scanned, ew0, e_lanes, guarded, buf_lo, buf_hi))
+                if (row_needs_exact(plane, H, W, h0 + scanned, ew0, watched, guarded, buf_lo, buf_hi))
                     last_needing = scanned;
             if (last_needing < first) continue;
             maxpool2d_block_exact(plane, out, indices, H, W, h0 + first, ew0, e_lanes, n, o + g * OW + e * VW, OW,
