@@ -7,7 +7,9 @@
  * just before it on the same in-order profiling queue (multi-pass ops
  * included); where the device reports no timestamps (Mesa's rusticl), host
  * time from that enqueue to clFinish instead, for the op and the copy alike.
- * Medians over R repeats after one warm-up. bytes = all inputs + all outputs;
+ * Medians over R repeats after one warm-up, the op's runs alternating with the
+ * copy's so that both see the same spells of this shared machine. bytes = all
+ * inputs + all outputs;
  * GB/s = bytes / time.
  *   --sweep     MaxPool 3x3/s2/p1 and Max (same shape) from 64 KiB to 512 MiB
  *   --overhead  median host cost of one enqueue call over 10,000 tiny ops
@@ -44,14 +46,26 @@ typedef struct bench_env {
     cl_context cl;
     cl_command_queue q;       /* in-order, profiling */
     cl_kernel copy;
+    cl_kernel evict;          /* reads evict_src to push everything else out of the caches */
+    cl_mem evict_src, evict_sums;
+    cl_ulong evict_n16;       /* evict_src holds evict_n16 blocks of 16 float4 */
     int repeat;
     int host_clock; /* the device gave no timestamps: host time, noted once on stderr */
 } bench_env;
 
-static const char *copy_source =
+static const char *bench_kernels_source =
     "__kernel void copy(__global const float4 *src, __global float4 *dst, const ulong n) {\n"
     "    const ulong i = get_global_id(0);\n"
     "    if (i < n) dst[i] = src[i];\n"
+    "}\n"
+    /* Read-only, so evicting its lines later costs no write-back; one float
+     * written per 256 bytes read keeps the reads from being optimised away. */
+    "__kernel void evict(__global const float4 *src, __global float *sums, const ulong n16) {\n"
+    "    const ulong i = get_global_id(0);\n"
+    "    if (i >= n16) return;\n"
+    "    float4 acc = (float4)(0.0f);\n"
+    "    for (int k = 0; k < 16; ++k) acc += src[i * 16 + k];\n"
+    "    sums[i] = acc.x + acc.y + acc.z + acc.w;\n"
     "}\n";
 
 static int cmp_double(const void *a, const void *b)
@@ -137,40 +151,76 @@ static cl_mem make_buffer(bench_env *env, size_t bytes, clpool_dtype fill_dtype,
     return m;
 }
 
-/* Time `run` (which enqueues one op and returns its final event) R times. */
 typedef clpool_status (*enqueue_fn)(bench_env *env, void *state, cl_event *done);
 
-static int time_op(bench_env *env, enqueue_fn run, void *state, double *median_ms)
+/* Device time of one run of `run` (which enqueues one op and returns its final
+ * event) in *ms; returns -1 after a message when the enqueue fails. */
+static int time_once(bench_env *env, enqueue_fn run, void *state, double *ms)
 {
-    double *t = malloc(sizeof(double) * (size_t)env->repeat);
-    if (!t) return -1;
-    for (int r = -1; r < env->repeat; ++r) { /* r = -1: warm-up (kernel build) */
-        cl_event before = NULL, done = NULL;
-        const double t0 = now_ms();
-        clEnqueueMarkerWithWaitList(env->q, 0, NULL, &before);
-        if (run(env, state, &done) != CLPOOL_SUCCESS) {
-            fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
-            if (before) clReleaseEvent(before);
-            free(t);
-            return -1;
-        }
-        clFinish(env->q);
-        double ms = event_span_ms(before, done);
-        if (ms < 0) { /* both sides of a ratio are timed the same way */
-            ms = now_ms() - t0;
-            if (r >= 0 && !env->host_clock) {
-                env->host_clock = 1;
-                fprintf(stderr, "clpool bench: the device reports no profiling timestamps; "
-                                "timing with the host clock (enqueue to clFinish) instead\n");
-            }
-        }
-        if (r >= 0) t[r] = ms;
-        clReleaseEvent(before);
-        clReleaseEvent(done);
+    cl_event before = NULL, done = NULL;
+    const double t0 = now_ms();
+    clEnqueueMarkerWithWaitList(env->q, 0, NULL, &before);
+    if (run(env, state, &done) != CLPOOL_SUCCESS) {
+        fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
+        if (before) clReleaseEvent(before);
+        return -1;
     }
-    *median_ms = median(t, env->repeat);
-    free(t);
+    clFinish(env->q);
+    *ms = event_span_ms(before, done);
+    if (*ms < 0) { /* both sides of a ratio are timed the same way */
+        *ms = now_ms() - t0;
+        if (!env->host_clock) {
+            env->host_clock = 1;
+            fprintf(stderr, "clpool bench: the device reports no profiling timestamps; "
+                            "timing with the host clock (enqueue to clFinish) instead\n");
+        }
+    }
+    clReleaseEvent(before);
+    clReleaseEvent(done);
     return 0;
+}
+
+/* Read the eviction buffer and wait: the caches then hold none of the next
+ * run's data and no dirty lines for it to write back. */
+static int evict_caches(bench_env *env)
+{
+    clSetKernelArg(env->evict, 0, sizeof env->evict_src, &env->evict_src);
+    clSetKernelArg(env->evict, 1, sizeof env->evict_sums, &env->evict_sums);
+    clSetKernelArg(env->evict, 2, sizeof env->evict_n16, &env->evict_n16);
+    size_t local = 64, global = (size_t)((env->evict_n16 + local - 1) / local) * local;
+    return clEnqueueNDRangeKernel(env->q, env->evict, 1, NULL, &global, &local, 0, NULL, NULL) == CL_SUCCESS &&
+                   clFinish(env->q) == CL_SUCCESS
+               ? 0
+               : -1;
+}
+
+/* Median times of `op` and `copy`, R runs each after one warm-up of each
+ * (kernel builds, scratch leases). The two alternate run by run, as in an A/B
+ * test, so that slow spells of this shared machine weigh on both sides of the
+ * ratio alike. Every run starts from evicted caches: back to back, a run found
+ * its own data in the last-level cache as far as it fitted, and the copy's
+ * times fell by a third over 21 runs, so the ratio depended on the size of the
+ * cache, on --repeat and on when the slow spells came. Cold, both sides
+ * stream from memory: the bandwidth limit the ratio is about. */
+static int time_op_and_copy(bench_env *env, enqueue_fn op, void *op_state, enqueue_fn copy, void *copy_state,
+                            double *op_ms, double *copy_ms)
+{
+    double *t = malloc(sizeof(double) * 2 * (size_t)env->repeat);
+    int rc = t ? 0 : -1;
+    for (int r = -1; rc == 0 && r < env->repeat; ++r) {
+        double a = 0, b = 0;
+        rc = evict_caches(env) != 0 || time_once(env, op, op_state, &a) != 0 || evict_caches(env) != 0 ||
+                     time_once(env, copy, copy_state, &b) != 0
+                 ? -1
+                 : 0;
+        if (r >= 0) t[r] = a, t[env->repeat + r] = b;
+    }
+    if (rc == 0) {
+        *op_ms = median(t, env->repeat);
+        *copy_ms = median(t + env->repeat, env->repeat);
+    }
+    free(t);
+    return rc;
 }
 
 typedef struct op_state {
@@ -222,27 +272,15 @@ static clpool_status run_copy_once(bench_env *env, void *state, cl_event *done)
                : CLPOOL_ERROR_OPENCL;
 }
 
-/* GB/s of a plain copy moving `bytes` in total (bytes/2 read + bytes/2 written). */
-static int copy_gbps(bench_env *env, double bytes, double *gbps)
-{
-    copy_state s = {0};
-    s.n4 = (cl_ulong)(bytes / 2 / 16);
-    if (s.n4 == 0) s.n4 = 1;
-    s.src = make_buffer(env, (size_t)s.n4 * 16, CLPOOL_FLOAT32, NULL);
-    s.dst = make_buffer(env, (size_t)s.n4 * 16, (clpool_dtype)0, NULL);
-    double ms = 0;
-    int rc = s.src && s.dst ? time_op(env, run_copy_once, &s, &ms) : -1;
-    if (rc == 0) *gbps = (double)s.n4 * 32 / (ms * 1e6);
-    if (s.src) clReleaseMemObject(s.src);
-    if (s.dst) clReleaseMemObject(s.dst);
-    return rc;
-}
-
-/* Run one case: returns 0 and fills bytes/ms, or -1. */
-static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, double *ms)
+/* Run one case and a plain copy of as many bytes (bytes/2 read + bytes/2
+ * written): returns 0 and fills bytes, ms and copy_gbps, or -1. */
+static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, double *ms, double *copy_gbps)
 {
     op_state s;
     memset(&s, 0, sizeof s);
+    copy_state cs;
+    memset(&cs, 0, sizeof cs);
+    double copy_ms = 0;
     s.c = c;
     clpool_shape out;
     clpool_status st;
@@ -280,13 +318,21 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     *bytes += (double)(n_out * es) + (c->op == B_MAXPOOL_IDX ? (double)n_out * 8 : 0);
     if (!(s.out = make_buffer(env, n_out * es, (clpool_dtype)0, NULL))) goto done;
     if (c->op == B_MAXPOOL_IDX && !(s.idx = make_buffer(env, n_out * 8, (clpool_dtype)0, NULL))) goto done;
-    rc = time_op(env, run_case_once, &s, ms); /* its warm-up run leases any scratch the op keeps */
+    cs.n4 = (cl_ulong)(*bytes / 2 / 16);
+    if (cs.n4 == 0) cs.n4 = 1;
+    if (!(cs.src = make_buffer(env, (size_t)cs.n4 * 16, CLPOOL_FLOAT32, NULL)) ||
+        !(cs.dst = make_buffer(env, (size_t)cs.n4 * 16, (clpool_dtype)0, NULL)))
+        goto done;
+    rc = time_op_and_copy(env, run_case_once, &s, run_copy_once, &cs, ms, &copy_ms);
+    if (rc == 0) *copy_gbps = (double)cs.n4 * 32 / (copy_ms * 1e6);
 done:
     clpool_context_trim(env->ctx); /* the next case starts without this one's scratch */
     for (int i = 0; i < 2; ++i)
         if (s.in[i]) clReleaseMemObject(s.in[i]);
     if (s.out) clReleaseMemObject(s.out);
     if (s.idx) clReleaseMemObject(s.idx);
+    if (cs.src) clReleaseMemObject(cs.src);
+    if (cs.dst) clReleaseMemObject(cs.dst);
     return rc;
 }
 
@@ -365,25 +411,40 @@ static size_t build_cases(bench_case *out, size_t cap)
     return n;
 }
 
+/* The eviction buffer: twice the device's global memory cache, at least 64 MiB
+ * (a device may report no cache size). */
+static int evict_buffers_init(bench_env *env, cl_device_id dev)
+{
+    cl_ulong cache = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
+    const cl_ulong bytes = 2 * cache > ((cl_ulong)64 << 20) ? 2 * cache : (cl_ulong)64 << 20;
+    env->evict_n16 = bytes / 256;
+    env->evict_src = make_buffer(env, (size_t)bytes, CLPOOL_FLOAT32, NULL);
+    env->evict_sums = make_buffer(env, (size_t)env->evict_n16 * sizeof(float), (clpool_dtype)0, NULL);
+    return env->evict_src && env->evict_sums ? 0 : -1;
+}
+
 static int bench_env_init(bench_env *env, const char *device)
 {
     clpool_context *probe = cli_open_context(device, "clpool bench");
     if (!probe) return -1;
     /* Our own profiling queue, adopted by a clpool context: how a pipeline embeds clpool. */
-    cl_int err;
+    cl_int err = CL_SUCCESS;
     env->cl = clpool_context_cl_context(probe);
+    clRetainContext(env->cl);
     cl_device_id dev = clpool_context_cl_device(probe);
+    clpool_context_release(probe);
     env->q = clCreateCommandQueue(env->cl, dev, CL_QUEUE_PROFILING_ENABLE, &err);
-    cl_program prog = env->q ? clCreateProgramWithSource(env->cl, 1, &copy_source, NULL, &err) : NULL;
-    if (!prog || clBuildProgram(prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS ||
-        !(env->copy = clCreateKernel(prog, "copy", &err)) ||
-        clpool_context_create_from_cl(env->cl, dev, env->q, &env->ctx) != CLPOOL_SUCCESS) {
-        fprintf(stderr, "clpool bench: cannot set up the profiling queue or copy kernel (%d)\n", (int)err);
+    cl_program prog = env->q ? clCreateProgramWithSource(env->cl, 1, &bench_kernels_source, NULL, &err) : NULL;
+    const int ok = prog && clBuildProgram(prog, 1, &dev, "", NULL, NULL) == CL_SUCCESS &&
+                   (env->copy = clCreateKernel(prog, "copy", &err)) && (env->evict = clCreateKernel(prog, "evict", &err)) &&
+                   evict_buffers_init(env, dev) == 0 &&
+                   clpool_context_create_from_cl(env->cl, dev, env->q, &env->ctx) == CLPOOL_SUCCESS;
+    if (prog) clReleaseProgram(prog);
+    if (!ok) {
+        fprintf(stderr, "clpool bench: cannot set up the profiling queue, copy and evict kernels (%d)\n", (int)err);
         return -1;
     }
-    clReleaseProgram(prog);
-    clRetainContext(env->cl);
-    clpool_context_release(probe);
     return 0;
 }
 
@@ -391,6 +452,9 @@ static void bench_env_release(bench_env *env)
 {
     clpool_context_release(env->ctx);
     if (env->copy) clReleaseKernel(env->copy);
+    if (env->evict) clReleaseKernel(env->evict);
+    if (env->evict_src) clReleaseMemObject(env->evict_src);
+    if (env->evict_sums) clReleaseMemObject(env->evict_sums);
     if (env->q) clReleaseCommandQueue(env->q);
     if (env->cl) clReleaseContext(env->cl);
 }
@@ -455,7 +519,7 @@ static int bench_sweep(bench_env *env, int csv)
                 c.in[1] = c.in[0];
             }
             double bytes = 0, ms = 0, cg = 0;
-            if (bench_case_run(env, &c, &bytes, &ms) != 0 || copy_gbps(env, bytes, &cg) != 0) {
+            if (bench_case_run(env, &c, &bytes, &ms, &cg) != 0) {
                 fprintf(stderr, "clpool bench: sweep stopped at %lld KiB: %s\n", (long long)kib, clpool_last_error());
                 return -1;
             }
@@ -557,7 +621,7 @@ int cli_bench(int argc, char **argv)
             if (filter && !strstr(cases[i].name, filter)) continue;
             ++matched;
             double bytes = 0, ms = 0, cg = 0;
-            if (bench_case_run(&env, &cases[i], &bytes, &ms) != 0 || copy_gbps(&env, bytes, &cg) != 0) {
+            if (bench_case_run(&env, &cases[i], &bytes, &ms, &cg) != 0) {
                 rc = 1;
                 break;
             }
