@@ -1342,6 +1342,17 @@ START_TEST(test_row_sweep)
         c.with_indices = views[v].indices;
         run_random_input(&r, &c);
     }
+    /* Rows of exactly two blocks (64 bytes of outputs each, the second overlapping the first) at 2x2/s2: where
+     * windows share no rows, a work-item sweeps from two blocks on. Every dtype, with and without Indices
+     * (one block of VW lanes, so more of them). */
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        if (!cu_dtype_runs(dtypes[t], "MaxPool")) continue;
+        const int64_t es = (int64_t)ref_dtype_size(dtypes[t]), W = 4 * (64 / es) - 3;
+        const int64_t H = (9 << 19) / (3 * W * es) + 1; /* 3 planes past 4.5 MiB */
+        mp_case c = make_case(dtypes[t], 4, (int64_t[]){1, 3, H, W}, (int64_t[]){2, 2});
+        c.params.strides[0] = c.params.strides[1] = 2;
+        for (c.with_indices = 0; c.with_indices <= 1; ++c.with_indices) run_random_input(&r, &c);
+    }
 }
 END_TEST
 
