@@ -4,8 +4,10 @@ on the same float32 shapes, in one run.
 
 Each peer case is a one-node ONNX model built with `onnx`, run with
 onnxruntime's CPUExecutionProvider (default thread settings); its time is the
-median wall time of `session.run` over --repeat runs after a warm-up. clpool's
-time is its device time from `clpool bench`. Prints a Markdown table:
+median wall time of `session.run` over --repeat runs after a warm-up, each
+run after a read of 64 MiB (twice this machine's L3) evicts its data, as
+`clpool bench` evicts the caches before each run. clpool's time is its device
+time from `clpool bench`. Prints a Markdown table:
 case, clpool GB/s, fraction of the copy bandwidth, ORT GB/s, clpool/ORT speed.
 
 Usage: tools/bench_ort.py [--clpool build/clpool] [--repeat 15] [--device N]
@@ -51,6 +53,9 @@ CASES = {
 }
 
 
+EVICT = np.ones(16 << 20, dtype=np.float32)  # 64 MiB, read before each timed run
+
+
 def ort_time(op, attrs, shapes, n_out, repeat):
     inputs = [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, s) for i, s in enumerate(shapes)]
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
@@ -65,6 +70,7 @@ def ort_time(op, attrs, shapes, n_out, repeat):
     sess.run(None, feed)
     times = []
     for _ in range(repeat):
+        EVICT.sum()
         t0 = time.perf_counter()
         sess.run(None, feed)
         times.append((time.perf_counter() - t0) * 1e3)
