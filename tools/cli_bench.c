@@ -7,10 +7,9 @@
  * just before it on the same in-order profiling queue (multi-pass ops
  * included); where the device reports no timestamps (Mesa's rusticl), host
  * time from that enqueue to clFinish instead, for the op and the copy alike.
- * Medians over R repeats after one warm-up, the op's runs alternating with the
- * copy's so that both see the same spells of this shared machine. bytes = all
- * inputs + all outputs;
- * GB/s = bytes / time.
+ * Medians over R repeats after one warm-up, each run from evicted caches and
+ * the op's runs alternating with the copy's (time_op_and_copy). bytes = all
+ * inputs + all outputs; GB/s = bytes / time.
  *   --sweep     MaxPool 3x3/s2/p1 and Max (same shape) from 64 KiB to 512 MiB
  *   --overhead  median host cost of one enqueue call over 10,000 tiny ops
  *   --startup   first-call latency: context creation, a first MaxPool (program
