@@ -299,13 +299,32 @@ static int widest(const clpool_context *ctx, const maxpool_call *c)
     return c->esize == 1 ? 4 : 2;
 }
 
+/* Inputs beyond an eighth of the device's cache (4 MiB of PoCL's 32): most
+ * likely read from memory rather than left in cache by the previous op. */
+static int beyond_cache_reach(const clpool_context *ctx, const maxpool_call *c)
+{
+    const uint64_t in_bytes = (uint64_t)clpool_shape_elements(c->in) * c->esize;
+    return in_bytes > (ctx->cache_bytes > 0 ? ctx->cache_bytes / 8 : (uint64_t)4 << 20);
+}
+
 /* The 2-D path's width: widest(), halved while more than a quarter of a
  * block's lanes would be past the row's end (a partial block stores through
- * a private copy). */
+ * a private copy). float32 rows of two 16-lane blocks whose windows share
+ * rows (which the row sweep does not take, see sweep_blocks) become one
+ * 32-lane block beyond the cache's reach: two work-items each reading half
+ * of every row left the input stalled on memory, one reads it front to back
+ * (3x3/s2/p1 on 2048 planes of 56x56 from evicted caches: 1.38 -> 1.10 ms;
+ * 12% slower in cache, hence only there). */
 static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 {
+    const int vw = vector_width(ctx, c);
+    const int64_t ow = c->plan->out[1];
     int widen = widest(ctx, c);
-    while (widen > 1 && vector_width(ctx, c) * widen * 3 > 4 * c->plan->out[1]) widen /= 2;
+    while (widen > 1 && vw * widen * 3 > 4 * ow) widen /= 2;
+    if (widen == 1 && c->esize == 4 && !c->indices && ctx->cpu_simd && ctx->vector_bytes >= 64 &&
+        c->params->kernel_shape[0] > c->params->strides[0] && ow <= 2 * vw && vw * 2 * 3 <= 4 * ow &&
+        beyond_cache_reach(ctx, c))
+        widen = 2;
     return widen;
 }
 
@@ -336,15 +355,14 @@ static int odd_start_loads(const clpool_context *ctx, const maxpool_call *c)
  * 32-42 ms with thirds). Powers of two keep the programs few. The carries
  * cost where the tensor stays in cache, most of all where every block of a
  * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long, and
- * 3x3/s2 8x64x64x64 1.5x, 20% faster from evicted caches). */
+ * 3x3/s2 8x64x64x64 1.5x, 20% faster from evicted caches: such float32 rows
+ * are one wider block instead, see fast_widen). */
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
     if (!ctx->cpu_simd) return 0;
-    const uint64_t in_bytes = (uint64_t)clpool_shape_elements(c->in) * c->esize;
-    const uint64_t reach = ctx->cache_bytes > 0 ? ctx->cache_bytes / 8 : (uint64_t)4 << 20;
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
     const int shared_rows = c->params->kernel_shape[0] > c->params->strides[0];
-    if (row_blocks < (shared_rows ? 3 : 2) || in_bytes <= reach) return 0;
+    if (row_blocks < (shared_rows ? 3 : 2) || !beyond_cache_reach(ctx, c)) return 0;
     /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
      * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's loads instead
      * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool.cl): two, a third for taps 2 or more past the first,

@@ -1342,16 +1342,23 @@ START_TEST(test_row_sweep)
         c.with_indices = views[v].indices;
         run_random_input(&r, &c);
     }
-    /* Rows of exactly two blocks (64 bytes of outputs each, the second overlapping the first) at 2x2/s2: where
-     * windows share no rows, a work-item sweeps from two blocks on. Every dtype, with and without Indices
-     * (one block of VW lanes, so more of them). */
+    /* Rows of exactly two blocks (64 bytes of outputs each, the second overlapping the first), at stride 2: at
+     * 2x2, whose windows share no rows, a work-item sweeps from two blocks on; at 3x3/p1 float32 rows are one
+     * 32-lane block instead (fast_widen). Every dtype, three random fills (NaN-free, sparse and dense NaN
+     * among them), then with Indices (one block of VW lanes, so more of them). */
     for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
         if (!cu_dtype_runs(dtypes[t], "MaxPool")) continue;
         const int64_t es = (int64_t)ref_dtype_size(dtypes[t]), W = 4 * (64 / es) - 3;
         const int64_t H = (9 << 19) / (3 * W * es) + 1; /* 3 planes past 4.5 MiB */
-        mp_case c = make_case(dtypes[t], 4, (int64_t[]){1, 3, H, W}, (int64_t[]){2, 2});
-        c.params.strides[0] = c.params.strides[1] = 2;
-        for (c.with_indices = 0; c.with_indices <= 1; ++c.with_indices) run_random_input(&r, &c);
+        for (int64_t k = 2; k <= 3; ++k) {
+            mp_case c = make_case(dtypes[t], 4, (int64_t[]){1, 3, H, W}, (int64_t[]){k, k});
+            c.params.strides[0] = c.params.strides[1] = 2;
+            for (int i = 0; i < 4; ++i) c.params.pads[i] = k - 2;
+            c.with_indices = 0;
+            for (int fill = 0; fill < 3; ++fill) run_random_input(&r, &c);
+            c.with_indices = 1;
+            run_random_input(&r, &c);
+        }
     }
 }
 END_TEST
