@@ -1344,8 +1344,8 @@ START_TEST(test_row_sweep)
     }
     /* Rows of exactly two blocks (64 bytes of outputs each, the second overlapping the first), at stride 2: at
      * 2x2, whose windows share no rows, a work-item sweeps from two blocks on; at 3x3/p1 float32 rows are one
-     * 32-lane block instead (fast_widen). Every dtype, three random fills (NaN-free, sparse and dense NaN
-     * among them), then with Indices (one block of VW lanes, so more of them). */
+     * 32-lane block instead (fast_widen). Every dtype, three random fills (fixed seed: float32 3x3 meets NaN,
+     * an exact path that skips its blocks fails), then with Indices (one block of VW lanes, so more of them). */
     for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
         if (!cu_dtype_runs(dtypes[t], "MaxPool")) continue;
         const int64_t es = (int64_t)ref_dtype_size(dtypes[t]), W = 4 * (64 / es) - 3;
