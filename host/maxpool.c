@@ -287,6 +287,13 @@ static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t
     return rows;
 }
 
+/* Whether the fast path may run blocks wider than vector_width(): CPUs with
+ * 512-bit vectors, without Indices. */
+static int wide_blocks(const clpool_context *ctx, const maxpool_call *c)
+{
+    return !c->indices && ctx->cpu_simd && ctx->vector_bytes >= 64;
+}
+
 /* Fast-path lanes per row as a multiple of vector_width(), at most: on CPUs
  * with 512-bit vectors (native float width 16: PoCL on AVX-512) 2 for 2-byte
  * and 4 for 1-byte types, so one vector fills a register (16 int8 lanes used
@@ -295,8 +302,14 @@ static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t
  * runs this width. */
 static int widest(const clpool_context *ctx, const maxpool_call *c)
 {
-    if (c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || c->esize > 2) return 1;
+    if (!wide_blocks(ctx, c) || c->esize > 2) return 1;
     return c->esize == 1 ? 4 : 2;
+}
+
+/* Whether consecutive output rows' windows share input rows (kh > sh). */
+static int windows_share_rows(const maxpool_call *c)
+{
+    return c->params->kernel_shape[0] > c->params->strides[0];
 }
 
 /* Inputs beyond an eighth of the device's cache (4 MiB of PoCL's 32): most
@@ -320,11 +333,9 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
     const int vw = vector_width(ctx, c);
     const int64_t ow = c->plan->out[1];
     int widen = widest(ctx, c);
-    while (widen > 1 && vw * widen * 3 > 4 * ow) widen /= 2;
-    if (widen == 1 && c->esize == 4 && !c->indices && ctx->cpu_simd && ctx->vector_bytes >= 64 &&
-        c->params->kernel_shape[0] > c->params->strides[0] && ow <= 2 * vw && vw * 2 * 3 <= 4 * ow &&
-        beyond_cache_reach(ctx, c))
+    if (c->esize == 4 && wide_blocks(ctx, c) && windows_share_rows(c) && ow <= 2 * vw && beyond_cache_reach(ctx, c))
         widen = 2;
+    while (widen > 1 && vw * widen * 3 > 4 * ow) widen /= 2;
     return widen;
 }
 
@@ -361,8 +372,7 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
 {
     if (!ctx->cpu_simd) return 0;
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
-    const int shared_rows = c->params->kernel_shape[0] > c->params->strides[0];
-    if (row_blocks < (shared_rows ? 3 : 2) || !beyond_cache_reach(ctx, c)) return 0;
+    if (row_blocks < (windows_share_rows(c) ? 3 : 2) || !beyond_cache_reach(ctx, c)) return 0;
     /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
      * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's loads instead
      * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool.cl): two, a third for taps 2 or more past the first,

@@ -179,18 +179,22 @@ static int time_once(bench_env *env, enqueue_fn run, void *state, double *ms)
     return 0;
 }
 
+/* Enqueue one of the bench's own kernels (src, dst, n: n work-items, 64 a group). */
+static cl_int enqueue_bench_kernel(bench_env *env, cl_kernel k, cl_mem src, cl_mem dst, cl_ulong n, cl_event *done)
+{
+    clSetKernelArg(k, 0, sizeof src, &src);
+    clSetKernelArg(k, 1, sizeof dst, &dst);
+    clSetKernelArg(k, 2, sizeof n, &n);
+    size_t local = 64, global = (size_t)((n + local - 1) / local) * local;
+    return clEnqueueNDRangeKernel(env->q, k, 1, NULL, &global, &local, 0, NULL, done);
+}
+
 /* Read the eviction buffer and wait: the caches then hold none of the next
  * run's data and no dirty lines for it to write back. */
 static int evict_caches(bench_env *env)
 {
-    clSetKernelArg(env->evict, 0, sizeof env->evict_src, &env->evict_src);
-    clSetKernelArg(env->evict, 1, sizeof env->evict_sums, &env->evict_sums);
-    clSetKernelArg(env->evict, 2, sizeof env->evict_n16, &env->evict_n16);
-    size_t local = 64, global = (size_t)((env->evict_n16 + local - 1) / local) * local;
-    return clEnqueueNDRangeKernel(env->q, env->evict, 1, NULL, &global, &local, 0, NULL, NULL) == CL_SUCCESS &&
-                   clFinish(env->q) == CL_SUCCESS
-               ? 0
-               : -1;
+    const cl_int err = enqueue_bench_kernel(env, env->evict, env->evict_src, env->evict_sums, env->evict_n16, NULL);
+    return err == CL_SUCCESS && clFinish(env->q) == CL_SUCCESS ? 0 : -1;
 }
 
 /* Median times of `op` and `copy`, R runs each after one warm-up of each
@@ -261,14 +265,9 @@ typedef struct copy_state {
 
 static clpool_status run_copy_once(bench_env *env, void *state, cl_event *done)
 {
-    copy_state *s = state;
-    clSetKernelArg(env->copy, 0, sizeof s->src, &s->src);
-    clSetKernelArg(env->copy, 1, sizeof s->dst, &s->dst);
-    clSetKernelArg(env->copy, 2, sizeof s->n4, &s->n4);
-    size_t local = 64, global = (size_t)((s->n4 + local - 1) / local) * local;
-    return clEnqueueNDRangeKernel(env->q, env->copy, 1, NULL, &global, &local, 0, NULL, done) == CL_SUCCESS
-               ? CLPOOL_SUCCESS
-               : CLPOOL_ERROR_OPENCL;
+    const copy_state *s = state;
+    return enqueue_bench_kernel(env, env->copy, s->src, s->dst, s->n4, done) == CL_SUCCESS ? CLPOOL_SUCCESS
+                                                                                           : CLPOOL_ERROR_OPENCL;
 }
 
 /* Run one case and a plain copy of as many bytes (bytes/2 read + bytes/2
@@ -411,7 +410,8 @@ static size_t build_cases(bench_case *out, size_t cap)
 }
 
 /* The eviction buffer: twice the device's global memory cache, at least 64 MiB
- * (a device may report no cache size). */
+ * (a device may report no cache size), written once so that its pages are
+ * its own (never written, a CPU driver's pages may all map one zero page). */
 static int evict_buffers_init(bench_env *env, cl_device_id dev)
 {
     cl_ulong cache = 0;
