@@ -1865,6 +1865,14 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
 #ifndef PLANE_ELEMS
 #define PLANE_ELEMS 0
 #endif
+#ifndef FLAT_ELEMS
+#define FLAT_ELEMS 0
+#endif
+/* An FVW-lane vector of compared values at element x of private array a (the plane and flat paths). */
+#if !WITH_INDICES
+typedef FAST_ELEM __attribute__((ext_vector_type(FVW), aligned(sizeof(FAST_ELEM)))) plane_vec_elem_aligned;
+#define PLANE_AT(a, x) (*(plane_vec_elem_aligned *)((a) + (x)))
+#endif
 #if PLANE_ELEMS && !WITH_INDICES && SH == 1 && SW == 1
 /*
  * Plane path (-DPLANE_ELEMS=n; CPUs with 512-bit vectors, stride 1 without
@@ -1888,8 +1896,6 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
  * -0 are watched as on the fast path, and such a band is redone by the exact
  * path. The host sizes the band so the arrays fit PLANE_ELEMS elements.
  */
-typedef FAST_ELEM __attribute__((ext_vector_type(FVW), aligned(sizeof(FAST_ELEM)))) plane_vec_elem_aligned;
-#define PLANE_AT(a, x) (*(plane_vec_elem_aligned *)((a) + (x)))
 
 /* dst[x] = the first maximum of src[x + j * step], j < taps, for x in [0, n)
  * in FVW steps. */
@@ -2004,6 +2010,125 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
             const long col = block_start(ow, OW, FVW);
             maxpool2d_redo_exact(plane, out, 0, (int)H, (int)W, (int)h0, (int)(col - pad_w),
                                  (int)min(OW - col, (long)FVW), rows, o + col, OW, nc, 1, buf_lo, buf_hi, FVW);
+        }
+#else
+    (void)ok;
+#endif
+}
+#elif FLAT_ELEMS && !WITH_INDICES && SH == 1 && SW == 1 && !WIDE_VECTORS
+/*
+ * Flat path (-DFLAT_ELEMS=n; CPUs, stride 1 without Indices, windows whose
+ * output rows are as wide as the input's, OW == W: "same" padding, SPPF's
+ * 5x5/p2, GoogLeNet's 3x3/p1). A work-item owns a band of `band_rows` output
+ * rows of one plane and runs over it as one flat run of elements, FVW at a
+ * time whatever the row width: an input position's window maximum across
+ * (taps dc = kw - pad_w apart, a lane's tap taken where its column plus dc
+ * stays in the row) goes to a private array, then the maximum down (taps W
+ * apart, the array's rows outside the plane the lowest value) straight to the
+ * output. Column blocks had left 12 of 32 lanes idle on 20-wide rows and
+ * capped every tap of their edge blocks. Ties keep the first in tap order
+ * (across in column order, then down in row order): the row-major first
+ * maximum. A NaN in the band's input sends it to the exact path.
+ */
+/* The tap vector at `at` (elements from `plane`); through a private copy
+ * where it would leave the buffer (elements outside it the lowest value:
+ * they lie outside the row, so the column masks drop them). */
+__attribute__((always_inline)) inline fast_bits flat_load(__global const T *plane, const long at, const int guarded,
+                                                          const long buf_lo, const long buf_hi)
+{
+    if (guarded && (at < buf_lo || at + FVW > buf_hi)) {
+        T copy[FVW];
+        for (int e = 0; e < FVW; ++e) copy[e] = at + e >= buf_lo && at + e < buf_hi ? plane[at + e] : LOWEST_BITS;
+        return FAST_LOAD(__private, copy);
+    }
+    return FAST_LOAD(__global, plane + at);
+}
+
+/* The first maximum of v[0..n) in order, as a tree: each combine keeps its
+ * first operand on ties, and its first operand's taps come first. */
+#define FIRST_MAX_TREE(v, n)                                                                       \
+    do {                                                                                           \
+        _Pragma("unroll") for (int span_ = 1; span_ < (n); span_ *= 2)                           \
+            _Pragma("unroll") for (int i_ = 0; i_ + span_ < (n); i_ += 2 * span_)                 \
+                (v)[i_] = MAX_KEEP_FIRST((v)[i_], (v)[i_ + span_]);                                \
+    } while (0)
+
+/* v = MAX_KEEP_FIRST(v, t) in the lanes `inside`: one masked vmaxps where clang
+ * compiles float32 for AVX-512 (x86 maxps(t, v) keeps v on ties); LLVM had
+ * made the select a compare and a masked move. */
+#if defined(__clang__) && defined(__x86_64__) && defined(__AVX512F__) && defined(DT_FLOAT32) && FVW == 16
+#define FLAT_TAKE(v, t, inside) ((v) = (inside) ? __builtin_ia32_maxps512((t), (v), 4) : (v))
+#else
+#define FLAT_TAKE(v, t, inside) ((v) = (inside) ? MAX_KEEP_FIRST((v), (t)) : (v))
+#endif
+
+/* a[q..q+FVW) = the windows' maxima across of elements q.. (the plane's
+ * at0 + q..), whose columns are *col; steps *col on to element q + FVW. */
+__attribute__((always_inline)) inline void flat_across(FAST_ELEM *a, const int q, __global const T *plane,
+                                                       const long at0, const int guarded, const long buf_lo,
+                                                       const long buf_hi, const int w, fast_int *col, const int step,
+                                                       fast_watch *ok)
+{
+    fast_vec v = (fast_vec)(FAST_LOWEST);
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) {
+        const int dc = kw - PAD_W;
+        const fast_vec t = FAST_KEY(flat_load(plane, at0 + q + dc, guarded, buf_lo, buf_hi));
+        if (dc == 0) FAST_WATCH(ok, t, t);
+        const fast_mask inside = dc < 0 ? *col >= -dc : dc > 0 ? *col < w - dc : (fast_mask)(-1);
+        FLAT_TAKE(v, t, inside);
+    }
+    PLANE_AT(a, q) = v;
+    *col += step;
+    *col = *col >= w ? *col - w : *col;
+}
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global T *out, const long H, const long W,
+                                                 const long OH, const long OW, const long pad_h, const long pad_w,
+                                                 const long in_offset, const long out_offset, const long in_limit,
+                                                 const long planes, const long band_rows)
+{
+    const long nc = (long)get_global_id(0), oh0 = (long)get_global_id(1) * band_rows;
+    if (nc >= planes || oh0 >= OH) return;
+    __global const T *plane = in + in_offset + nc * H * W;
+    const long o = out_offset + (nc * OH + oh0) * OW; /* the band's first output */
+    const int rows = (int)min(OH - oh0, band_rows), in_rows = rows + KH - 1, w = (int)W;
+    const long h0 = oh0 - pad_h; /* the array's first row */
+    (void)pad_w; /* PAD_W */
+    const long buf_lo = -(in_offset + nc * H * W), buf_hi = in_limit + buf_lo;
+    /* the array's rows inside the plane: [i_lo, i_hi) */
+    const int i_lo = (int)max(-h0, 0L), i_hi = (int)min((long)in_rows, H - h0);
+    const int q_lo = i_lo * w, q_hi = i_hi * w;
+    const long at0 = h0 * W; /* the array's element q is the plane's at0 + q */
+    const int guarded = at0 + q_lo - PAD_W < buf_lo || at0 + q_hi + FVW + KW > buf_hi;
+    FAST_ELEM a[FLAT_ELEMS] __attribute__((aligned(64)));
+
+    for (int q = 0; q < q_lo; q += FVW) PLANE_AT(a, q) = (fast_vec)(FAST_LOWEST);
+    fast_watch ok = FAST_WATCH_INIT;
+    /* per lane the column of element q (the run starts at a row's first) */
+    fast_int col = LANE_IDS;
+    for (int k = w; k < FVW; k += w) col = col >= w ? col - w : col;
+    const int step = FVW % w;
+    if (guarded)
+        for (int q = q_lo; q < q_hi; q += FVW) flat_across(a, q, plane, at0, 1, buf_lo, buf_hi, w, &col, step, &ok);
+    else
+        for (int q = q_lo; q < q_hi; q += FVW) flat_across(a, q, plane, at0, 0, 0, 0, w, &col, step, &ok);
+    for (int q = q_hi; q < in_rows * w + FVW; q += FVW) PLANE_AT(a, q) = (fast_vec)(FAST_LOWEST);
+    /* down, straight to the output */
+    const int n = rows * w;
+    for (int p = 0; p < n; p += FVW) {
+        fast_vec v[KH];
+#pragma unroll
+        for (int kh = 0; kh < KH; ++kh) v[kh] = PLANE_AT(a, p + kh * w);
+        FIRST_MAX_TREE(v, KH);
+        STORE_FAST(FAST_BITS(v[0]), min(n - p, FVW), out + o + p);
+    }
+#if EXACT_PATH
+    if (!BLOCK_DONE(ok)) /* a NaN in the band's input */
+        for (long ow = 0; ow < OW; ow += FVW) {
+            const long col0 = block_start(ow, OW, FVW);
+            maxpool2d_redo_exact(plane, out, 0, (int)H, (int)W, (int)h0, (int)(col0 - pad_w),
+                                 (int)min(OW - col0, (long)FVW), rows, o + col0, OW, nc, 1, buf_lo, buf_hi, FVW);
         }
 #else
     (void)ok;

@@ -71,6 +71,14 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
+# The flat path (-DFLAT_ELEMS: float32 at stride 1 without Indices, OW == W, CPUs
+# with 512-bit vectors; the left pad a -D constant): as PoCL builds it, and as SPIR.
+for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
+  read -r -a target <<< "$t"
+  for geo in "-DKH=5 -DKW=5 -DPAD_W=2" "-DKH=13 -DKW=13 -DPAD_W=6" "-DKH=4 -DKW=2 -DPAD_W=0" "-DKH=1 -DKW=6 -DPAD_W=5"; do
+    check maxpool -DDT_FLOAT32 -DWITH_INDICES=0 -DSTORAGE_ORDER=0 $geo -DSH=1 -DSW=1 -DVW=16 -DWIDEN=1 -DEXACT_ROWS=1 -DFLAT_ELEMS=4096
+  done
+done
 # The second pass of 3-D pooling with Indices (-DINDEX_MAP: a window of one
 # column, Indices mapped through the first pass's), with and without the row
 # sweep: as PoCL builds it, and as SPIR.
@@ -129,5 +137,5 @@ for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
     for ch in 0 1; do check global_pool -DDT_$dt $op -DCHUNKED=$ch; done
   done
 done
-echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, INDEX_MAP, strides 3 and 4 and STREAM_STORES): $n, failing: $bad"
+echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4 and STREAM_STORES): $n, failing: $bad"
 [ "$bad" = 0 ]

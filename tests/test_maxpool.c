@@ -755,6 +755,66 @@ START_TEST(test_plane_path)
 END_TEST
 
 /*
+ * Stride-1 float32 windows without Indices whose output rows are as wide as
+ * the input's, which on CPUs with 512-bit vectors take the flat path (a
+ * band of output rows per work-item run as one flat run of elements) where
+ * column blocks would idle or the plane path would take them; elsewhere the
+ * 2-D or plane paths. Kernels of 1 to 13, every left pad that keeps OW == W
+ * (even kernels: uneven pads; rep 2: SAME_UPPER or SAME_LOWER), random top
+ * and bottom pads; rows narrower than a vector and rows of 17-23 and 33-35
+ * (a flat vector spans rows); windows of 9 and 13 on wider rows; planes
+ * taller than a band (4064 / W - (kh - 1) rows: several bands a plane, the
+ * later ones starting inside it); rows at the buffer's very start (rep 0,
+ * in_off 0) and end (rep 1, tight_input); random inputs with NaN, -0 and
+ * infinities (bands redone by the exact path) and clean ones.
+ */
+START_TEST(test_flat_path)
+{
+    static const struct {
+        int64_t kh, kw, h_lo, h_hi, w[3];
+    } windows[] = {
+        {5, 5, 5, 30, {20, 19, 7}},    {3, 3, 1, 40, {17, 10, 33}},    {13, 13, 13, 30, {20, 13, 40}},
+        {9, 9, 9, 70, {64, 23, 11}},   {4, 2, 2, 30, {18, 21, 9}},     {1, 6, 1, 20, {22, 34, 8}},
+        {7, 1, 200, 420, {20, 17, 9}}, {5, 5, 210, 260, {19, 20, 18}}, {12, 4, 12, 40, {35, 1, 5}},
+    };
+    ref_rng r;
+    ref_rng_seed(&r, 0x3251);
+    for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
+        for (int rep = 0; rep < 3; ++rep) {
+            mp_case c;
+            random_case(&r, CLPOOL_FLOAT32, 2, &c);
+            clpool_maxpool_params *p = &c.params;
+            const int64_t kh = windows[i].kh, kw = windows[i].kw, H = ref_rng_range(&r, windows[i].h_lo, windows[i].h_hi);
+            c.shape.dims[2] = H;
+            c.shape.dims[3] = windows[i].w[rep];
+            p->kernel_shape[0] = kh;
+            p->kernel_shape[1] = kw;
+            p->auto_pad = rep < 2 ? CLPOOL_AUTO_PAD_NOTSET
+                          : ref_rng_chance(&r, 0.5) ? CLPOOL_AUTO_PAD_SAME_UPPER : CLPOOL_AUTO_PAD_SAME_LOWER;
+            p->ceil_mode = rep == 1;
+            for (int d = 0; d < 2; ++d) {
+                p->strides[d] = 1;
+                p->dilations[d] = 1;
+            }
+            /* across: kw - 1 in all (OW == W), split at random; down: any pads that let the kernel fit */
+            const int64_t need = kh - H;
+            int64_t top = ref_rng_range(&r, 0, kh - 1);
+            if (need - top > kh - 1) top = need - (kh - 1);
+            const int64_t left = ref_rng_range(&r, 0, kw - 1);
+            p->pads[0] = rep == 2 ? 0 : top;
+            p->pads[2] = rep == 2 ? 0 : ref_rng_range(&r, need - top > 0 ? need - top : 0, kh - 1);
+            p->pads[1] = rep == 2 ? 0 : left;
+            p->pads[3] = rep == 2 ? 0 : kw - 1 - left;
+            c.with_indices = 0;
+            if (rep == 0) c.in_off = 0; /* rows at the buffer's very start */
+            c.tight_input = rep == 1;    /* and at its very end */
+            run_random_input(&r, &c);
+        }
+    }
+}
+END_TEST
+
+/*
  * Pooling the library runs through the 2-D kernels under 2-D views (1-D
  * pooling as rows of height 1; N-D windows of 1 in the leading dims folded
  * into the planes; 3-D windows in two passes, the last two dims, then the
@@ -1732,6 +1792,7 @@ int main(void)
     tcase_add_test(tc, test_whole_plane_windows);
     tcase_add_test(tc, test_extreme_attributes);
     tcase_add_test(tc, test_plane_path);
+    tcase_add_test(tc, test_flat_path);
     tcase_add_test(tc, test_2d_views);
     tc = cu_tcase(s, "general_rows", 1); /* many general-kernel programs: its own process */
     tcase_set_tags(tc, "general_rows");
