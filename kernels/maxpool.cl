@@ -2017,9 +2017,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
 }
 #elif FLAT_ELEMS && !WITH_INDICES && SH == 1 && SW == 1 && !WIDE_VECTORS
 /*
- * Flat path (-DFLAT_ELEMS=n; CPUs, stride 1 without Indices, windows whose
- * output rows are as wide as the input's, OW == W: "same" padding, SPPF's
- * 5x5/p2, GoogLeNet's 3x3/p1). A work-item owns a band of `band_rows` output
+ * Flat path (-DFLAT_ELEMS=n, -DPAD_W=the left pad; float32 at stride 1
+ * without Indices on CPUs with 512-bit vectors, windows whose output rows are
+ * as wide as the input's, OW == W: "same" padding, where column blocks would
+ * idle, as SPPF's 5x5/p2 on 20-wide rows, and SPP's 9x9 and 13x13; the host
+ * chooses, flat_path in host/maxpool.c). A work-item owns a band of `band_rows` output
  * rows of one plane and runs over it as one flat run of elements, FVW at a
  * time whatever the row width: an input position's window maximum across
  * (taps dc = kw - pad_w apart, a lane's tap taken where its column plus dc
@@ -2094,7 +2096,6 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
     const long o = out_offset + (nc * OH + oh0) * OW; /* the band's first output */
     const int rows = (int)min(OH - oh0, band_rows), in_rows = rows + KH - 1, w = (int)W;
     const long h0 = oh0 - pad_h; /* the array's first row */
-    (void)pad_w; /* PAD_W */
     const long buf_lo = -(in_offset + nc * H * W), buf_hi = in_limit + buf_lo;
     /* the array's rows inside the plane: [i_lo, i_hi) */
     const int i_lo = (int)max(-h0, 0L), i_hi = (int)min((long)in_rows, H - h0);
