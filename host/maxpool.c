@@ -646,8 +646,8 @@ static clpool_status launch_window(clpool_context *ctx, cl_command_queue q, clpo
     g.items = c->n_out;
     char common[96], options[160];
     common_options(c, common, sizeof common);
-    snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=1 -DSW=0", common, (int)c->plan->ns,
-             vector_width(ctx, c));
+    snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=1 -DSW=0 -DWINDOW_INT_AT=%d", common,
+             (int)c->plan->ns, vector_width(ctx, c), g.in_plane <= INT32_MAX);
     return launch_general(ctx, q, k, c, "maxpool_window", options, &g, num_wait, wait, event);
 }
 

@@ -420,6 +420,21 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS)
  * order (the NaN rule: any NaN is best, the first of them wins).
  */
 #define WCHUNKS 2 /* chunks of VW taps side by side: two compare-select chains */
+/* A lane's best tap, as its offset in the plane: an int where the host
+ * knows planes hold at most INT_MAX elements (-DWINDOW_INT_AT=1), so one
+ * select and one add per chunk, not two of each (long vectors fill two
+ * registers). */
+#if defined(WINDOW_INT_AT) && WINDOW_INT_AT
+#define WINDOW_AT int
+#define WINDOW_ATV INTV(VW)
+#define WINDOW_CONVERT_AT(x) (x)
+#define WINDOW_AT_MASK(m) CONVERT_INTV(VW, m)
+#else
+#define WINDOW_AT long
+#define WINDOW_ATV LONGV(VW)
+#define WINDOW_CONVERT_AT(x) CONVERT_LONGV(VW, x)
+#define WINDOW_AT_MASK(m) LONG_MASKV(VW, m)
+#endif
 #if SEPARATE_KEYS
 #define BITS_BETTER(x, y) (ORDER_KEY(x) > ORDER_KEY(y))
 #else
@@ -442,11 +457,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
     const long klo = ceil_div(-s, DW);
     const long taps = min(ceil_div(W - s, DW), KW) - klo, c_first = s + klo * DW;
     const INTV(VW) lane = LANE_IDS;
-    const LONGV(VW) lane_cols = CONVERT_LONGV(VW, min(lane, (int)min(taps - 1, (long)VW - 1))) * DW; /* in range */
+    const WINDOW_ATV lane_cols = WINDOW_CONVERT_AT(min(lane, (int)min(taps - 1, (long)VW - 1))) * (WINDOW_AT)DW; /* in range */
 
     const long first_at = tap_row(&g, start, j) * W + c_first;
     TV(VW) bits[WCHUNKS];
-    LONGV(VW) at[WCHUNKS];
+    WINDOW_ATV at[WCHUNKS];
 #if SEPARATE_KEYS
     KTV(VW) key[WCHUNKS];
 #define CHUNK_KEY(a) key[a]
@@ -456,7 +471,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
 #pragma unroll
     for (int a = 0; a < WCHUNKS; ++a) {
         bits[a] = (TV(VW))(plane[first_at]);
-        at[a] = (LONGV(VW))(first_at);
+        at[a] = (WINDOW_ATV)((WINDOW_AT)first_at);
 #if SEPARATE_KEYS
         key[a] = KEYV(VW, bits[a]);
 #endif
@@ -484,26 +499,26 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
                 key[a] = select(key[a], k, take);
 #endif
                 bits[a] = select(bits[a], v, take);
-                at[a] = select(at[a], at0 + lane_cols, LONG_MASKV(VW, take));
+                at[a] = select(at[a], (WINDOW_AT)at0 + lane_cols, WINDOW_AT_MASK(take));
             }
         }
         if (!next_tap_row(lo, hi, j)) break;
     }
 
     T lane_bits[WCHUNKS * VW];
-    long lane_at[WCHUNKS * VW];
+    WINDOW_AT lane_at[WCHUNKS * VW];
 #pragma unroll
     for (int a = 0; a < WCHUNKS; ++a) {
         VSTOREV(VW, bits[a], lane_bits + a * VW);
         VSTOREV(VW, at[a], lane_at + a * VW);
     }
     T win = lane_bits[0];
-    long win_at = lane_at[0];
+    long win_at = (long)lane_at[0];
     for (int l = 1; l < WCHUNKS * VW; ++l) {
         const T x = lane_bits[l];
         if (BITS_BETTER(x, win) || (!BITS_BETTER(win, x) && lane_at[l] < win_at)) {
             win = x;
-            win_at = lane_at[l];
+            win_at = (long)lane_at[l];
         }
     }
     out[g.out_offset + gid] = win;

@@ -112,7 +112,7 @@ target=(-target spir64)
 for dt in $pool_types; do
   for ix in "-DWITH_INDICES=0 -DSTORAGE_ORDER=0" "-DWITH_INDICES=1 -DSTORAGE_ORDER=1"; do
     for ns in 1 3; do
-      for sv in "-DVW=16 -DNB=1 -DSW=0" "-DVW=8 -DNB=1 -DSW=0" "-DVW=16 -DNB=4 -DSW=1" "-DVW=16 -DNB=3 -DSW=2" "-DVW=8 -DNB=2 -DSW=2" "-DVW=8 -DNB=4 -DSW=0" "-DVW=16 -DNB=2 -DSW=3" "-DVW=16 -DNB=4 -DSW=4"; do check maxpool -DDT_$dt $ix -DNS=$ns $sv; done
+      for sv in "-DVW=16 -DNB=1 -DSW=0" "-DVW=16 -DNB=1 -DSW=0 -DWINDOW_INT_AT=1" "-DVW=8 -DNB=1 -DSW=0" "-DVW=16 -DNB=4 -DSW=1" "-DVW=16 -DNB=3 -DSW=2" "-DVW=8 -DNB=2 -DSW=2" "-DVW=8 -DNB=4 -DSW=0" "-DVW=16 -DNB=2 -DSW=3" "-DVW=16 -DNB=4 -DSW=4"; do check maxpool -DDT_$dt $ix -DNS=$ns $sv; done
     done
     for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2"; do
       for vw in "-DVW=16 -DEXACT_ROWS=4" "-DVW=8 -DEXACT_ROWS=1"; do check maxpool -DDT_$dt $ix $geo $vw; done
