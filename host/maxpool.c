@@ -483,7 +483,8 @@ static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpoo
 
 /*
  * Whether a call takes the flat path, and its band (output rows per
- * work-item): float32 at stride 1 without Indices, output rows as wide as the
+ * work-item): types of at most 4 bytes (1-byte ones on rows of at most 127:
+ * their lane columns are bytes) at stride 1 without Indices, output rows as wide as the
  * input's (OW == W, "same" padding: SPPF's 5x5/p2, SPP's 9x9 and 13x13),
  * on CPUs with 512-bit vectors, where column blocks would leave more than a
  * quarter of their lanes idle (20-wide rows: 12 of 32) or the plane path
@@ -496,16 +497,21 @@ static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpoo
  * 0.051; 9x9/p4 1x512x13x13 0.062 -> 0.036, 1x128x64x64 0.227 -> 0.167;
  * 13x13/p6 1x512x20x20 0.119 -> 0.091. Where column blocks fill their
  * lanes they win: 5x5/p2 on 13-, 26- and 40-wide rows by 17-23%, 3x3/p1 on
- * 56-wide rows 0.024 against 0.036 ms.
+ * 56-wide rows 0.024 against 0.036 ms. 1- and 2-byte types (session 21,
+ * 5x5/p2 8x512x20x20, medians of 7-11 alternations against column blocks):
+ * int8 0.56 -> 0.16 ms, uint8 0.62 -> 0.26, float16 0.80 -> 0.52, bfloat16
+ * 1.06 -> 0.55; against the plane path on rows of 56-127 int8 is 15-40%
+ * faster, the 16-bit floats even (1x64xWxW, W 64, 100, 127).
  */
 static int flat_path(const clpool_context *ctx, const maxpool_call *c, int64_t *band)
 {
     const clpool_maxpool_params *p = c->params;
-    if (c->esize != 4 || c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || p->strides[0] != 1 ||
+    if (c->esize > 4 || c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || p->strides[0] != 1 ||
         p->strides[1] != 1)
         return 0;
     const int64_t W = c->in->dims[3], OH = c->plan->out[0], kh = p->kernel_shape[0];
-    const int64_t lanes = vector_width(ctx, c), block_lanes = (W + lanes - 1) / lanes * lanes;
+    if (c->esize == 1 && W > 127) return 0; /* its lane columns are bytes */
+    const int64_t lanes = vector_width(ctx, c) * widest(ctx, c), block_lanes = (W + lanes - 1) / lanes * lanes;
     plane_plan pp;
     if (c->plan->out[1] != W || (4 * W >= 3 * block_lanes && !plane_path(ctx, c, &pp))) return 0;
     /* the band's rows, then the vector the last one's loads may run past and the fill after it */
@@ -524,9 +530,9 @@ static clpool_status launch_flat(clpool_context *ctx, cl_command_queue q, clpool
     char common[96], options[256];
     common_options(c, common, sizeof common);
     snprintf(options, sizeof options,
-             "%s -DKH=%lld -DKW=%lld -DSH=1 -DSW=1 -DVW=%d -DWIDEN=1 -DEXACT_ROWS=%d -DFLAT_ELEMS=%lld -DPAD_W=%lld", common,
-             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], vector_width(ctx, c),
-             exact_rows(ctx, c), (long long)(FLAT_BYTES / c->esize), (long long)c->plan->pad_begin[1]);
+             "%s -DKH=%lld -DKW=%lld -DSH=1 -DSW=1 -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DFLAT_ELEMS=%lld -DPAD_W=%lld",
+             common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], vector_width(ctx, c),
+             widest(ctx, c), exact_rows(ctx, c), (long long)(FLAT_BYTES / c->esize), (long long)c->plan->pad_begin[1]);
     const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
                              c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
                              c->in_limit,           planes,                band};

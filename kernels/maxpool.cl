@@ -2030,10 +2030,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
     (void)ok;
 #endif
 }
-#elif FLAT_ELEMS && !WITH_INDICES && SH == 1 && SW == 1 && !WIDE_VECTORS
+#elif FLAT_ELEMS && !WITH_INDICES && SH == 1 && SW == 1
 /*
- * Flat path (-DFLAT_ELEMS=n, -DPAD_W=the left pad; float32 at stride 1
- * without Indices on CPUs with 512-bit vectors, windows whose output rows are
+ * Flat path (-DFLAT_ELEMS=n, -DPAD_W=the left pad; types of at most 4 bytes
+ * at stride 1 without Indices on CPUs with 512-bit vectors, 1- and 2-byte
+ * types widened as on the fast path, windows whose output rows are
  * as wide as the input's, OW == W: "same" padding, where column blocks would
  * idle, as SPPF's 5x5/p2 on 20-wide rows, and SPP's 9x9 and 13x13; the host
  * chooses, flat_path in host/maxpool.c). A work-item owns a band of `band_rows` output
@@ -2045,7 +2046,8 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
  * output. Column blocks had left 12 of 32 lanes idle on 20-wide rows and
  * capped every tap of their edge blocks. Ties keep the first in tap order
  * (across in column order, then down in row order): the row-major first
- * maximum. A NaN in the band's input sends it to the exact path.
+ * maximum. A NaN in the band's input (a 16-bit float's -0 too, or a NaN
+ * key on top of an output: the keys rank unlike NaNs) sends it to the exact path.
  */
 /* The tap vector at `at` (elements from `plane`); through a private copy
  * where it would leave the buffer (elements outside it the lowest value:
@@ -2079,25 +2081,40 @@ __attribute__((always_inline)) inline fast_bits flat_load(__global const T *plan
 #define FLAT_TAKE(v, t, inside) ((v) = (inside) ? MAX_KEEP_FIRST((v), (t)) : (v))
 #endif
 
+/* Lane columns, unsigned and as wide as the compared values, so that a
+ * compare gives a fast_mask in one instruction: 1-byte types take rows of
+ * at most 127 (col + step < 2W; the host checks). */
+#define FLAT_COL_ELEM CLPOOL_XPASTE(u, MASK_SCALAR)
+#if WIDE_VECTORS
+typedef FLAT_COL_ELEM flat_col __attribute__((ext_vector_type(FVW)));
+#else
+typedef CLPOOL_XPASTE(FLAT_COL_ELEM, VW) flat_col;
+#endif
+
 /* a[q..q+FVW) = the windows' maxima across of elements q.. (the plane's
- * at0 + q..), whose columns are *col; steps *col on to element q + FVW. */
+ * at0 + q..), whose columns are *col; steps *col on to element q + FVW.
+ * The dc = 0 tap, which reads each element once, is watched. */
 __attribute__((always_inline)) inline void flat_across(FAST_ELEM *a, const int q, __global const T *plane,
                                                        const long at0, const int guarded, const long buf_lo,
-                                                       const long buf_hi, const int w, fast_int *col, const int step,
+                                                       const long buf_hi, const int w, flat_col *col, const int step,
                                                        fast_watch *ok)
 {
     fast_vec v = (fast_vec)(FAST_LOWEST);
 #pragma unroll
     for (int kw = 0; kw < KW; ++kw) {
         const int dc = kw - PAD_W;
-        const fast_vec t = FAST_KEY(flat_load(plane, at0 + q + dc, guarded, buf_lo, buf_hi));
-        if (dc == 0) FAST_WATCH(ok, t, t);
-        const fast_mask inside = dc < 0 ? *col >= -dc : dc > 0 ? *col < w - dc : (fast_mask)(-1);
+        const fast_bits raw = flat_load(plane, at0 + q + dc, guarded, buf_lo, buf_hi);
+        if (dc == 0) FAST_WATCH(ok, raw, raw);
+        const fast_vec t = FAST_KEY(raw);
+        /* no lane's tap at dc >= w lies in its row (w - dc is not a column then) */
+        const fast_mask inside = dc < 0   ? *col >= (FLAT_COL_ELEM)(-dc)
+                                 : dc > 0 ? (w > dc ? *col < (FLAT_COL_ELEM)(w - dc) : (fast_mask)0)
+                                          : (fast_mask)(-1);
         FLAT_TAKE(v, t, inside);
     }
     PLANE_AT(a, q) = v;
-    *col += step;
-    *col = *col >= w ? *col - w : *col;
+    *col += (FLAT_COL_ELEM)step;
+    *col = *col >= (FLAT_COL_ELEM)w ? *col - (FLAT_COL_ELEM)w : *col;
 }
 
 __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global T *out, const long H, const long W,
@@ -2122,8 +2139,8 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
     for (int q = 0; q < q_lo; q += FVW) PLANE_AT(a, q) = (fast_vec)(FAST_LOWEST);
     fast_watch ok = FAST_WATCH_INIT;
     /* per lane the column of element q (the run starts at a row's first) */
-    fast_int col = LANE_IDS;
-    for (int k = w; k < FVW; k += w) col = col >= w ? col - w : col;
+    flat_col col = (flat_col)(LANES(LANE_ID, FVW, 0, 0));
+    for (int k = w; k < FVW; k += w) col = col >= (FLAT_COL_ELEM)w ? col - (FLAT_COL_ELEM)w : col;
     const int step = FVW % w;
     if (guarded)
         for (int q = q_lo; q < q_hi; q += FVW) flat_across(a, q, plane, at0, 1, buf_lo, buf_hi, w, &col, step, &ok);
@@ -2137,10 +2154,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
 #pragma unroll
         for (int kh = 0; kh < KH; ++kh) v[kh] = PLANE_AT(a, p + kh * w);
         FIRST_MAX_TREE(v, KH);
+        WATCH_OUTPUT(&ok, v[0]);
         STORE_FAST(FAST_BITS(v[0]), min(n - p, FVW), out + o + p);
     }
 #if EXACT_PATH
-    if (!BLOCK_DONE(ok)) /* a NaN in the band's input */
+    if (!BLOCK_DONE(ok)) /* a NaN (or a 16-bit -0) in the band's input */
         for (long ow = 0; ow < OW; ow += FVW) {
             const long col0 = block_start(ow, OW, FVW);
             maxpool2d_redo_exact(plane, out, 0, (int)H, (int)W, (int)h0, (int)(col0 - pad_w),

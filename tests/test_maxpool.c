@@ -707,7 +707,9 @@ END_TEST
  * private copy where that would leave the buffer: tight_input); planes
  * taller than a band; random inputs with NaN, -0 and infinities (bands
  * redone by the exact path) and clean ones. On other devices they run the
- * 2-D path.
+ * 2-D path. Calls whose output rows are as wide as the input's take the flat
+ * path in types of at most 4 bytes, save 1-byte rows over 127: SAME (rep 2)
+ * stays here for float64 and the 250- to 420-wide rows.
  */
 START_TEST(test_plane_path)
 {
@@ -755,18 +757,20 @@ START_TEST(test_plane_path)
 END_TEST
 
 /*
- * Stride-1 float32 windows without Indices whose output rows are as wide as
- * the input's, which on CPUs with 512-bit vectors take the flat path (a
- * band of output rows per work-item run as one flat run of elements) where
- * column blocks would idle or the plane path would take them; elsewhere the
- * 2-D or plane paths. Kernels of 1 to 13, every left pad that keeps OW == W
- * (even kernels: uneven pads; rep 2: SAME_UPPER or SAME_LOWER), random top
- * and bottom pads; rows narrower than a vector and rows of 17-23 and 33-35
- * (a flat vector spans rows); windows of 9 and 13 on wider rows; planes
- * taller than a band (4064 / W - (kh - 1) rows: several bands a plane, the
- * later ones starting inside it); rows at the buffer's very start (rep 0,
- * in_off 0) and end (rep 1, tight_input); random inputs with NaN, -0 and
- * infinities (bands redone by the exact path) and clean ones.
+ * Stride-1 windows without Indices whose output rows are as wide as the
+ * input's, which on CPUs with 512-bit vectors take the flat path (a band of
+ * output rows per work-item run as one flat run of elements) where column
+ * blocks would idle or the plane path would take them; elsewhere the 2-D or
+ * plane paths. float32 twice, then a 1-byte type and a 16-bit float (their
+ * lanes 64 and 32 wide, the 16-bit floats as order keys, -0 watched).
+ * Kernels of 1 to 13, every left pad that keeps OW == W (even kernels:
+ * uneven pads; rep 3: SAME_UPPER or SAME_LOWER), random top and bottom pads;
+ * rows narrower than a vector and rows of 17-23 and 33-35 (a flat vector
+ * spans rows); windows of 9 and 13 on wider rows; planes taller than a band
+ * (several bands a plane, the later ones starting inside it); rows at the
+ * buffer's very start (reps 0 and 3, in_off 0) and end (reps 1 and 2,
+ * tight_input); random inputs with NaN, -0 and infinities (bands redone by
+ * the exact path) and clean ones.
  */
 START_TEST(test_flat_path)
 {
@@ -780,16 +784,20 @@ START_TEST(test_flat_path)
     ref_rng r;
     ref_rng_seed(&r, 0x3251);
     for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
-        for (int rep = 0; rep < 3; ++rep) {
+        for (int rep = 0; rep < 4; ++rep) {
+            const clpool_dtype dtype = rep < 2 ? CLPOOL_FLOAT32
+                                       : rep == 2 ? (i % 2 ? CLPOOL_UINT8 : CLPOOL_INT8)
+                                                  : (i % 2 ? CLPOOL_BFLOAT16 : CLPOOL_FLOAT16);
+            if (!cu_dtype_runs(dtype, "MaxPool")) continue;
             mp_case c;
-            random_case(&r, CLPOOL_FLOAT32, 2, &c);
+            random_case(&r, dtype, 2, &c);
             clpool_maxpool_params *p = &c.params;
             const int64_t kh = windows[i].kh, kw = windows[i].kw, H = ref_rng_range(&r, windows[i].h_lo, windows[i].h_hi);
             c.shape.dims[2] = H;
-            c.shape.dims[3] = windows[i].w[rep];
+            c.shape.dims[3] = windows[i].w[rep % 3];
             p->kernel_shape[0] = kh;
             p->kernel_shape[1] = kw;
-            p->auto_pad = rep < 2 ? CLPOOL_AUTO_PAD_NOTSET
+            p->auto_pad = rep < 3 ? CLPOOL_AUTO_PAD_NOTSET
                           : ref_rng_chance(&r, 0.5) ? CLPOOL_AUTO_PAD_SAME_UPPER : CLPOOL_AUTO_PAD_SAME_LOWER;
             p->ceil_mode = rep == 1;
             for (int d = 0; d < 2; ++d) {
@@ -801,14 +809,41 @@ START_TEST(test_flat_path)
             int64_t top = ref_rng_range(&r, 0, kh - 1);
             if (need - top > kh - 1) top = need - (kh - 1);
             const int64_t left = ref_rng_range(&r, 0, kw - 1);
-            p->pads[0] = rep == 2 ? 0 : top;
-            p->pads[2] = rep == 2 ? 0 : ref_rng_range(&r, need - top > 0 ? need - top : 0, kh - 1);
-            p->pads[1] = rep == 2 ? 0 : left;
-            p->pads[3] = rep == 2 ? 0 : kw - 1 - left;
+            p->pads[0] = rep == 3 ? 0 : top;
+            p->pads[2] = rep == 3 ? 0 : ref_rng_range(&r, need - top > 0 ? need - top : 0, kh - 1);
+            p->pads[1] = rep == 3 ? 0 : left;
+            p->pads[3] = rep == 3 ? 0 : kw - 1 - left;
             c.with_indices = 0;
-            if (rep == 0) c.in_off = 0; /* rows at the buffer's very start */
-            c.tight_input = rep == 1;    /* and at its very end */
-            run_random_input(&r, &c);
+            if (rep == 0 || rep == 3) c.in_off = 0; /* rows at the buffer's very start */
+            c.tight_input = rep == 1 || rep == 2;    /* and at its very end */
+            const int64_t n = ref_shape_elements(&c.shape);
+            void *input = malloc((size_t)n * ref_dtype_size(dtype));
+            ck_assert_ptr_nonnull(input);
+            fill_random(&r, dtype, input, n);
+            if (dtype == CLPOOL_FLOAT16 || dtype == CLPOOL_BFLOAT16) {
+                /* Each of the two watches alone: float16 without NaN, with pairs of -0 and +0;
+                 * bfloat16 without -0, with pairs of unlike NaNs. The pairs lie side by side and
+                 * one above the other, in both orders. The keys rank -0 below +0 and one NaN
+                 * above another, so only the watch (of -0 in the input, of a NaN key on top
+                 * of an output) sends such bands to the exact path, which keeps a window's
+                 * first zero or NaN. */
+                const int nan_pairs = dtype == CLPOOL_BFLOAT16;
+                for (int64_t e = 0; e < n; ++e) {
+                    const uint64_t bits = ref_load_bits(dtype, input, e);
+                    if (nan_pairs ? bits == 0x8000u : ref_load(dtype, input, e) != ref_load(dtype, input, e))
+                        ref_store(dtype, input, e, 0.0);
+                }
+                const int64_t W = c.shape.dims[3];
+                const uint64_t first[2] = {nan_pairs ? cu_nan_patterns(dtype)[0] : 0x8000u,
+                                           nan_pairs ? cu_nan_patterns(dtype)[1] : 0x0000u};
+                for (int pair = 0; pair < 4; ++pair) {
+                    const int64_t step = pair < 2 ? 1 : W, e = ref_rng_range(&r, 0, n - 1 - step);
+                    ref_store_bits(dtype, input, e, first[pair % 2]);
+                    ref_store_bits(dtype, input, e + step, first[1 - pair % 2]);
+                }
+            }
+            run_case(&c, input);
+            free(input);
         }
     }
 }
