@@ -69,6 +69,14 @@ int clpool__global_pool_dtype_ok(clpool_dtype dtype)
     return dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64 || dtype == CLPOOL_FLOAT16 || dtype == CLPOOL_BFLOAT16;
 }
 
+/* The program's options: the dtype, the op, the Lp kind, the lane split. */
+static void global_options(clpool_dtype dtype, global_op op, int lp_kind, int chunked, char *options, size_t size)
+{
+    char dt[32];
+    clpool__dtype_options(dtype, dt, sizeof dt);
+    snprintf(options, size, "%s -DOP=%d -DLP_KIND=%d -DCHUNKED=%d", dt, (int)op, lp_kind, chunked);
+}
+
 /* The kernels of a validated call: `planes` planes of `plane_size` elements. */
 static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, global_op op, double p, clpool_dtype dtype,
                                    int64_t planes, int64_t plane_size, cl_mem input, size_t input_offset,
@@ -77,14 +85,13 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
 {
     clpool_status status = CLPOOL_SUCCESS;
     const size_t esize = clpool_dtype_size(dtype);
-    char options[160], dt[32];
-    clpool__dtype_options(dtype, dt, sizeof dt);
+    char options[160];
     /* p = 1 and 2 get closed forms, other integers repeated squaring, the rest pow. */
     const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : (p <= 64 && p == (double)(int)p) ? 3 : 0;
     const int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     /* CPUs stream one contiguous chunk per work-item; GPUs interleave for coalescing. */
     const int chunked = cpu;
-    snprintf(options, sizeof options, "%s -DOP=%d -DLP_KIND=%d -DCHUNKED=%d", dt, (int)op, lp_kind, chunked);
+    global_options(dtype, op, lp_kind, chunked, options, sizeof options);
     /* p travels as the accumulation type: double for float64, else float. */
     const cl_double p_double = p;
     const cl_float p_float = (cl_float)p;
@@ -171,6 +178,39 @@ clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q,
 {
     return launch_global(ctx, q, GLOBAL_MAX, 0.0, dtype, planes, plane_size, input, input_offset, output,
                          output_offset, num_wait, wait, event, fn);
+}
+
+int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size)
+{
+    /* 16 planes a work-item: enough groups for four per compute unit */
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64) &&
+           plane_size >= 16 && planes / 16 >= 4 * (int64_t)ctx->info.compute_units;
+}
+
+clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype,
+                                                int64_t planes, int64_t plane_size, cl_mem input, size_t input_offset,
+                                                cl_mem output, size_t output_offset, cl_mem indices,
+                                                size_t indices_offset, int col_major, const int64_t dims[3],
+                                                cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    clpool_status status = CLPOOL_SUCCESS;
+    const size_t esize = clpool_dtype_size(dtype);
+    char options[160];
+    global_options(dtype, GLOBAL_MAX, 0, 1, options, sizeof options);
+    clpool__kernel k = {0};
+    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_max_pool_indices", &k));
+    const cl_long n_planes = planes, n_plane = plane_size, in_off = (cl_long)(input_offset / esize),
+                  out_off = (cl_long)(output_offset / esize), idx_off = (cl_long)(indices_offset / sizeof(cl_long)),
+                  d0 = dims[0], d1 = dims[1], d2 = dims[2];
+    const cl_int order = col_major;
+    const clpool__arg args[] = {CLPOOL_ARG(input),   CLPOOL_ARG(output),  CLPOOL_ARG(indices), CLPOOL_ARG(n_planes),
+                                CLPOOL_ARG(n_plane), CLPOOL_ARG(in_off),  CLPOOL_ARG(out_off), CLPOOL_ARG(idx_off),
+                                CLPOOL_ARG(order),   CLPOOL_ARG(d0),      CLPOOL_ARG(d1),      CLPOOL_ARG(d2)};
+    CLPOOL_TRY(clpool__set_args(&k, 0, args, sizeof args / sizeof args[0]));
+    CLPOOL_TRY(clpool__launch_1d(ctx, q, &k, (uint64_t)((planes + 15) / 16), CLPOOL__LOCAL_BUDGET, num_wait, wait, event));
+cleanup:
+    clpool__kernel_put(ctx, &k);
+    return status;
 }
 
 clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,

@@ -152,6 +152,18 @@ clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q,
                                         int64_t plane_size, cl_mem input, size_t input_offset, cl_mem output,
                                         size_t output_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
                                         const char *fn);
+/* Whether MaxPool's windows over whole planes with Indices can take
+ * clpool__launch_global_max_indices (CPUs, float32/float64, planes of at
+ * least 16, enough of them to fill the device). */
+int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size);
+/* Those windows' maxima and Indices (int64, the element offset of each
+ * plane's first maximum; col_major: storage_order 1 over the spatial dims
+ * dims[0..3), padded with 1 past the rank). */
+clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype,
+                                                int64_t planes, int64_t plane_size, cl_mem input, size_t input_offset,
+                                                cl_mem output, size_t output_offset, cl_mem indices,
+                                                size_t indices_offset, int col_major, const int64_t dims[3],
+                                                cl_uint num_wait, const cl_event *wait, cl_event *event);
 
 /* ------------------------------------------------------------- launch */
 

@@ -92,6 +92,16 @@ typedef ulong CT;
  */
 #define CLPOOL_PASTE(a, b) a##b
 #define CLPOOL_XPASTE(a, b) CLPOOL_PASTE(a, b)
+
+/* Every (any) lane of a 0/-1 mask set. Where clang compiles for the CPU itself one
+ * kortest (PoCL's all() and any() test lane by lane, and stops at 16 lanes). */
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define MASK_ALL(m) (__builtin_reduce_and(m) != 0)
+#define MASK_ANY(m) (__builtin_reduce_or(m) != 0)
+#else
+#define MASK_ALL(m) all(m)
+#define MASK_ANY(m) any(m)
+#endif
 #define VLOADV(n, p) CLPOOL_XPASTE(vload, n)(0, (p))
 #define VSTOREV(n, v, p) CLPOOL_XPASTE(vstore, n)((v), 0, (p))
 #define INTV(n) CLPOOL_XPASTE(int, n)

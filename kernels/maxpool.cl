@@ -24,15 +24,6 @@
 #define EVEN_SRC(j, n, m, p) (2 * (j))
 #define ODD_SRC(j, n, m, p) (2 * (j) + 1)
 #define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
-/* Every (any) lane of a 0/-1 mask set. Where clang compiles for the CPU itself one
- * kortest (all() tests lane by lane, and stops at 16 lanes). */
-#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
-#define MASK_ALL(m) (__builtin_reduce_and(m) != 0)
-#define MASK_ANY(m) (__builtin_reduce_or(m) != 0)
-#else
-#define MASK_ALL(m) all(m)
-#define MASK_ANY(m) any(m)
-#endif
 
 /* Every SW-th of 16 * SW elements from p (SW 3 or 4, 16 lanes, clang):
  * lanes below element 32 from the first two vectors, the rest from the

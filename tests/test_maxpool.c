@@ -644,6 +644,66 @@ START_TEST(test_whole_plane_windows)
 END_TEST
 
 /*
+ * Windows over whole planes with Indices in float32 and float64, which on
+ * CPUs take GlobalMaxPool's 16 planes per work-item and then look for each
+ * maximum's first position (global_max_pool_indices): enough planes to fill
+ * the device, the last group of 16 short; planes of 16 to 784 elements over
+ * 1 to 4 spatial dims (dims of 1; 4-D column-major Indices keep the MaxPool
+ * kernels), windows longer than the plane with pads; both storage orders;
+ * offsets. Each plane is random (ties), or only zeros of both signs and
+ * negatives (the first zero's sign and position), or clean with one NaN
+ * planted, or with its one maximum first or last.
+ */
+START_TEST(test_whole_plane_indices)
+{
+    static const struct {
+        int32_t ns;
+        int64_t n, c, dims[4], k[4], pad_begin;
+    } cases[] = {
+        {2, 2, 100, {28, 28}, {28, 28}, 0}, {2, 1, 130, {7, 7}, {7, 7}, 0},       {2, 3, 50, {4, 4}, {4, 4}, 0},
+        {1, 1, 200, {37}, {37}, 0},         {3, 1, 140, {3, 4, 5}, {3, 4, 5}, 0}, {3, 2, 70, {1, 5, 6}, {1, 5, 6}, 0},
+        {4, 1, 130, {2, 3, 2, 3}, {2, 3, 2, 3}, 0}, {2, 1, 150, {7, 9}, {9, 11}, 1},
+    };
+    ref_rng r;
+    ref_rng_seed(&r, 0x3311);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        for (int run = 0; run < 2; ++run) {
+            const clpool_dtype dtype = (i + run) % 2 ? CLPOOL_FLOAT64 : CLPOOL_FLOAT32;
+            if (!cu_dtype_runs(dtype, "MaxPool")) continue;
+            const int32_t ns = cases[i].ns;
+            int64_t dims[CLPOOL_MAX_RANK] = {cases[i].n, cases[i].c};
+            memcpy(dims + 2, cases[i].dims, (size_t)ns * sizeof *dims);
+            mp_case c = make_case(dtype, ns + 2, dims, cases[i].k);
+            for (int32_t d = 0; d < ns; ++d) { /* pads that make the longer window cover the plane */
+                c.params.pads[d] = cases[i].pad_begin;
+                c.params.pads[ns + d] = cases[i].k[d] - cases[i].dims[d] - cases[i].pad_begin;
+            }
+            c.params.storage_order = run;
+            if (run) c.in_off = c.out_off = 0;
+            const int64_t n = ref_shape_elements(&c.shape), planes = cases[i].n * cases[i].c, size = n / planes;
+            void *input = malloc((size_t)n * ref_dtype_size(dtype));
+            ck_assert_ptr_nonnull(input);
+            fill_random(&r, dtype, input, n);
+            for (int64_t p = 0; p < planes; ++p) {
+                const int64_t at0 = p * size, mode = ref_rng_range(&r, 0, 4);
+                for (int64_t e = at0; mode && e < at0 + size; ++e) {
+                    const double v = mode == 1 ? (double[]){0.0, -0.0, -1.0, -INFINITY}[ref_rng_range(&r, 0, 3)]
+                                               : (double)ref_rng_range(&r, -5, 5);
+                    ref_store(dtype, input, e, v);
+                }
+                if (mode == 2)
+                    ref_store_bits(dtype, input, at0 + ref_rng_range(&r, 0, size - 1),
+                                   cu_nan_patterns(dtype)[ref_rng_range(&r, 0, CU_N_NAN - 1)]);
+                if (mode >= 3) ref_store(dtype, input, mode == 3 ? at0 : at0 + size - 1, 9.0);
+            }
+            run_case(&c, input);
+            free(input);
+        }
+    }
+}
+END_TEST
+
+/*
  * Windows of 8 to 13 on the 2-D kernel (SPP's 9x9 and 13x13 at stride 1
  * with "same" pads, and uneven ones at stride 2), on random inputs with
  * inf and signed zeros and, for float types, at least two NaNs (so the fast
@@ -1825,6 +1885,7 @@ int main(void)
     tcase_set_tags(tc, "large_windows");
     tcase_add_test(tc, test_large_windows);
     tcase_add_test(tc, test_whole_plane_windows);
+    tcase_add_test(tc, test_whole_plane_indices);
     tcase_add_test(tc, test_extreme_attributes);
     tcase_add_test(tc, test_plane_path);
     tcase_add_test(tc, test_flat_path);
