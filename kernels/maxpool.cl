@@ -1879,6 +1879,28 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
 typedef FAST_ELEM __attribute__((ext_vector_type(FVW), aligned(sizeof(FAST_ELEM)))) plane_vec_elem_aligned;
 #define PLANE_AT(a, x) (*(plane_vec_elem_aligned *)((a) + (x)))
 #endif
+#if (PLANE_ELEMS || FLAT_ELEMS) && !WITH_INDICES && SH == 1 && SW == 1
+/* The plane and flat paths: a band's `rows` output rows (from output element
+ * o; input rows from h0) redone by the exact path where its watch saw a NaN
+ * (or a 16-bit -0) in the band's input. */
+__attribute__((always_inline)) inline void band_redo_if_watched(const fast_watch ok, __global const T *plane,
+                                                                __global T *out, const long H, const long W,
+                                                                const long h0, const long pad_w, const long OW,
+                                                                const int rows, const long o, const long nc,
+                                                                const long buf_lo, const long buf_hi)
+{
+#if EXACT_PATH
+    if (!BLOCK_DONE(ok))
+        for (long ow = 0; ow < OW; ow += FVW) {
+            const long col = block_start(ow, OW, FVW);
+            maxpool2d_redo_exact(plane, out, 0, (int)H, (int)W, (int)h0, (int)(col - pad_w),
+                                 (int)min(OW - col, (long)FVW), rows, o + col, OW, nc, 1, buf_lo, buf_hi, FVW);
+        }
+#else
+    (void)ok;
+#endif
+}
+#endif
 #if PLANE_ELEMS && !WITH_INDICES && SH == 1 && SW == 1
 /*
  * Plane path (-DPLANE_ELEMS=n; CPUs with 512-bit vectors, stride 1 without
@@ -2010,16 +2032,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
             STORE_FAST(FAST_BITS(v), lanes, out + o + r * OW + col);
         }
     }
-#if EXACT_PATH
-    if (!BLOCK_DONE(ok)) /* a NaN (or a 16-bit -0) in the band's input */
-        for (long ow = 0; ow < OW; ow += FVW) {
-            const long col = block_start(ow, OW, FVW);
-            maxpool2d_redo_exact(plane, out, 0, (int)H, (int)W, (int)h0, (int)(col - pad_w),
-                                 (int)min(OW - col, (long)FVW), rows, o + col, OW, nc, 1, buf_lo, buf_hi, FVW);
-        }
-#else
-    (void)ok;
-#endif
+    band_redo_if_watched(ok, plane, out, H, W, h0, pad_w, OW, rows, o, nc, buf_lo, buf_hi);
 }
 #elif FLAT_ELEMS && !WITH_INDICES && SH == 1 && SW == 1
 /*
@@ -2148,16 +2161,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
         WATCH_OUTPUT(&ok, v[0]);
         STORE_FAST(FAST_BITS(v[0]), min(n - p, FVW), out + o + p);
     }
-#if EXACT_PATH
-    if (!BLOCK_DONE(ok)) /* a NaN (or a 16-bit -0) in the band's input */
-        for (long ow = 0; ow < OW; ow += FVW) {
-            const long col0 = block_start(ow, OW, FVW);
-            maxpool2d_redo_exact(plane, out, 0, (int)H, (int)W, (int)h0, (int)(col0 - pad_w),
-                                 (int)min(OW - col0, (long)FVW), rows, o + col0, OW, nc, 1, buf_lo, buf_hi, FVW);
-        }
-#else
-    (void)ok;
-#endif
+    band_redo_if_watched(ok, plane, out, H, W, h0, pad_w, OW, rows, o, nc, buf_lo, buf_hi);
 }
 #else /* PLANE_ELEMS */
 __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *out,
