@@ -69,6 +69,14 @@ int clpool__global_pool_dtype_ok(clpool_dtype dtype)
     return dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64 || dtype == CLPOOL_FLOAT16 || dtype == CLPOOL_BFLOAT16;
 }
 
+/* Whether a CPU takes GlobalMaxPool's 16 planes per work-item (float maxima,
+ * see global_max_pool_grouped): float32/float64 planes of 16 or more. */
+static int grouped_max_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t plane_size)
+{
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && plane_size >= 16 &&
+           (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64);
+}
+
 /* The program's options: the dtype, the op, the Lp kind, the lane split. */
 static void global_options(clpool_dtype dtype, global_op op, int lp_kind, int chunked, char *options, size_t size)
 {
@@ -106,8 +114,7 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     cl_event first = NULL, last = NULL;
     if (parts == 1) {
         /* CPUs: float maxima of 16 planes per work-item (see global_max_pool_grouped). */
-        const int grouped = op == GLOBAL_MAX && cpu && plane_size >= 16 &&
-                            (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64);
+        const int grouped = op == GLOBAL_MAX && grouped_max_ok(ctx, dtype, plane_size);
         CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options,
                                       grouped ? "global_max_pool_grouped" : "global_pool_direct", &k1));
         const clpool__arg args[] = {CLPOOL_ARG(input),  CLPOOL_ARG(output),  CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
@@ -180,11 +187,13 @@ clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q,
                          output_offset, num_wait, wait, event, fn);
 }
 
-int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size)
+int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size,
+                                  int32_t spatial_rank, int col_major)
 {
-    /* 16 planes a work-item: enough groups for four per compute unit */
-    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64) &&
-           plane_size >= 16 && planes / 16 >= 4 * (int64_t)ctx->info.compute_units;
+    /* enough groups of 16 planes for four per compute unit; the kernel counts
+     * column-major positions over at most 3 spatial dims */
+    return grouped_max_ok(ctx, dtype, plane_size) && planes / 16 >= 4 * (int64_t)ctx->info.compute_units &&
+           (!col_major || spatial_rank <= 3);
 }
 
 clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype,

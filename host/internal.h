@@ -154,8 +154,10 @@ clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q,
                                         const char *fn);
 /* Whether MaxPool's windows over whole planes with Indices can take
  * clpool__launch_global_max_indices (CPUs, float32/float64, planes of at
- * least 16, enough of them to fill the device). */
-int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size);
+ * least 16, enough of them to fill the device; column-major Indices over at
+ * most 3 spatial dims). */
+int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size,
+                                  int32_t spatial_rank, int col_major);
 /* Those windows' maxima and Indices (int64, the element offset of each
  * plane's first maximum; col_major: storage_order 1 over the spatial dims
  * dims[0..3), padded with 1 past the rank). */

@@ -835,17 +835,19 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     /* Windows over whole planes (CBAM's channel attention, SPP's top bin)
      * without Indices: GlobalMaxPool's kernels, which split long planes
      * across work-items. 7x7 over 32x2048x7x7 float32: 1459 -> 142 us. */
-    if (!indices && clpool__global_pool_dtype_ok(dtype) && windows_are_whole_planes(input_shape, params, &plan))
-        return clpool__launch_global_max(ctx, q, dtype, n_out, n_in / n_out, input, input_offset, output, output_offset,
-                                         num_wait, wait, event, fn);
-    /* With Indices too, on CPUs (see global_max_pool_indices). */
-    if (indices && clpool__global_max_indices_ok(ctx, dtype, n_out, n_in / n_out) && (plan.ns <= 3 || !params->storage_order) &&
-        windows_are_whole_planes(input_shape, params, &plan)) {
-        int64_t dims[3] = {1, 1, 1};
-        for (int32_t i = 0; i < plan.ns && i < 3; ++i) dims[i] = input_shape->dims[2 + i];
-        return clpool__launch_global_max_indices(ctx, q, dtype, n_out, n_in / n_out, input, input_offset, output,
-                                                 output_offset, indices, indices_offset, params->storage_order != 0,
-                                                 dims, num_wait, wait, event);
+    const int col_major = params->storage_order != 0;
+    if (windows_are_whole_planes(input_shape, params, &plan)) {
+        if (!indices && clpool__global_pool_dtype_ok(dtype))
+            return clpool__launch_global_max(ctx, q, dtype, n_out, n_in / n_out, input, input_offset, output,
+                                             output_offset, num_wait, wait, event, fn);
+        /* With Indices too, on CPUs (see global_max_pool_indices). */
+        if (indices && clpool__global_max_indices_ok(ctx, dtype, n_out, n_in / n_out, plan.ns, col_major)) {
+            int64_t dims[3] = {1, 1, 1};
+            for (int32_t i = 0; i < plan.ns && i < 3; ++i) dims[i] = input_shape->dims[2 + i];
+            return clpool__launch_global_max_indices(ctx, q, dtype, n_out, n_in / n_out, input, input_offset, output,
+                                                     output_offset, indices, indices_offset, col_major, dims, num_wait,
+                                                     wait, event);
+        }
     }
 
     maxpool_call call = {.params = params, .plan = &plan, .in = input_shape, .input = input, .output = output,
