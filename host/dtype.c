@@ -38,10 +38,10 @@ const char *clpool_dtype_name(clpool_dtype dtype)
     return d ? d->name : "unknown";
 }
 
-void clpool__dtype_options(clpool_dtype dtype, char *buf, size_t len)
+const char *clpool__dtype_macro(clpool_dtype dtype)
 {
     const clpool__dtype_info *d = clpool__dtype_lookup(dtype);
-    snprintf(buf, len, "-D%s", d ? d->macro : "DT_UNKNOWN");
+    return d ? d->macro : "DT_UNKNOWN";
 }
 
 clpool_status clpool__check_dtype_device(const clpool_context *ctx, clpool_dtype dtype, const char *fn)

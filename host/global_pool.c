@@ -13,6 +13,17 @@ static const char *op_name(global_op op)
     return op == GLOBAL_MAX ? "GlobalMaxPool" : op == GLOBAL_AVG ? "GlobalAveragePool" : "GlobalLpPool";
 }
 
+/* Mirrors `global_sizes` in kernels/global_pool.cl: the kernels' run-time
+ * sizes as one by-value argument (PoCL copies each argument at every
+ * enqueue; see clpool__maxpool2d_sizes in host/maxpool.c). */
+typedef struct clpool__global_sizes {
+    cl_long planes, plane_size, parts;
+    cl_long in_offset, out_offset, idx_offset;
+    cl_long col_major, d0, d1, d2; /* global_max_pool_indices */
+} clpool__global_sizes;
+
+_Static_assert(sizeof(clpool__global_sizes) == 10 * 8, "global sizes must have no padding");
+
 /* Planes shorter than this are never split: a split only pays off for long loops. */
 #define MIN_ELEMENTS_PER_PART 1024
 
@@ -78,11 +89,12 @@ static int grouped_max_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t
 }
 
 /* The program's options: the dtype, the op, the Lp kind, the lane split. */
-static void global_options(clpool_dtype dtype, global_op op, int lp_kind, int chunked, char *options, size_t size)
+static void global_options(clpool_dtype dtype, global_op op, int lp_kind, int chunked, clpool__options *o)
 {
-    char dt[32];
-    clpool__dtype_options(dtype, dt, sizeof dt);
-    snprintf(options, size, "%s -DOP=%d -DLP_KIND=%d -DCHUNKED=%d", dt, (int)op, lp_kind, chunked);
+    clpool__options_start(o, dtype);
+    clpool__options_define(o, "OP", (int64_t)op);
+    clpool__options_define(o, "LP_KIND", lp_kind);
+    clpool__options_define(o, "CHUNKED", chunked);
 }
 
 /* The kernels of a validated call: `planes` planes of `plane_size` elements. */
@@ -93,21 +105,24 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
 {
     clpool_status status = CLPOOL_SUCCESS;
     const size_t esize = clpool_dtype_size(dtype);
-    char options[160];
+    clpool__options options;
     /* p = 1 and 2 get closed forms, other integers repeated squaring, the rest pow. */
     const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : (p <= 64 && p == (double)(int)p) ? 3 : 0;
     const int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     /* CPUs stream one contiguous chunk per work-item; GPUs interleave for coalescing. */
     const int chunked = cpu;
-    global_options(dtype, op, lp_kind, chunked, options, sizeof options);
+    global_options(dtype, op, lp_kind, chunked, &options);
     /* p travels as the accumulation type: double for float64, else float. */
     const cl_double p_double = p;
     const cl_float p_float = (cl_float)p;
     const size_t p_size = dtype == CLPOOL_FLOAT64 ? sizeof p_double : sizeof p_float;
     const void *p_arg = dtype == CLPOOL_FLOAT64 ? (const void *)&p_double : (const void *)&p_float;
-    const cl_long n_planes = planes, n_plane = plane_size;
-    const cl_long in_off = (cl_long)(input_offset / esize), out_off = (cl_long)(output_offset / esize);
     const int64_t parts = choose_parts(ctx, planes, plane_size);
+    const clpool__global_sizes sizes = {.planes = planes,
+                                        .plane_size = plane_size,
+                                        .parts = parts,
+                                        .in_offset = (cl_long)(input_offset / esize),
+                                        .out_offset = (cl_long)(output_offset / esize)};
 
     clpool__kernel k1 = {0}, k2 = {0};
     clpool__scratch_lease partials = {NULL, -1};
@@ -115,10 +130,9 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     if (parts == 1) {
         /* CPUs: float maxima of 16 planes per work-item (see global_max_pool_grouped). */
         const int grouped = op == GLOBAL_MAX && grouped_max_ok(ctx, dtype, plane_size);
-        CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options,
+        CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options,
                                       grouped ? "global_max_pool_grouped" : "global_pool_direct", &k1));
-        const clpool__arg args[] = {CLPOOL_ARG(input),  CLPOOL_ARG(output),  CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
-                                    CLPOOL_ARG(in_off), CLPOOL_ARG(out_off), {p_size, p_arg}};
+        const clpool__arg args[] = {CLPOOL_ARG(input), CLPOOL_ARG(output), CLPOOL_ARG(sizes), {p_size, p_arg}};
         CLPOOL_TRY(clpool__set_args(&k1, 0, args, sizeof args / sizeof args[0]));
         const uint64_t items = grouped ? (uint64_t)((planes + 15) / 16) : (uint64_t)planes;
         CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event));
@@ -127,17 +141,14 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     /* Two passes through a context scratch buffer; the second waits on the
      * first's event so out-of-order queues work. Max partials are element
      * indices, sum partials (value, correction) pairs. */
-    const cl_long n_parts = parts;
     const size_t partial_size = op == GLOBAL_MAX ? sizeof(cl_long)
                               : 2 * (dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float));
     CLPOOL_TRY(clpool__scratch_get(ctx, q, (size_t)(planes * parts) * partial_size, fn, "global pool partials", &partials));
-    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_partial", &k1));
-    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_pool_final", &k2));
-    const clpool__arg args1[] = {CLPOOL_ARG(input),   CLPOOL_ARG(partials.mem), CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane),
-                                 CLPOOL_ARG(n_parts), CLPOOL_ARG(in_off),   {p_size, p_arg}};
-    const clpool__arg args2[] = {CLPOOL_ARG(partials.mem), CLPOOL_ARG(input),   CLPOOL_ARG(output),
-                                 CLPOOL_ARG(n_planes), CLPOOL_ARG(n_plane), CLPOOL_ARG(n_parts),
-                                 CLPOOL_ARG(in_off),   CLPOOL_ARG(out_off), {p_size, p_arg}};
+    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_pool_partial", &k1));
+    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_pool_final", &k2));
+    const clpool__arg args1[] = {CLPOOL_ARG(input), CLPOOL_ARG(partials.mem), CLPOOL_ARG(sizes), {p_size, p_arg}};
+    const clpool__arg args2[] = {CLPOOL_ARG(partials.mem), CLPOOL_ARG(input), CLPOOL_ARG(output), CLPOOL_ARG(sizes),
+                                 {p_size, p_arg}};
     CLPOOL_TRY(clpool__set_args(&k1, 0, args1, sizeof args1 / sizeof args1[0]));
     CLPOOL_TRY(clpool__set_args(&k2, 0, args2, sizeof args2 / sizeof args2[0]));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), 1, num_wait, wait, &first));
@@ -204,17 +215,21 @@ clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_
 {
     clpool_status status = CLPOOL_SUCCESS;
     const size_t esize = clpool_dtype_size(dtype);
-    char options[160];
-    global_options(dtype, GLOBAL_MAX, 0, 1, options, sizeof options);
+    clpool__options options;
+    global_options(dtype, GLOBAL_MAX, 0, 1, &options);
     clpool__kernel k = {0};
-    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", options, "global_max_pool_indices", &k));
-    const cl_long n_planes = planes, n_plane = plane_size, in_off = (cl_long)(input_offset / esize),
-                  out_off = (cl_long)(output_offset / esize), idx_off = (cl_long)(indices_offset / sizeof(cl_long)),
-                  d0 = dims[0], d1 = dims[1], d2 = dims[2];
-    const cl_int order = col_major;
-    const clpool__arg args[] = {CLPOOL_ARG(input),   CLPOOL_ARG(output),  CLPOOL_ARG(indices), CLPOOL_ARG(n_planes),
-                                CLPOOL_ARG(n_plane), CLPOOL_ARG(in_off),  CLPOOL_ARG(out_off), CLPOOL_ARG(idx_off),
-                                CLPOOL_ARG(order),   CLPOOL_ARG(d0),      CLPOOL_ARG(d1),      CLPOOL_ARG(d2)};
+    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_max_pool_indices", &k));
+    const clpool__global_sizes sizes = {.planes = planes,
+                                        .plane_size = plane_size,
+                                        .parts = 1,
+                                        .in_offset = (cl_long)(input_offset / esize),
+                                        .out_offset = (cl_long)(output_offset / esize),
+                                        .idx_offset = (cl_long)(indices_offset / sizeof(cl_long)),
+                                        .col_major = col_major,
+                                        .d0 = dims[0],
+                                        .d1 = dims[1],
+                                        .d2 = dims[2]};
+    const clpool__arg args[] = {CLPOOL_ARG(input), CLPOOL_ARG(output), CLPOOL_ARG(indices), CLPOOL_ARG(sizes)};
     CLPOOL_TRY(clpool__set_args(&k, 0, args, sizeof args / sizeof args[0]));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k, (uint64_t)((planes + 15) / 16), CLPOOL__LOCAL_BUDGET, num_wait, wait, event));
 cleanup:

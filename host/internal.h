@@ -94,8 +94,24 @@ typedef struct clpool__kernel {
     size_t max_work_group_size;
 } clpool__kernel;
 
+/*
+ * A program's build options ("-DDT_FLOAT32 -DKH=3 ..."), appended without
+ * snprintf: every launch writes them (programs are found by them), and
+ * glibc's snprintf had been 7,700 of the 16,600 instructions of a tiny
+ * MaxPool's enqueue (callgrind, session 22).
+ */
+#define CLPOOL__OPTIONS_MAX 384
+typedef struct clpool__options {
+    size_t len; /* CLPOOL__OPTIONS_MAX once text did not fit: clpool__kernel_get then fails */
+    char text[CLPOOL__OPTIONS_MAX];
+} clpool__options;
+/* Start with the dtype's macro: "-DDT_FLOAT32". */
+void clpool__options_start(clpool__options *o, clpool_dtype dtype);
+/* Append " -D<name>=<value>". */
+void clpool__options_define(clpool__options *o, const char *name, int64_t value);
+
 /* Build (once per context) `source_name` with `options`, then check out `kernel_name`. */
-clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const char *options,
+clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const clpool__options *options,
                                  const char *kernel_name, clpool__kernel *out);
 void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k);
 void clpool__programs_release(clpool_context *ctx);
@@ -219,8 +235,8 @@ clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__a
 /* Require fp64 on the device for float64. */
 clpool_status clpool__check_dtype_device(const clpool_context *ctx, clpool_dtype dtype, const char *fn);
 
-/* Common -D options for a dtype: "-DDT_FLOAT32" (+ fp64 pragma switch), written into buf. */
-void clpool__dtype_options(clpool_dtype dtype, char *buf, size_t len);
+/* The kernels' macro for a dtype ("DT_FLOAT32"; "DT_UNKNOWN" for none). */
+const char *clpool__dtype_macro(clpool_dtype dtype);
 
 /* Pick the device for clpool_context_create() (spec, else CLPOOL_DEVICE, else first GPU, else first). */
 clpool_status clpool__select_device(const char *spec, cl_platform_id *platform, cl_device_id *device);

@@ -204,8 +204,6 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     collapse(n + 1, &out, &L);
     const int nb = blocks_per_item(ctx, &L, vw, es, stream);
 
-    char options[160], dtopt[32];
-    clpool__dtype_options(dtype, dtopt, sizeof dtopt);
     cl_event prev = NULL, next = NULL;
     clpool__kernel k = {0};
     size_t done = 0;
@@ -225,9 +223,15 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }
         g.out_offset = (cl_long)(output_offset / es);
-        snprintf(options, sizeof options, "%s -DARITY=%d -DRANK=%d -DINNER_MASK=%d -DVW=%d -DNB=%d -DSTREAM_STORES=%d",
-                 dtopt, arity, (int)L.rank, inner_mask, vw, nb, stream);
-        CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", options, "max_n", &k));
+        clpool__options options;
+        clpool__options_start(&options, dtype);
+        clpool__options_define(&options, "ARITY", arity);
+        clpool__options_define(&options, "RANK", L.rank);
+        clpool__options_define(&options, "INNER_MASK", inner_mask);
+        clpool__options_define(&options, "VW", vw);
+        clpool__options_define(&options, "NB", nb);
+        clpool__options_define(&options, "STREAM_STORES", stream);
+        CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", &options, "max_n", &k));
         CLPOOL_TRY(clpool__set_arg(&k, 0, sizeof output, &output));
         for (int a = 0; a < MAX_ARITY; ++a) {
             /* Unused slots repeat input 0: a valid buffer the kernel never reads. */

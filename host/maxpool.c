@@ -22,6 +22,23 @@ typedef struct clpool__maxpool_geom {
 
 _Static_assert(sizeof(clpool__maxpool_geom) == (6 * CLPOOL_MAX_SPATIAL + 6) * 8, "geometry must have no padding");
 
+/* Mirrors `maxpool2d_sizes` in kernels/maxpool.cl: one by-value argument
+ * instead of 11-12 scalars, because PoCL copies each argument at every
+ * enqueue (an aligned malloc and free each). A raw PoCL launch of 2
+ * buffers + 11 longs cost 2.3-3.3 us, of 2 buffers + one 11-long struct
+ * 1.6-1.7 (medians of 50,000, tools-free harness, session 22). */
+typedef struct clpool__maxpool2d_sizes {
+    cl_long H, W, OH, OW;
+    cl_long pad_h, pad_w;
+    cl_long in_offset, out_offset, idx_offset;
+    cl_long in_limit;
+    cl_long planes;
+    cl_long rows;
+    cl_long gap;
+} clpool__maxpool2d_sizes;
+
+_Static_assert(sizeof(clpool__maxpool2d_sizes) == 13 * 8, "2-D sizes must have no padding");
+
 /* Per-dim results of validation: effective padding and output size. */
 typedef struct maxpool_plan {
     int32_t ns;
@@ -205,7 +222,7 @@ typedef struct maxpool_call {
     const clpool_maxpool_params *params;
     const maxpool_plan *plan;
     const clpool_shape *in;
-    char dtype_option[32];
+    clpool_dtype dtype;
     cl_mem input, output, indices; /* indices may be NULL */
     cl_mem index_map; /* the 2-D kernel maps its Indices through this (launch_3d_in_two_passes); usually NULL */
     cl_long in_off, out_off, idx_off;
@@ -214,11 +231,13 @@ typedef struct maxpool_call {
     int64_t n_out;
 } maxpool_call;
 
-/* Build options shared by both kernels: dtype and the Indices variant. */
-static void common_options(const maxpool_call *c, char *buf, size_t len)
+/* Build options shared by all kernels: dtype and the Indices variant. */
+static void common_options(const maxpool_call *c, clpool__options *o)
 {
-    snprintf(buf, len, "%s -DWITH_INDICES=%d -DSTORAGE_ORDER=%d%s", c->dtype_option, c->indices != NULL,
-             c->indices ? (int)c->params->storage_order : 0, c->index_map ? " -DINDEX_MAP=1" : "");
+    clpool__options_start(o, c->dtype);
+    clpool__options_define(o, "WITH_INDICES", c->indices != NULL);
+    clpool__options_define(o, "STORAGE_ORDER", c->indices ? c->params->storage_order : 0);
+    if (c->index_map) clpool__options_define(o, "INDEX_MAP", 1);
 }
 
 /* Arguments 0..1 (0..2 with Indices, 0..3 with an index map): the buffers;
@@ -234,14 +253,28 @@ static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_ui
     return status;
 }
 
-/* set_buffers, then `n` (at most 16) cl_long scalars as the arguments after them. */
-static clpool_status set_buffers_and_sizes(clpool__kernel *k, const maxpool_call *c, const cl_long *sizes, size_t n)
+/* set_buffers, then the 2-D kernels' sizes (`rows` output rows per
+ * work-item, `gap` fill between the plane kernel's array rows) as the last argument. */
+static clpool_status set_buffers_and_sizes(clpool__kernel *k, const maxpool_call *c, int64_t rows, int64_t gap)
 {
+    const clpool__maxpool2d_sizes sz = {
+        .H = c->in->dims[2],
+        .W = c->in->dims[3],
+        .OH = c->plan->out[0],
+        .OW = c->plan->out[1],
+        .pad_h = c->plan->pad_begin[0],
+        .pad_w = c->plan->pad_begin[1],
+        .in_offset = c->in_off,
+        .out_offset = c->out_off,
+        .idx_offset = c->idx_off,
+        .in_limit = c->in_limit,
+        .planes = c->in->dims[0] * c->in->dims[1],
+        .rows = rows,
+        .gap = gap,
+    };
     cl_uint a = 0;
     clpool_status status = set_buffers(k, c, &a);
-    clpool__arg args[16];
-    for (size_t i = 0; i < n; ++i) args[i] = CLPOOL_ARG(sizes[i]);
-    return status == CLPOOL_SUCCESS ? clpool__set_args(k, a, args, n) : status;
+    return status == CLPOOL_SUCCESS ? clpool__set_arg(k, a, sizeof sz, &sz) : status;
 }
 
 /* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types) where
@@ -454,22 +487,30 @@ static int plane_path(const clpool_context *ctx, const maxpool_call *c, plane_pl
     return 1;
 }
 
+/* The 2-D kernels' options: common_options, the window, the strides and
+ * the lanes (VW, and WIDEN blocks of them at once). */
+static void options_2d(const clpool_context *ctx, const maxpool_call *c, int widen, clpool__options *o)
+{
+    const clpool_maxpool_params *p = c->params;
+    common_options(c, o);
+    clpool__options_define(o, "KH", p->kernel_shape[0]);
+    clpool__options_define(o, "KW", p->kernel_shape[1]);
+    clpool__options_define(o, "SH", p->strides[0]);
+    clpool__options_define(o, "SW", p->strides[1]);
+    clpool__options_define(o, "VW", vector_width(ctx, c));
+    clpool__options_define(o, "WIDEN", widen);
+    clpool__options_define(o, "EXACT_ROWS", exact_rows(ctx, c));
+}
+
 static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
                                   const plane_plan *pp, cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
-    const clpool_maxpool_params *p = c->params;
     const cl_long planes = c->in->dims[0] * c->in->dims[1];
-    char common[96], options[256];
-    common_options(c, common, sizeof common);
-    snprintf(options, sizeof options,
-             "%s -DKH=%lld -DKW=%lld -DSH=1 -DSW=1 -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DPLANE_ELEMS=%lld", common,
-             (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], vector_width(ctx, c), widest(ctx, c),
-             exact_rows(ctx, c), (long long)pp->elems);
-    const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
-                             c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
-                             c->in_limit,           planes,                pp->band,        pp->gap};
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d_plane", k);
-    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, sizes, sizeof sizes / sizeof sizes[0]);
+    clpool__options options;
+    options_2d(ctx, c, widest(ctx, c), &options);
+    clpool__options_define(&options, "PLANE_ELEMS", pp->elems);
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", &options, "maxpool2d_plane", k);
+    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, pp->band, pp->gap);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[2] = {(uint64_t)planes, (uint64_t)((c->plan->out[0] + pp->band - 1) / pp->band)};
     return clpool__launch(ctx, q, k, 2, items, 1, num_wait, wait, event);
@@ -525,19 +566,13 @@ static int flat_path(const clpool_context *ctx, const maxpool_call *c, int64_t *
 static clpool_status launch_flat(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
                                  int64_t band, cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
-    const clpool_maxpool_params *p = c->params;
     const cl_long planes = c->in->dims[0] * c->in->dims[1];
-    char common[96], options[256];
-    common_options(c, common, sizeof common);
-    snprintf(options, sizeof options,
-             "%s -DKH=%lld -DKW=%lld -DSH=1 -DSW=1 -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DFLAT_ELEMS=%lld -DPAD_W=%lld",
-             common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], vector_width(ctx, c),
-             widest(ctx, c), exact_rows(ctx, c), (long long)(FLAT_BYTES / c->esize), (long long)c->plan->pad_begin[1]);
-    const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
-                             c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
-                             c->in_limit,           planes,                band};
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d_flat", k);
-    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, sizes, sizeof sizes / sizeof sizes[0]);
+    clpool__options options;
+    options_2d(ctx, c, widest(ctx, c), &options);
+    clpool__options_define(&options, "FLAT_ELEMS", FLAT_BYTES / (int64_t)c->esize);
+    clpool__options_define(&options, "PAD_W", c->plan->pad_begin[1]);
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", &options, "maxpool2d_flat", k);
+    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, band, 0);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[2] = {(uint64_t)planes, (uint64_t)((c->plan->out[0] + band - 1) / band)};
     return clpool__launch(ctx, q, k, 2, items, 1, num_wait, wait, event);
@@ -546,9 +581,6 @@ static clpool_status launch_flat(clpool_context *ctx, cl_command_queue q, clpool
 static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
                                cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
-    const clpool_maxpool_params *p = c->params;
-    char common[96], options[256];
-    common_options(c, common, sizeof common);
     const int vw = vector_width(ctx, c);
     plane_plan pp;
     int64_t band;
@@ -564,15 +596,13 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     /* the fast path's whole output vectors around the cache (kernels/maxpool.cl, STORE_WHOLE) */
     const int stream = !c->indices && clpool__stream_stores(ctx, ((uint64_t)clpool_shape_elements(c->in) +
                                                                   (uint64_t)c->n_out) * c->esize);
-    snprintf(options, sizeof options,
-             "%s -DKH=%lld -DKW=%lld -DSH=%lld -DSW=%lld -DVW=%d -DWIDEN=%d -DEXACT_ROWS=%d -DSWEEP_BLOCKS=%d -DODD_START=%d -DSTREAM_STORES=%d",
-             common, (long long)p->kernel_shape[0], (long long)p->kernel_shape[1], (long long)p->strides[0],
-             (long long)p->strides[1], vw, widen, exact_rows(ctx, c), sweep, odd_start, stream);
-    const cl_long sizes[] = {c->in->dims[2],        c->in->dims[3],        c->plan->out[0], c->plan->out[1],
-                             c->plan->pad_begin[0], c->plan->pad_begin[1], c->in_off,       c->out_off,
-                             c->idx_off,            c->in_limit,           rows};
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, "maxpool2d", k);
-    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, sizes, sizeof sizes / sizeof sizes[0]);
+    clpool__options options;
+    options_2d(ctx, c, widen, &options);
+    clpool__options_define(&options, "SWEEP_BLOCKS", sweep);
+    clpool__options_define(&options, "ODD_START", odd_start);
+    clpool__options_define(&options, "STREAM_STORES", stream);
+    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", &options, "maxpool2d", k);
+    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, rows, 0);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[3] = {(uint64_t)col_items,
                                (uint64_t)((c->plan->out[0] + rows - 1) / rows),
@@ -602,7 +632,7 @@ static void fill_geometry(const maxpool_call *c, clpool__maxpool_geom *g)
 
 /* Builds (or finds) general kernel `name` with `options` and runs g->items work-items. */
 static clpool_status launch_general(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                                    const char *name, const char *options, const clpool__maxpool_geom *g,
+                                    const char *name, const clpool__options *options, const clpool__maxpool_geom *g,
                                     cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
     clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, name, k);
@@ -626,11 +656,13 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
     const int64_t blocks = (ow + vw - 1) / vw, nb = ctx->cpu_simd ? (blocks < 4 ? blocks : 4) : 1;
     g.items = c->n_out / ow * ((blocks + nb - 1) / nb);
     const int64_t sw = c->params->strides[ns - 1];
-    char common[96], options[160];
-    common_options(c, common, sizeof common);
-    snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=%d -DSW=%d", common, (int)ns, vw, (int)nb,
-             sw <= vector_stride_max(vw) ? (int)sw : 0);
-    return launch_general(ctx, q, k, c, "maxpool", options, &g, num_wait, wait, event);
+    clpool__options options;
+    common_options(c, &options);
+    clpool__options_define(&options, "NS", ns);
+    clpool__options_define(&options, "VW", vw);
+    clpool__options_define(&options, "NB", nb);
+    clpool__options_define(&options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
+    return launch_general(ctx, q, k, c, "maxpool", &options, &g, num_wait, wait, event);
 }
 
 /* The window kernel: one output per work-item, its lanes along the window's
@@ -650,11 +682,14 @@ static clpool_status launch_window(clpool_context *ctx, cl_command_queue q, clpo
     clpool__maxpool_geom g;
     fill_geometry(c, &g);
     g.items = c->n_out;
-    char common[96], options[160];
-    common_options(c, common, sizeof common);
-    snprintf(options, sizeof options, "%s -DNS=%d -DVW=%d -DNB=1 -DSW=0 -DWINDOW_INT_AT=%d", common,
-             (int)c->plan->ns, vector_width(ctx, c), g.in_plane <= INT32_MAX);
-    return launch_general(ctx, q, k, c, "maxpool_window", options, &g, num_wait, wait, event);
+    clpool__options options;
+    common_options(c, &options);
+    clpool__options_define(&options, "NS", c->plan->ns);
+    clpool__options_define(&options, "VW", vector_width(ctx, c));
+    clpool__options_define(&options, "NB", 1);
+    clpool__options_define(&options, "SW", 0);
+    clpool__options_define(&options, "WINDOW_INT_AT", g.in_plane <= INT32_MAX);
+    return launch_general(ctx, q, k, c, "maxpool_window", &options, &g, num_wait, wait, event);
 }
 
 /* A call's view: `shape` (rank 4: one batch of `planes` planes of h x w)
@@ -854,7 +889,7 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
                          .indices = indices, .in_off = (cl_long)(input_offset / esize),
                          .out_off = (cl_long)(output_offset / esize),
                          .idx_off = (cl_long)(indices_offset / sizeof(cl_long)), .n_out = n_out, .esize = esize};
-    clpool__dtype_options(dtype, call.dtype_option, sizeof call.dtype_option);
+    call.dtype = dtype;
     size_t in_bytes = 0;
     clGetMemObjectInfo(input, CL_MEM_SIZE, sizeof in_bytes, &in_bytes, NULL); /* checked valid above */
     call.in_limit = (cl_long)(in_bytes / esize);

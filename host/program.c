@@ -14,7 +14,9 @@
 
 struct clpool__program {
     clpool__program *next;
-    char *key;                 /* "source\noptions" */
+    const char *source_name;   /* a string literal of the callers */
+    char *options;
+    uint64_t options_hash;     /* FNV-1a of options: most lookups compare only this */
     cl_program program;
     size_t pool_count;
     clpool__kernel pool[POOL_MAX]; /* idle kernels of this program, matched by name on checkout */
@@ -128,42 +130,87 @@ cleanup:
     return status;
 }
 
-/* Find or build the program for (source, options); caller holds ctx->lock. */
-static clpool_status find_program(clpool_context *ctx, const char *source_name, const char *options,
+static void options_append(clpool__options *o, const char *text, size_t n)
+{
+    if (o->len + n >= CLPOOL__OPTIONS_MAX) {
+        o->len = CLPOOL__OPTIONS_MAX;
+        return;
+    }
+    memcpy(o->text + o->len, text, n);
+    o->len += n;
+    o->text[o->len] = '\0';
+}
+
+void clpool__options_start(clpool__options *o, clpool_dtype dtype)
+{
+    const char *macro = clpool__dtype_macro(dtype);
+    o->len = 0;
+    o->text[0] = '\0';
+    options_append(o, "-D", 2);
+    options_append(o, macro, strlen(macro));
+}
+
+void clpool__options_define(clpool__options *o, const char *name, int64_t value)
+{
+    char digits[24], *d = digits + sizeof digits;
+    uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+    do {
+        *--d = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    if (value < 0) *--d = '-';
+    options_append(o, " -D", 3);
+    options_append(o, name, strlen(name));
+    options_append(o, "=", 1);
+    options_append(o, d, (size_t)(digits + sizeof digits - d));
+}
+
+/* Find or build the program for (source, options); caller holds ctx->lock.
+ * A found program moves to the front: calls repeat the same few programs. */
+static clpool_status find_program(clpool_context *ctx, const char *source_name, const clpool__options *options,
                                   clpool__program **out)
 {
-    size_t key_len = strlen(source_name) + 1 + strlen(options) + 1;
-    char *key = malloc(key_len);
-    if (!key) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    snprintf(key, key_len, "%s\n%s", source_name, options);
-    for (clpool__program *p = ctx->programs; p; p = p->next) {
-        if (strcmp(p->key, key) == 0) {
-            free(key);
+    const uint64_t hash = clpool__fnv1a(0xcbf29ce484222325ull, options->text, options->len);
+    for (clpool__program **at = &ctx->programs; *at; at = &(*at)->next) {
+        clpool__program *p = *at;
+        if (p->options_hash == hash && strcmp(p->options, options->text) == 0 &&
+            strcmp(p->source_name, source_name) == 0) {
+            *at = p->next;
+            p->next = ctx->programs;
+            ctx->programs = p;
             *out = p;
             return CLPOOL_SUCCESS;
         }
     }
     clpool__program *p = calloc(1, sizeof *p);
-    if (!p) {
-        free(key);
+    char *copy = malloc(options->len + 1);
+    if (!p || !copy) {
+        free(p);
+        free(copy);
         return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
-    clpool_status status = build_program(ctx, source_name, options, &p->program);
+    memcpy(copy, options->text, options->len + 1);
+    clpool_status status = build_program(ctx, source_name, options->text, &p->program);
     if (status != CLPOOL_SUCCESS) {
-        free(key);
+        free(copy);
         free(p);
         return status; /* not cached: a later call retries (e.g. after fixing CLPOOL_KERNEL_DIR) */
     }
-    p->key = key;
+    p->source_name = source_name;
+    p->options = copy;
+    p->options_hash = hash;
     p->next = ctx->programs;
     ctx->programs = p;
     *out = p;
     return CLPOOL_SUCCESS;
 }
 
-clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const char *options,
+clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const clpool__options *options,
                                  const char *kernel_name, clpool__kernel *out)
 {
+    if (options->len >= CLPOOL__OPTIONS_MAX)
+        return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s in %s exceed %d bytes",
+                            kernel_name, source_name, CLPOOL__OPTIONS_MAX - 1);
     clpool__program *p = NULL;
     pthread_mutex_lock(&ctx->lock);
     clpool_status status = find_program(ctx, source_name, options, &p);
@@ -218,7 +265,7 @@ void clpool__programs_release(clpool_context *ctx)
         clpool__program *next = p->next;
         for (size_t i = 0; i < p->pool_count; ++i) clReleaseKernel(p->pool[i].kernel);
         clReleaseProgram(p->program);
-        free(p->key);
+        free(p->options);
         free(p);
         p = next;
     }

@@ -33,6 +33,16 @@
 #define OP_AVG 2
 #define OP_LP 3
 
+/* Mirrors clpool__global_sizes in host/global_pool.c (all 64-bit, no
+ * padding): the run-time sizes as one argument, since PoCL copies every
+ * argument (an aligned malloc each) at every enqueue. */
+typedef struct global_sizes {
+    long planes, plane_size;
+    long parts; /* lanes per plane of the two-pass kernels */
+    long in_offset, out_offset, idx_offset; /* element offsets into the buffers */
+    long col_major, d0, d1, d2; /* global_max_pool_indices: storage_order 1, the spatial dims */
+} global_sizes;
+
 /* Range of a plane's elements lane `lane` of `parts` visits: i = first; i < end; i += step. */
 #if CHUNKED
 #define LANE_RANGE(lane, parts, size, first, end, step)                  \
@@ -122,12 +132,11 @@ inline T plane_max(__global const T *x, long n)
 }
 
 /* One work-item per plane. */
-__kernel void global_pool_direct(__global const T *in, __global T *out, const long planes, const long plane_size,
-                                 const long in_offset, const long out_offset, const AT p_unused)
+__kernel void global_pool_direct(__global const T *in, __global T *out, const global_sizes sz, const AT p_unused)
 {
     const long plane = (long)get_global_id(0);
-    if (plane >= planes) return;
-    out[out_offset + plane] = plane_max(in + in_offset + plane * plane_size, plane_size);
+    if (plane >= sz.planes) return;
+    out[sz.out_offset + plane] = plane_max(in + sz.in_offset + plane * sz.plane_size, sz.plane_size);
 }
 
 #if defined(DT_FLOAT32) || defined(DT_FLOAT64)
@@ -220,13 +229,11 @@ inline long first_equal(__global const T *x, const long n, const T m)
     return i;
 }
 
-__kernel void global_max_pool_grouped(__global const T *in, __global T *out, const long planes,
-                                      const long plane_size, const long in_offset, const long out_offset,
-                                      const AT p_unused)
+__kernel void global_max_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p_unused)
 {
-    const long first = (long)get_global_id(0) * 16;
+    const long first = (long)get_global_id(0) * 16, planes = sz.planes, n = sz.plane_size;
     if (first < planes)
-        group_max(in + in_offset + first * plane_size, plane_size, out + out_offset + first, min(16L, planes - first));
+        group_max(in + sz.in_offset + first * n, n, out + sz.out_offset + first, min(16L, planes - first));
 }
 
 /*
@@ -243,11 +250,11 @@ __kernel void global_max_pool_grouped(__global const T *in, __global T *out, con
  * reduction and a look from L2 (0.75-0.93 against 0.63-0.81 ms, 5 alternations).
  */
 __kernel void global_max_pool_indices(__global const T *in, __global T *out, __global long *indices,
-                                      const long planes, const long plane_size, const long in_offset,
-                                      const long out_offset, const long idx_offset, const int col_major,
-                                      const long d0, const long d1, const long d2)
+                                      const global_sizes sz)
 {
-    const long first = (long)get_global_id(0) * 16, n = plane_size;
+    const long planes = sz.planes, n = sz.plane_size, in_offset = sz.in_offset, out_offset = sz.out_offset,
+               idx_offset = sz.idx_offset, col_major = sz.col_major, d0 = sz.d0, d1 = sz.d1, d2 = sz.d2;
+    const long first = (long)get_global_id(0) * 16;
     if (first >= planes) return;
     const long count = min(16L, planes - first);
     __global const T *x = in + in_offset + first * n;
@@ -264,9 +271,10 @@ __kernel void global_max_pool_indices(__global const T *in, __global T *out, __g
 }
 #endif
 
-__kernel void global_pool_partial(__global const T *in, __global long *partials, const long planes,
-                                  const long plane_size, const long parts, const long in_offset, const AT p_unused)
+__kernel void global_pool_partial(__global const T *in, __global long *partials, const global_sizes sz,
+                                  const AT p_unused)
 {
+    const long planes = sz.planes, plane_size = sz.plane_size, parts = sz.parts, in_offset = sz.in_offset;
     const long gid = (long)get_global_id(0);
     if (gid >= planes * parts) return;
     const long plane = gid / parts, lane = gid % parts;
@@ -278,9 +286,10 @@ __kernel void global_pool_partial(__global const T *in, __global long *partials,
 /* Combine lane winners: a better value wins; between equivalent ones (equal,
  * +-0, or both NaN) the smaller index, i.e. the one a sequential scan meets first. */
 __kernel void global_pool_final(__global const long *partials, __global const T *in, __global T *out,
-                                const long planes, const long plane_size, const long parts, const long in_offset,
-                                const long out_offset, const AT p_unused)
+                                const global_sizes sz, const AT p_unused)
 {
+    const long planes = sz.planes, plane_size = sz.plane_size, parts = sz.parts, in_offset = sz.in_offset,
+               out_offset = sz.out_offset;
     const long plane = (long)get_global_id(0);
     if (plane >= planes) return;
     __global const T *x = in + in_offset + plane * plane_size;
@@ -447,12 +456,11 @@ inline AT finish(AT v, long count, AT p)
 #endif
 }
 
-__kernel void global_pool_direct(__global const T *in, __global T *out, const long planes, const long plane_size,
-                                 const long in_offset, const long out_offset, const AT p)
+__kernel void global_pool_direct(__global const T *in, __global T *out, const global_sizes sz, const AT p)
 {
-    const long plane = (long)get_global_id(0);
-    if (plane >= planes) return;
-    __global const T *x = in + in_offset + plane * plane_size;
+    const long plane = (long)get_global_id(0), plane_size = sz.plane_size;
+    if (plane >= sz.planes) return;
+    __global const T *x = in + sz.in_offset + plane * plane_size;
     AT total;
     if (VECTOR_SUM && plane_size <= SHORT_SUM) {
         total = short_sum(x, plane_size, p);
@@ -461,13 +469,13 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const lo
         sum_range(&k, x, 0, plane_size, 1, p);
         total = kahan_value(k);
     }
-    STORE(out + out_offset, plane, finish(total, plane_size, p));
+    STORE(out + sz.out_offset, plane, finish(total, plane_size, p));
 }
 
 /* Each lane stores (compensated sum, its correction); a non-finite sum passes through. */
-__kernel void global_pool_partial(__global const T *in, __global AT *partials, const long planes,
-                                  const long plane_size, const long parts, const long in_offset, const AT p)
+__kernel void global_pool_partial(__global const T *in, __global AT *partials, const global_sizes sz, const AT p)
 {
+    const long planes = sz.planes, plane_size = sz.plane_size, parts = sz.parts, in_offset = sz.in_offset;
     const long gid = (long)get_global_id(0);
     if (gid >= planes * parts) return;
     const long plane = gid / parts, lane = gid % parts;
@@ -481,14 +489,13 @@ __kernel void global_pool_partial(__global const T *in, __global AT *partials, c
 }
 
 __kernel void global_pool_final(__global const AT *partials, __global const T *in_unused, __global T *out,
-                                const long planes, const long plane_size, const long parts, const long in_offset_unused,
-                                const long out_offset, const AT p)
+                                const global_sizes sz, const AT p)
 {
-    const long plane = (long)get_global_id(0);
-    if (plane >= planes) return;
+    const long plane = (long)get_global_id(0), parts = sz.parts;
+    if (plane >= sz.planes) return;
     __global const AT *q = partials + 2 * plane * parts;
     kahan k = {0, 0, 0};
     for (long l = 0; l < 2 * parts; ++l) kahan_add(&k, q[l]);
-    STORE(out + out_offset, plane, finish(kahan_value(k), plane_size, p));
+    STORE(out + sz.out_offset, plane, finish(kahan_value(k), sz.plane_size, p));
 }
 #endif

@@ -519,6 +519,19 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
 }
 #endif /* NS */
 
+/* Mirrors clpool__maxpool2d_sizes in host/maxpool.c (all 64-bit, no
+ * padding): the 2-D kernels' run-time sizes as one by-value argument, since
+ * PoCL copies every argument (an aligned malloc each) at every enqueue. */
+typedef struct maxpool2d_sizes {
+    long H, W, OH, OW; /* input and output plane */
+    long pad_h, pad_w; /* padding before the first row and column */
+    long in_offset, out_offset, idx_offset; /* element offsets into the buffers */
+    long in_limit; /* elements in the input cl_mem: vector loads may read up to here */
+    long planes;   /* N x C (plane and flat kernels) */
+    long rows;     /* output rows per work-item */
+    long gap;      /* plane kernel: fill elements between its array's rows */
+} maxpool2d_sizes;
+
 #if defined(KH)
 /*
  * 2-D fast path for the common windows: kernel up to 13x13, strides 1 or 2 (3 and 4 with 16 lanes),
@@ -1954,11 +1967,10 @@ __attribute__((always_inline)) inline void plane_fill(FAST_ELEM *a, const int fr
 #define PLANE_V_TAPS (PLANE_LOG_STEP(KH) ? 2 : KH)
 #define PLANE_V_STEP (PLANE_LOG_STEP(KH) ? KH - 8 : 1)
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global T *out, const long H, const long W,
-                                                  const long OH, const long OW, const long pad_h, const long pad_w,
-                                                  const long in_offset, const long out_offset, const long in_limit,
-                                                  const long planes, const long band_rows, const long gap)
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global T *out, const maxpool2d_sizes sz)
 {
+    const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
+               out_offset = sz.out_offset, in_limit = sz.in_limit, planes = sz.planes, band_rows = sz.rows, gap = sz.gap;
     const long nc = (long)get_global_id(0), oh0 = (long)get_global_id(1) * band_rows;
     if (nc >= planes || oh0 >= OH) return;
     __global const T *plane = in + in_offset + nc * H * W;
@@ -2121,11 +2133,10 @@ __attribute__((always_inline)) inline void flat_across(FAST_ELEM *a, const int q
     *col = *col >= (FLAT_COL_ELEM)w ? *col - (FLAT_COL_ELEM)w : *col;
 }
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global T *out, const long H, const long W,
-                                                 const long OH, const long OW, const long pad_h, const long pad_w,
-                                                 const long in_offset, const long out_offset, const long in_limit,
-                                                 const long planes, const long band_rows)
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global T *out, const maxpool2d_sizes sz)
 {
+    const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
+               out_offset = sz.out_offset, in_limit = sz.in_limit, planes = sz.planes, band_rows = sz.rows;
     const long nc = (long)get_global_id(0), oh0 = (long)get_global_id(1) * band_rows;
     if (nc >= planes || oh0 >= OH) return;
     __global const T *plane = in + in_offset + nc * H * W;
@@ -2171,14 +2182,14 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #if INDEX_MAP
                         __global const long *index_map,
 #endif
-                        const long H, const long W, const long OH, const long OW, const long pad_h,
-                        const long pad_w, const long in_offset, const long out_offset, const long idx_offset,
-                        const long in_limit, const long block_rows)
+                        const maxpool2d_sizes sz)
 {
+    const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
+               out_offset = sz.out_offset, in_limit = sz.in_limit, block_rows = sz.rows;
 #if INDEX_MAP
-    const index_sink indices = {index_at + idx_offset, index_map};
+    const index_sink indices = {index_at + sz.idx_offset, index_map};
 #elif WITH_INDICES
-    const index_sink indices = index_at + idx_offset;
+    const index_sink indices = index_at + sz.idx_offset;
 #else
     const index_sink indices = 0; /* the exact path's fallback stores none */
 #endif
