@@ -16,7 +16,7 @@ struct clpool__program {
     clpool__program *next;
     const char *source_name;   /* a string literal of the callers */
     char *options;
-    uint64_t options_hash;     /* FNV-1a of options: most lookups compare only this */
+    size_t options_len;
     cl_program program;
     size_t pool_count;
     clpool__kernel pool[POOL_MAX]; /* idle kernels of this program, matched by name on checkout */
@@ -170,10 +170,9 @@ void clpool__options_define(clpool__options *o, const char *name, int64_t value)
 static clpool_status find_program(clpool_context *ctx, const char *source_name, const clpool__options *options,
                                   clpool__program **out)
 {
-    const uint64_t hash = clpool__fnv1a(0xcbf29ce484222325ull, options->text, options->len);
     for (clpool__program **at = &ctx->programs; *at; at = &(*at)->next) {
         clpool__program *p = *at;
-        if (p->options_hash == hash && strcmp(p->options, options->text) == 0 &&
+        if (p->options_len == options->len && memcmp(p->options, options->text, options->len) == 0 &&
             strcmp(p->source_name, source_name) == 0) {
             *at = p->next;
             p->next = ctx->programs;
@@ -198,7 +197,7 @@ static clpool_status find_program(clpool_context *ctx, const char *source_name, 
     }
     p->source_name = source_name;
     p->options = copy;
-    p->options_hash = hash;
+    p->options_len = options->len;
     p->next = ctx->programs;
     ctx->programs = p;
     *out = p;
