@@ -68,7 +68,7 @@ clpool_status clpool__device_probe(cl_platform_id platform, cl_device_id device,
     get_string(device, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
 
     cl_uint cu = 0, align = 0;
-    cl_ulong mem = 0, alloc = 0;
+    cl_ulong mem = 0, alloc = 0, cache = 0;
     size_t wg = 0;
     cl_int err = clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL);
     err |= clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
@@ -82,6 +82,8 @@ clpool_status clpool__device_probe(cl_platform_id platform, cl_device_id device,
     info->max_alloc_bytes = alloc;
     info->max_work_group_size = wg;
     info->mem_base_addr_align_bits = align;
+    if (clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL) == CL_SUCCESS)
+        info->cache_bytes = cache; /* optional: 0 where a driver does not say */
 
     /* Extensions can be long; ask for the size first. */
     size_t ext_len = 0;

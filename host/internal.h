@@ -73,7 +73,6 @@ struct clpool_context {
     clpool_device_info info;
     size_t local_size;          /* work-group size budget for this device */
     size_t max_item_size[3];    /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
-    uint64_t cache_bytes;       /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, 0 if unknown */
     uint32_t vector_bytes;      /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT x 4: the SIMD register width */
     int cpu_simd;               /* a CPU driver that runs a work-item's vectors as its SIMD and a work-group as a
                                  * loop over its items (PoCL: native float width > 1); not Mesa's llvmpipe

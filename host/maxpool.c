@@ -350,7 +350,8 @@ static int windows_share_rows(const maxpool_call *c)
 static int beyond_cache_reach(const clpool_context *ctx, const maxpool_call *c)
 {
     const uint64_t in_bytes = (uint64_t)clpool_shape_elements(c->in) * c->esize;
-    return in_bytes > (ctx->cache_bytes > 0 ? ctx->cache_bytes / 8 : (uint64_t)4 << 20);
+    const uint64_t cache = ctx->info.cache_bytes;
+    return in_bytes > (cache > 0 ? cache / 8 : (uint64_t)4 << 20);
 }
 
 /* The 2-D path's width: widest(), halved while more than a quarter of a
@@ -400,12 +401,17 @@ static int odd_start_loads(const clpool_context *ctx, const maxpool_call *c)
  * cost where the tensor stays in cache, most of all where every block of a
  * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long, and
  * 3x3/s2 8x64x64x64 1.5x, 20% faster from evicted caches: such float32 rows
- * are one wider block instead, see fast_widen). */
+ * are one wider block instead, see fast_widen). Windows one row high (1-D
+ * pooling, 1xk) sweep in cache too: they carry nothing, and without the
+ * sweep a 1-D work-item is one block of one row (3/s2/p1 over 8x256x4096:
+ * 0.55-0.58 of copy -> 1.03-1.07 in `clpool bench`, session 22, a 300 MiB
+ * L3 putting the input within the cache's reach). */
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
     if (!ctx->cpu_simd) return 0;
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
-    if (row_blocks < (windows_share_rows(c) ? 3 : 2) || !beyond_cache_reach(ctx, c)) return 0;
+    const int one_row = c->params->kernel_shape[0] == 1; /* windows one row high carry nothing */
+    if (row_blocks < (windows_share_rows(c) ? 3 : 2) || (!one_row && !beyond_cache_reach(ctx, c))) return 0;
     /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
      * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's loads instead
      * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool.cl): two, a third for taps 2 or more past the first,

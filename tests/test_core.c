@@ -103,6 +103,55 @@ START_TEST(device_specs)
 }
 END_TEST
 
+/* $CLPOOL_DEVICE_CACHE_BYTES replaces the device's cache size in a
+ * context's info (its path choices plan for that figure); the device list
+ * keeps the device's own; anything but a positive decimal count fails
+ * context creation with a message that quotes it. */
+START_TEST(device_cache_override)
+{
+    const char *pinned = getenv("CLPOOL_DEVICE_CACHE_BYTES"); /* the suite pins it (tests/CMakeLists.txt) */
+    char *restore = pinned ? strdup(pinned) : NULL;
+    clpool_context *ctx = NULL;
+    clpool_device_info info;
+    cl_ulong device_cache = 0;
+
+    unsetenv("CLPOOL_DEVICE_CACHE_BYTES");
+    ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clGetDeviceInfo(clpool_context_cl_device(ctx), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE,
+                                     sizeof device_cache, &device_cache, NULL),
+                     CL_SUCCESS);
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    ck_assert_uint_eq(info.cache_bytes, device_cache);
+    clpool_context_release(ctx);
+
+    setenv("CLPOOL_DEVICE_CACHE_BYTES", "12345", 1);
+    ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    ck_assert_uint_eq(info.cache_bytes, 12345);
+    uint32_t n = 0;
+    ck_assert_int_eq(clpool_device_count(&n), CLPOOL_SUCCESS);
+    for (uint32_t i = 0; i < n; ++i) {
+        ck_assert_int_eq(clpool_device_get_info(i, &info), CLPOOL_SUCCESS);
+        if (info.device == clpool_context_cl_device(ctx)) ck_assert_uint_eq(info.cache_bytes, device_cache);
+    }
+    clpool_context_release(ctx);
+
+    static const char *bad[] = {"abc", "0", "12x", "-5", " 7", "+7", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        setenv("CLPOOL_DEVICE_CACHE_BYTES", bad[i], 1);
+        ctx = NULL;
+        ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT);
+        ck_assert_ptr_null(ctx);
+        char want[96];
+        snprintf(want, sizeof want, "CLPOOL_DEVICE_CACHE_BYTES='%s' is not a positive decimal byte count", bad[i]);
+        ck_assert_msg(strstr(clpool_last_error(), want) != NULL, "%s: %s", bad[i], clpool_last_error());
+    }
+    if (restore) setenv("CLPOOL_DEVICE_CACHE_BYTES", restore, 1);
+    else unsetenv("CLPOOL_DEVICE_CACHE_BYTES");
+    free(restore);
+}
+END_TEST
+
 START_TEST(adopted_objects_are_retained_and_released_once)
 {
     clpool_device_info info;
@@ -389,6 +438,7 @@ static Suite *core_suite(void)
     tcase_add_test(tc, shape_elements_detects_overflow);
     tcase_add_test(tc, devices_are_listed);
     tcase_add_test(tc, device_specs);
+    tcase_add_test(tc, device_cache_override);
     tcase_add_test(tc, adopted_objects_are_retained_and_released_once);
     tcase_add_test(tc, last_error_is_per_thread);
     tcase_add_test(tc, broken_kernel_reports_build_log_and_context_stays_usable);

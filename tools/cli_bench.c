@@ -482,7 +482,7 @@ static void bench_overhead(bench_env *env, int csv)
     clFinish(env->q);
     if (ok) {
         const double m = median(t + 100, N - 100); /* the first calls include the kernel build */
-        if (csv) printf("host_overhead_maxpool_1x1x4x4,%d,%.3f,,\n", N, m / 1e3);
+        if (csv) printf("host_overhead_maxpool_1x1x4x4,%d,%.5f,,\n", N, m / 1e3);
         else printf("host overhead per enqueue (median of %d tiny MaxPools): %.2f us\n", N - 100, m);
     } else {
         fprintf(stderr, "clpool bench: overhead run failed: %s\n", clpool_last_error());

@@ -61,9 +61,11 @@ static int cmd_devices(void)
             return 1;
         }
         printf("%u: %s / %s\n", i, info.platform_name, info.device_name);
-        printf("   type %s, %u compute units, %llu MiB global memory, max alloc %llu MiB, max work-group %llu\n",
+        printf("   type %s, %u compute units, %llu MiB global memory, %llu KiB global memory cache, max alloc %llu MiB, "
+               "max work-group %llu\n",
                type_name(info.type), info.compute_units, (unsigned long long)(info.global_mem_bytes >> 20),
-               (unsigned long long)(info.max_alloc_bytes >> 20), (unsigned long long)info.max_work_group_size);
+               (unsigned long long)(info.cache_bytes >> 10), (unsigned long long)(info.max_alloc_bytes >> 20),
+               (unsigned long long)info.max_work_group_size);
         printf("   %s, %s, driver %s, fp16 %s, fp64 %s\n", info.device_version, info.opencl_c_version,
                info.driver_version, info.has_fp16 ? "yes" : "no", info.has_fp64 ? "yes" : "no");
     }

@@ -143,6 +143,8 @@ typedef struct clpool_device_info {
     cl_device_type type;
     uint32_t compute_units;
     uint64_t global_mem_bytes;
+    uint64_t cache_bytes;           /**< CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: unknown); in a context's info, the size
+                                         its path choices plan for: $CLPOOL_DEVICE_CACHE_BYTES where set */
     uint64_t max_alloc_bytes;
     uint64_t max_work_group_size;
     uint32_t mem_base_addr_align_bits; /**< CL_DEVICE_MEM_BASE_ADDR_ALIGN */
