@@ -1839,14 +1839,15 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
                                                            const long w_end, const long buf_lo, const long buf_hi)
 {
     block_carry carry[SWEEP_MAX];
-    block_ok ok = BLOCK_OK_INIT;
+    block_ok ok[SWEEP_MAX]; /* a watch per block: one NaN redoes its own blocks, not all n */
     for (int k = 0; k < n; ++k) {
         int w0, lanes;
         sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
         const int interior = block_interior(w0, W, lanes, guarded, rows_inside);
         block_edges e;
         block_edges_init(&e, W, w0, interior);
-        block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok, &carry[k]);
+        ok[k] = BLOCK_OK_INIT;
+        block_prime(plane, H, W, h0, w0, &e, interior, guarded, buf_lo, buf_hi, &ok[k], &carry[k]);
     }
     for (long r = 0; r < rows; ++r) {
         const long h = (long)h0 + r * SH;
@@ -1861,20 +1862,20 @@ __attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *pla
             block_edges_init(&e, W, w0, interior);
             if (SPECIALISE_INTERIOR && interior)
                 block_output_row(plane, out, indices, H, W, nc, h, w0, &e, lanes, orow + r * OW + ow, 1, 0, 0, 0,
-                                 &carry[k], &ok);
+                                 &carry[k], &ok[k]);
             else
                 block_output_row(plane, out, indices, H, W, nc, h, w0, &e, lanes, orow + r * OW + ow, interior,
-                                 guarded, buf_lo, buf_hi, &carry[k], &ok);
+                                 guarded, buf_lo, buf_hi, &carry[k], &ok[k]);
         }
     }
 #if EXACT_PATH
-    if (!BLOCK_DONE(ok)) /* a NaN (or, without Indices, a 16-bit -0) in the input */
-        for (int k = 0; k < n; ++k) {
-            int w0, lanes;
-            const long ow = sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
-            maxpool2d_redo_exact(plane, out, indices, H, W, h0, w0, lanes, rows, orow + ow, OW, nc, guarded, buf_lo,
-                                 buf_hi, FVW);
-        }
+    for (int k = 0; k < n; ++k) {
+        if (BLOCK_DONE(ok[k])) continue;
+        int w0, lanes; /* a NaN (or, without Indices, a 16-bit -0) in the block's input */
+        const long ow = sweep_block(k0 + k, OW, pad_w, &w0, &lanes);
+        maxpool2d_redo_exact(plane, out, indices, H, W, h0, w0, lanes, rows, orow + ow, OW, nc, guarded, buf_lo,
+                             buf_hi, FVW);
+    }
 #else
     (void)ok; /* always exact: integers, or Indices on keys */
 #endif
