@@ -32,21 +32,19 @@ static size_t default_local_size(const clpool_device_info *info)
 static clpool_status planned_cache_bytes(clpool_device_info *info)
 {
     const char *env = getenv("CLPOOL_DEVICE_CACHE_BYTES");
-    if (!env || !*env) {
-        if (info->type & CL_DEVICE_TYPE_CPU) {
-            const uint64_t share = info->compute_units * CACHE_PER_COMPUTE_UNIT;
-            const uint64_t cap = share > CACHE_PLANNED_MIN ? share : CACHE_PLANNED_MIN;
-            if (info->cache_bytes > cap) info->cache_bytes = cap;
-        }
+    if (env && *env) {
+        char *end = NULL;
+        errno = 0;
+        const unsigned long long bytes = strtoull(env, &end, 10);
+        if (!isdigit((unsigned char)env[0]) || *end != '\0' || errno == ERANGE || bytes == 0)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                "CLPOOL_DEVICE_CACHE_BYTES='%s' is not a positive decimal byte count", env);
+        info->cache_bytes = bytes;
         return CLPOOL_SUCCESS;
     }
-    char *end = NULL;
-    errno = 0;
-    const unsigned long long bytes = strtoull(env, &end, 10);
-    if (!isdigit((unsigned char)env[0]) || *end != '\0' || errno == ERANGE || bytes == 0)
-        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
-                            "CLPOOL_DEVICE_CACHE_BYTES='%s' is not a positive decimal byte count", env);
-    info->cache_bytes = bytes;
+    const uint64_t share = info->compute_units * CACHE_PER_COMPUTE_UNIT;
+    const uint64_t cap = share > CACHE_PLANNED_MIN ? share : CACHE_PLANNED_MIN;
+    if ((info->type & CL_DEVICE_TYPE_CPU) && info->cache_bytes > cap) info->cache_bytes = cap;
     return CLPOOL_SUCCESS;
 }
 

@@ -402,10 +402,10 @@ static int odd_start_loads(const clpool_context *ctx, const maxpool_call *c)
  * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long, and
  * 3x3/s2 8x64x64x64 1.5x, 20% faster from evicted caches: such float32 rows
  * are one wider block instead, see fast_widen). Windows one row high (1-D
- * pooling, 1xk) sweep in cache too: they carry nothing, and without the
- * sweep a 1-D work-item is one block of one row (3/s2/p1 over 8x256x4096:
- * 0.55-0.58 of copy -> 1.03-1.07 in `clpool bench`, session 22, a 300 MiB
- * L3 putting the input within the cache's reach). */
+ * pooling, 1xk) sweep within the cache's reach too: they carry nothing, and
+ * without the sweep a 1-D work-item is one block of one row (3/s2/p1 over
+ * 8x256x4096 planned within reach: 0.55-0.58 of copy -> 1.03-1.07 in
+ * `clpool bench`, session 22). */
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
     if (!ctx->cpu_simd) return 0;

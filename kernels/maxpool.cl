@@ -1829,7 +1829,7 @@ __attribute__((always_inline)) inline void sweep_prefetch(__global const T *plan
 
 /* A sweep's watches: one per block where windows span rows, so a NaN sends
  * only its own blocks to the exact path (float32 NaN case, 3x3/s2 under the
- * sweep: 0.72-0.74 -> 0.87-0.94 of copy); one for all blocks where they do
+ * sweep: 0.71-0.78 -> 0.90-0.93 of copy); one for all blocks where they do
  * not, since a 1-D block's scan is one row and its work too little to pay
  * for a watch in memory (1-D 3/s2 8x256x4096: 1.06-1.09 -> 0.83-0.87 of
  * copy with one each). */
