@@ -201,6 +201,21 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
 #define STREAM_FENCE() ((void)0)
 #define STORE_STREAMED(vec_t, v, p, cached) cached
 #endif
+/*
+ * prefetch_bytes(p, bytes): a hint that the bytes at p are read soon, one
+ * prefetch per 64-byte line. Clang's __builtin_prefetch (never faults, so
+ * running past a buffer's end is harmless; dropped by targets without one);
+ * OpenCL's prefetch() is a no-op in PoCL 3.1, so it cannot be that.
+ */
+inline void prefetch_bytes(const __global void *p, long bytes)
+{
+#if defined(__clang__)
+    for (long b = 0; b < bytes; b += 64) __builtin_prefetch((const __global char *)p + b, 0, 3);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 #define TO_CT8(r) TO_CTV(8, r)
 #define TO_CT16(r) TO_CTV(16, r)
 #define VLOAD8C(p) TO_CT8(vload8(0, (p)))

@@ -171,6 +171,13 @@ typedef TV(16) V16;
 #define LEVEL4_HI 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #define FOLD(level, a, b) MAX_KEEP_FIRST(SHUFFLE16(a, b, LEVEL##level##_LO), SHUFFLE16(a, b, LEVEL##level##_HI))
 
+/* Planes of at most this many bytes prefetch the next group's plane (the
+ * next work-item's, 16 planes on) while they read their own: on a Zen 5
+ * EPYC, 32x2048x7x7 from memory took 0.38-0.40 ms without and 0.27-0.30 ms
+ * with (0.75 -> 0.92 of copy), 16x1024x14x14 0.29-0.30 -> 0.23-0.26; 28x28
+ * planes gained nothing from memory, 56x56 lost 5-15%. */
+#define PREFETCH_PLANE_BYTES 4096
+
 /* y[0..count) = the maxima of the count <= 16 planes of n >= 16 elements at x. */
 inline void group_max(__global const T *x, const long n, __global T *y, const long count)
 {
@@ -180,9 +187,11 @@ inline void group_max(__global const T *x, const long n, __global T *y, const lo
     }
     V16 m[16];
     MASKV(16) nan = 0;
+    const int prefetch_ahead = n * (long)sizeof(T) <= PREFETCH_PLANE_BYTES;
 #pragma unroll
     for (int p = 0; p < 16; ++p) {
         __global const T *xp = x + p * n;
+        if (prefetch_ahead) prefetch_bytes(xp + 16 * n, n * (long)sizeof(T));
         /* The last vector overlaps the one before it (harmless for a max). */
         const V16 a = vload16(0, xp), b = vload16(0, xp + n - 16);
         nan |= (a != a) | (b != b);
