@@ -202,20 +202,26 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
 #define STORE_STREAMED(vec_t, v, p, cached) cached
 #endif
 /*
- * prefetch_bytes(p, bytes): a hint that the bytes at p are read soon, one
- * prefetch per 64-byte line. Clang's __builtin_prefetch (never faults, so
- * running past a buffer's end is harmless; dropped by targets without one);
- * OpenCL's prefetch() is a no-op in PoCL 3.1, so it cannot be that.
+ * Software prefetch: PREFETCH(p) hints that the line at global pointer p is
+ * read soon; prefetch_bytes(p, bytes) does so for each 64-byte line of a
+ * range. Only where clang compiles straight to a CPU's own instruction set
+ * (PoCL): one flat address space, and a prefetch never faults, so ranges
+ * may run past a buffer's end. OpenCL's prefetch() is a no-op in PoCL 3.1.
  */
+#define CACHE_LINE_BYTES 64
+/* How far ahead of their reads streaming loops prefetch (measured for the
+ * MaxPool row sweep and the global sums: kernels/maxpool.cl, global_pool.cl). */
+#define PREFETCH_AHEAD_BYTES 4096
+#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
+#define PREFETCH(p) __builtin_prefetch((const void *)(ulong)(p)) /* no generic pointers in OpenCL C 1.2 */
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
 inline void prefetch_bytes(const __global void *p, long bytes)
 {
-#if defined(__clang__)
-    for (long b = 0; b < bytes; b += 64) __builtin_prefetch((const __global char *)p + b, 0, 3);
-#else
-    (void)p;
-    (void)bytes;
-#endif
+    for (long b = 0; b < bytes; b += CACHE_LINE_BYTES) PREFETCH((const __global char *)p + b);
 }
+
 #define TO_CT8(r) TO_CTV(8, r)
 #define TO_CT16(r) TO_CTV(16, r)
 #define VLOAD8C(p) TO_CT8(vload8(0, (p)))

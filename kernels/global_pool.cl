@@ -386,14 +386,12 @@ CLPOOL_DEFINE_CONTRIBUTION(AT16, 16)
  * inf for ordinary inputs, and pow dominates the cost anyway. */
 #define VECTOR_SUM (OP != OP_LP || LP_KIND != 0)
 
-/* How far ahead sum_range prefetches: the hardware prefetcher alone kept a
- * Zen 5 EPYC's reads 5-10% short of copy (two threads, from memory:
- * GlobalAveragePool 8x256x56x56 0.98 -> 1.07-1.09 of copy, GlobalLpPool p=2
- * 0.90-1.01 -> 1.04-1.07, 1x3x1024x1024 0.87-0.94 -> 0.97-1.00; in cache no
- * slower). */
-#define SUM_PREFETCH_BYTES 4096
-
-/* Sum of contribution(x[i]) for i in [first, end) by `step` into k. */
+/* Sum of contribution(x[i]) for i in [first, end) by `step` into k. The
+ * vector loop prefetches PREFETCH_AHEAD_BYTES ahead: the hardware prefetcher
+ * alone kept a Zen 5 EPYC's reads 5-10% short of copy (two threads, from
+ * memory: GlobalAveragePool 8x256x56x56 0.98 -> 1.06-1.11 of copy,
+ * GlobalLpPool p=2 0.90-1.01 -> 1.05-1.10, 1x3x1024x1024 0.87-0.94 ->
+ * 0.98-1.01; in cache no slower). */
 inline void sum_range(kahan *k, __global const T *x, long first, long end, long step, AT p)
 {
     long i = first;
@@ -418,7 +416,7 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
             const long block_end = min(end, i + 1024);
             AT16 b1 = 0, b2 = 0, b3 = 0, b4 = 0;
             for (; i + 64 <= block_end; i += 64) {
-                prefetch_bytes((const __global char *)(x + i) + SUM_PREFETCH_BYTES, 64 * (long)sizeof(T));
+                prefetch_bytes((const __global char *)(x + i) + PREFETCH_AHEAD_BYTES, 64 * (long)sizeof(T));
                 b1 += contribution16(VLOAD16C(x + i), p);
                 b2 += contribution16(VLOAD16C(x + i + 16), p);
                 b3 += contribution16(VLOAD16C(x + i + 32), p);

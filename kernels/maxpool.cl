@@ -1804,26 +1804,18 @@ __attribute__((always_inline)) inline long sweep_block(const long k, const long 
     return ow;
 }
 
-/* Software prefetch, PREFETCH_BYTES ahead of the input a sweep reads next
+/* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next
  * (past a plane's end, into the next plane's first rows, which the next
  * work-item reads): the hardware prefetchers alone left the sweep stalled on
  * DRAM. float32 3x3/s2, 8x64x112x112, one thread: 1213 -> 1001 us at 4 KiB
- * (2 KiB: 1119, 8 KiB: 999). CPUs with one flat address space only (where
- * the sweep runs): a hint, never a fault, for any address. */
-#define PREFETCH_BYTES 4096
-#define CACHE_LINE_BYTES 64
-#if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
-#define PREFETCH(p) __builtin_prefetch((const void *)(ulong)(p)) /* no generic pointers in OpenCL C 1.2 */
-#else
-#define PREFETCH(p) ((void)(p))
-#endif
+ * (2 KiB: 1119, 8 KiB: 999). PREFETCH: common.h. */
 
-/* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_BYTES
+/* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_AHEAD_BYTES
  * ahead, within the buffer (buf_lo/buf_hi). */
 __attribute__((always_inline)) inline void sweep_prefetch(__global const T *plane, const long at, const long n,
                                                           const long buf_lo, const long buf_hi)
 {
-    const long ahead = at + PREFETCH_BYTES / (long)sizeof(T), step = CACHE_LINE_BYTES / (long)sizeof(T);
+    const long ahead = at + PREFETCH_AHEAD_BYTES / (long)sizeof(T), step = CACHE_LINE_BYTES / (long)sizeof(T);
     for (long e = max(ahead, buf_lo); e < min(ahead + n, buf_hi); e += step) PREFETCH(plane + e);
 }
 
