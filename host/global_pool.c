@@ -80,12 +80,17 @@ int clpool__global_pool_dtype_ok(clpool_dtype dtype)
     return dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64 || dtype == CLPOOL_FLOAT16 || dtype == CLPOOL_BFLOAT16;
 }
 
-/* Whether a CPU takes GlobalMaxPool's 16 planes per work-item (float maxima,
- * see global_max_pool_grouped): float32/float64 planes of 16 or more. */
-static int grouped_max_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t plane_size)
+/* Whether a CPU takes 16 planes per work-item (global_pool_grouped in
+ * kernels/global_pool.cl): float32/float64 planes of 16 or more; the sums
+ * only up to the kernel's SHORT_SUM (256) and for p with a vector form (not
+ * lp_kind 0). */
+#define GROUPED_SUM_MAX_ELEMENTS 256
+static int grouped_ok(const clpool_context *ctx, clpool_dtype dtype, global_op op, int lp_kind, int64_t plane_size)
 {
-    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && plane_size >= 16 &&
-           (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64);
+    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU) || plane_size < 16 ||
+        (dtype != CLPOOL_FLOAT32 && dtype != CLPOOL_FLOAT64))
+        return 0;
+    return op == GLOBAL_MAX || (plane_size <= GROUPED_SUM_MAX_ELEMENTS && (op == GLOBAL_AVG || lp_kind != 0));
 }
 
 /* The program's options: the dtype, the op, the Lp kind, the lane split. */
@@ -128,10 +133,10 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     clpool__scratch_lease partials = {NULL, -1};
     cl_event first = NULL, last = NULL;
     if (parts == 1) {
-        /* CPUs: float maxima of 16 planes per work-item (see global_max_pool_grouped). */
-        const int grouped = op == GLOBAL_MAX && grouped_max_ok(ctx, dtype, plane_size);
+        /* CPUs: 16 planes per work-item (see grouped_ok). */
+        const int grouped = grouped_ok(ctx, dtype, op, lp_kind, plane_size);
         CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options,
-                                      grouped ? "global_max_pool_grouped" : "global_pool_direct", &k1));
+                                      grouped ? "global_pool_grouped" : "global_pool_direct", &k1));
         const clpool__arg args[] = {CLPOOL_ARG(input), CLPOOL_ARG(output), CLPOOL_ARG(sizes), {p_size, p_arg}};
         CLPOOL_TRY(clpool__set_args(&k1, 0, args, sizeof args / sizeof args[0]));
         const uint64_t items = grouped ? (uint64_t)((planes + 15) / 16) : (uint64_t)planes;
@@ -203,7 +208,7 @@ int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype,
 {
     /* enough groups of 16 planes for four per compute unit; the kernel counts
      * column-major positions over at most 3 spatial dims */
-    return grouped_max_ok(ctx, dtype, plane_size) && planes / 16 >= 4 * (int64_t)ctx->info.compute_units &&
+    return grouped_ok(ctx, dtype, GLOBAL_MAX, 0, plane_size) && planes / 16 >= 4 * (int64_t)ctx->info.compute_units &&
            (!col_major || spatial_rank <= 3);
 }
 

@@ -8,10 +8,11 @@
  *
  * Strategy (chosen on the host from the shape and the device):
  *  - many planes (N*C fills the device) or short planes: `global_pool_direct`,
- *    one work-item per plane, a serial loop, no barriers; for Max on CPUs
- *    (float32/float64, planes of 16 elements or more) `global_max_pool_grouped`,
- *    16 planes per work-item (`global_max_pool_indices` adds each maximum's
- *    position, for MaxPool with Indices whose windows are whole planes);
+ *    one work-item per plane, a serial loop, no barriers; on CPUs
+ *    (float32/float64; Max: planes of 16 elements or more, the sums: 16 to
+ *    SHORT_SUM) `global_pool_grouped`, 16 planes per work-item
+ *    (`global_max_pool_indices` adds each maximum's position, for MaxPool
+ *    with Indices whose windows are whole planes);
  *  - few long planes: `global_pool_partial` splits each plane over P
  *    work-items ("lanes") that write P partial results; `global_pool_final`
  *    then combines each plane's partials. Two barrier-free passes instead of
@@ -55,6 +56,44 @@ typedef struct global_sizes {
     const long first = (lane);                          \
     const long end = (size);                            \
     const long step = (parts)
+#endif
+
+#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
+/*
+ * The grouped kernels (`global_pool_grouped`; CPUs, float32/float64): one
+ * work-item takes 16 neighbouring planes, reduces each to 16 lanes, and
+ * then the 16 planes' lanes together, a transpose in four shuffle levels (15
+ * vector combines for 16 planes instead of four shuffles and four combines
+ * each), stored as one vector. Short planes were bound by the per-plane
+ * reduction, not memory.
+ */
+typedef TV(16) V16;
+#if defined(__clang__)
+#define SHUFFLE16(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
+#else
+#define SHUFFLE16(a, b, ...) shuffle2((a), (b), (CLPOOL_XPASTE(u, MASKV(16)))(__VA_ARGS__))
+#endif
+/* Level L takes vectors holding 2^(L-1) planes of 16 >> (L-1) lanes each: LO
+ * picks the first half of every plane's lanes from a, then from b (b's lanes
+ * count from 16), HI the second halves; combine(LO, HI) holds 2^L planes of
+ * half as many lanes, a's planes first. */
+#define LEVEL1_LO 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define LEVEL1_HI 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define LEVEL2_LO 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27
+#define LEVEL2_HI 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31
+#define LEVEL3_LO 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29
+#define LEVEL3_HI 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31
+#define LEVEL4_LO 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define LEVEL4_HI 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
+/* The 16 planes' lane vectors m[0..16) -> one vector, lane q plane q's lanes combined by combine(a, b). */
+#define FOLD(level, combine, a, b) combine(SHUFFLE16(a, b, LEVEL##level##_LO), SHUFFLE16(a, b, LEVEL##level##_HI))
+#define TRANSPOSED_REDUCE16(m, combine, r)                                                         \
+    do {                                                                                           \
+        V16 l1_[8], l2_[4];                                                                        \
+        _Pragma("unroll") for (int j_ = 0; j_ < 8; ++j_) l1_[j_] = FOLD(1, combine, (m)[2 * j_], (m)[2 * j_ + 1]); \
+        _Pragma("unroll") for (int j_ = 0; j_ < 4; ++j_) l2_[j_] = FOLD(2, combine, l1_[2 * j_], l1_[2 * j_ + 1]); \
+        (r) = FOLD(4, combine, FOLD(3, combine, l2_[0], l2_[1]), FOLD(3, combine, l2_[2], l2_[3]));  \
+    } while (0)
 #endif
 
 #if OP == OP_MAX
@@ -141,35 +180,12 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
 
 #if defined(DT_FLOAT32) || defined(DT_FLOAT64)
 /*
- * `global_max_pool_grouped` (CPUs, float32/float64, planes of at least 16
- * elements): one work-item takes 16 neighbouring planes. Within a plane the
- * 16 lanes keep plain float maxima (MAX_KEEP_FIRST, x86 maxps: no order
- * keys); the 16 planes' lane maxima are then reduced together, a transpose in
- * four shuffle levels (15 vector maxima for 16 planes instead of four
- * shuffles and four maxima each), and stored as one vector. That is exact
- * unless the group holds a NaN (maxps drops it: all 16 planes are redone by
- * plane_max) or a plane's maximum is +-0 (the first zero's sign: that plane is
- * redone). Short planes were bound by the per-plane reduction, not memory.
+ * `global_pool_grouped` for Max (planes of at least 16 elements): within a
+ * plane the 16 lanes keep plain float maxima (MAX_KEEP_FIRST, x86 maxps: no
+ * order keys), then TRANSPOSED_REDUCE16. That is exact unless the group
+ * holds a NaN (maxps drops it: all 16 planes are redone by plane_max) or a
+ * plane's maximum is +-0 (the first zero's sign: that plane is redone).
  */
-typedef TV(16) V16;
-#if defined(__clang__)
-#define SHUFFLE16(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
-#else
-#define SHUFFLE16(a, b, ...) shuffle2((a), (b), (CLPOOL_XPASTE(u, MASKV(16)))(__VA_ARGS__))
-#endif
-/* Level L takes vectors holding 2^(L-1) planes of 16 >> (L-1) lanes each: LO
- * picks the first half of every plane's lanes from a, then from b (b's lanes
- * count from 16), HI the second halves; max(LO, HI) holds 2^L planes of half
- * as many lanes, a's planes first. */
-#define LEVEL1_LO 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
-#define LEVEL1_HI 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define LEVEL2_LO 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27
-#define LEVEL2_HI 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31
-#define LEVEL3_LO 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29
-#define LEVEL3_HI 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31
-#define LEVEL4_LO 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
-#define LEVEL4_HI 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
-#define FOLD(level, a, b) MAX_KEEP_FIRST(SHUFFLE16(a, b, LEVEL##level##_LO), SHUFFLE16(a, b, LEVEL##level##_HI))
 
 /* Planes of at most this many bytes prefetch the next group's plane (the
  * next work-item's, 16 planes on) while they read their own: on a Zen 5
@@ -207,12 +223,8 @@ inline void group_max(__global const T *x, const long n, __global T *y, const lo
         for (int p = 0; p < 16; ++p) y[p] = plane_max(x + p * n, n);
         return;
     }
-    V16 l1[8], l2[4];
-#pragma unroll
-    for (int j = 0; j < 8; ++j) l1[j] = FOLD(1, m[2 * j], m[2 * j + 1]);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) l2[j] = FOLD(2, l1[2 * j], l1[2 * j + 1]);
-    const V16 r = FOLD(4, FOLD(3, l2[0], l2[1]), FOLD(3, l2[2], l2[3]));
+    V16 r;
+    TRANSPOSED_REDUCE16(m, MAX_KEEP_FIRST, r);
     vstore16(r, 0, y);
     const MASKV(16) zero = r == (V16)0;
     if (MASK_ANY(zero)) {
@@ -238,7 +250,7 @@ inline long first_equal(__global const T *x, const long n, const T m)
     return i;
 }
 
-__kernel void global_max_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p_unused)
+__kernel void global_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p_unused)
 {
     const long first = (long)get_global_id(0) * 16, planes = sz.planes, n = sz.plane_size;
     if (first < planes)
@@ -458,18 +470,17 @@ inline AT short_sum(__global const T *x, long n, AT p)
     return sum_lanes16(acc) + tail;
 }
 
-inline AT finish(AT v, long count, AT p)
-{
-#if OP == OP_AVG
-    return v / (AT)count;
-#elif OP == OP_LP && LP_KIND == 1
-    return v;
-#elif OP == OP_LP && LP_KIND == 2
-    return sqrt(v);
-#else
-    return pow(v, (AT)1 / p);
-#endif
-}
+/* The output from a plane's sum: written once, for AT and AT16. */
+#define CLPOOL_DEFINE_FINISH(type, suffix)                                    \
+    inline type finish##suffix(type v, long count, AT p)                      \
+    {                                                                         \
+        if (OP == OP_AVG) return v / (type)(AT)count;                        \
+        if (LP_KIND == 1) return v;                                           \
+        if (LP_KIND == 2) return sqrt(v);                                     \
+        return pow(v, (type)((AT)1 / p));                                     \
+    }
+CLPOOL_DEFINE_FINISH(AT, )
+CLPOOL_DEFINE_FINISH(AT16, 16)
 
 __kernel void global_pool_direct(__global const T *in, __global T *out, const global_sizes sz, const AT p)
 {
@@ -486,6 +497,50 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
     }
     STORE(out + sz.out_offset, plane, finish(total, plane_size, p));
 }
+
+#if (defined(DT_FLOAT32) || defined(DT_FLOAT64)) && VECTOR_SUM
+/*
+ * `global_pool_grouped` for the sums (planes of 16 to SHORT_SUM elements):
+ * within a plane 16 plain lane sums (a ragged end is the vector ending at the
+ * plane's end, its lanes already counted dropped), then TRANSPOSED_REDUCE16
+ * and the finish, all 16 planes at once: the same error bound as short_sum,
+ * and IEEE inf/NaN by themselves. Zen 5 EPYC, two threads, 32x2048x7x7
+ * float32 GlobalAveragePool: see host/global_pool.c (grouped_ok).
+ */
+#define ADD2(a, b) ((a) + (b))
+__kernel void global_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p)
+{
+    const long first = (long)get_global_id(0) * 16, planes = sz.planes, n = sz.plane_size;
+    if (first >= planes) return;
+    __global const T *x = in + sz.in_offset + first * n;
+    __global T *y = out + sz.out_offset + first;
+    if (planes - first < 16) { /* the last group is short */
+        for (long q = 0; q < planes - first; ++q) y[q] = finish(short_sum(x + q * n, n, p), n, p);
+        return;
+    }
+    const long whole = n / 16 * 16; /* elements in whole vectors */
+    const MASKV(16) counted = CLPOOL_XPASTE(convert_, MASKV(16))((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                                           13, 14, 15) < (int)(whole + 16 - n));
+    V16 m[16];
+#pragma unroll
+    for (int q = 0; q < 16; ++q) {
+        __global const T *xq = x + q * n;
+        AT16 acc = 0;
+        for (long i = 0; i < whole; i += 16) acc += contribution16(vload16(0, xq + i), p);
+        if (whole < n) acc += select(contribution16(vload16(0, xq + n - 16), p), (AT16)0, counted);
+        m[q] = acc;
+    }
+    V16 r;
+    TRANSPOSED_REDUCE16(m, ADD2, r);
+#if OP == OP_LP && LP_KIND == 3 /* pow stays scalar (PoCL 3.1's double8 pow, above) */
+    AT sums[16];
+    vstore16(r, 0, sums);
+    for (int q = 0; q < 16; ++q) y[q] = finish(sums[q], n, p);
+#else
+    vstore16(finish16(r, n, p), 0, y);
+#endif
+}
+#endif
 
 /* Each lane stores (compensated sum, its correction); a non-finite sum passes through. */
 __kernel void global_pool_partial(__global const T *in, __global AT *partials, const global_sizes sz, const AT p)

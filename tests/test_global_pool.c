@@ -451,6 +451,43 @@ START_TEST(test_many_small_planes)
 END_TEST
 
 /*
+ * Plane sizes around the 16-lane vectors and the grouped kernels' limits
+ * (on CPUs: 16 float32/float64 planes per work-item, the sums up to 256
+ * elements, a ragged end as an overlapping vector whose counted lanes are
+ * dropped): 35 planes (two whole groups and a short one) of 15, 16, 17, 49,
+ * 255, 256 and 257 elements, every op and p, a third of the planes with
+ * NaN/inf.
+ */
+START_TEST(test_group_sizes)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 0x9301);
+    static const int64_t sizes[] = {15, 16, 17, 49, 255, 256, 257};
+    tally t = {0, 0, ""};
+    for (size_t d = 0; d < 2; ++d) {
+        const clpool_dtype dt = d ? CLPOOL_FLOAT64 : CLPOOL_FLOAT32;
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+            const int64_t dims[] = {5, 7, sizes[i]};
+            for (int op = OP_MAX; op <= OP_LP; ++op) {
+                for (int k = 0; k < (op == OP_LP ? 5 : 1); ++k) {
+                    gp_case c = make_case((gp_op)op, p_values[k], dt, 3, dims);
+                    c.api = (run_api)((i + (size_t)op + (size_t)k) % 3);
+                    void *input = malloc((size_t)(35 * sizes[i]) * 8);
+                    ck_assert_ptr_nonnull(input);
+                    fill_planes(&r, dt, input, 35, sizes[i], VALUES_MIXED, value_scale(&c, sizes[i], 8.0), 0.3);
+                    char label[64];
+                    snprintf(label, sizeof label, "35 planes of %lld", (long long)sizes[i]);
+                    tally_case(&t, &c, input, label);
+                    free(input);
+                }
+            }
+        }
+    }
+    tally_check(&t);
+}
+END_TEST
+
+/*
  * 1x3x1024x1024 float32 (two passes): plane 0 mixed-sign finite, plane 1
  * positive with one +inf in the middle, plane 2 with three different NaNs,
  * the first one late in the plane; every op on the same data.
@@ -895,6 +932,7 @@ int main(void)
 
     tc = cu_tcase(s, "large", 1);
     tcase_add_test(tc, test_many_small_planes);
+    tcase_add_test(tc, test_group_sizes);
     tcase_add_test(tc, test_huge_planes);
     tcase_add_test(tc, test_accuracy_large_plane);
 
