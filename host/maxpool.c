@@ -39,6 +39,18 @@ typedef struct clpool__maxpool2d_sizes {
 
 _Static_assert(sizeof(clpool__maxpool2d_sizes) == 13 * 8, "2-D sizes must have no padding");
 
+/* Mirrors `maxpool3d_sizes` in kernels/maxpool3d.cl (the one-pass 3-D kernel). */
+typedef struct clpool__maxpool3d_sizes {
+    cl_long D, H, W, OD, OH, OW;
+    cl_long stride_d;
+    cl_long pad_d, pad_h, pad_w;
+    cl_long in_offset, out_offset;
+    cl_long in_limit;
+    cl_long planes, band_rows, bands;
+} clpool__maxpool3d_sizes;
+
+_Static_assert(sizeof(clpool__maxpool3d_sizes) == 16 * 8, "3-D sizes must have no padding");
+
 /* Per-dim results of validation: effective padding and output size. */
 typedef struct maxpool_plan {
     int32_t ns;
@@ -830,6 +842,75 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
     return status;
 }
 
+/*
+ * Whether a 3-D call takes the one-pass kernel (kernels/maxpool3d.cl):
+ * float32 without Indices on CPUs with 16-lane vectors, no dilation, height
+ * and row strides of at most 7 and 2, windows of at most 7 taps a side (its
+ * loops unroll them). See launch_3d_fused for what it saves.
+ */
+static int fused_3d(const clpool_context *ctx, const maxpool_call *c)
+{
+    const clpool_maxpool_params *p = c->params;
+    if (c->plan->ns != 3 || c->indices || c->dtype != CLPOOL_FLOAT32 || vector_width(ctx, c) != 16 ||
+        p->strides[1] > 7 || p->strides[2] > 2 || c->in->dims[4] > INT32_MAX / 4)
+        return 0;
+    for (int32_t i = 0; i < 3; ++i)
+        if (p->kernel_shape[i] > 7 || p->dilations[i] != 1) return 0;
+    return 1;
+}
+
+/*
+ * 3-D windows in one pass: a work-item per band of output rows of one
+ * output depth slice, the bands split so that there are at least 8
+ * work-items per compute unit. 3x3x3/s2 over 2x64x16x56x56 float32 (two
+ * threads, from memory; the two passes' scratch tensor written and read
+ * again): see the README's session 23 figures.
+ */
+static clpool_status launch_3d_fused(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
+                                     cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    const clpool_maxpool_params *p = c->params;
+    const int64_t planes = c->in->dims[0] * c->in->dims[1], OH = c->plan->out[1];
+    const int64_t want = 8 * (int64_t)ctx->info.compute_units;
+    int64_t bands = planes >= want ? 1 : (want + planes - 1) / planes;
+    if (bands > OH) bands = OH;
+    const int64_t band_rows = (OH + bands - 1) / bands;
+    bands = (OH + band_rows - 1) / band_rows;
+    const clpool__maxpool3d_sizes sz = {
+        .D = c->in->dims[2],
+        .H = c->in->dims[3],
+        .W = c->in->dims[4],
+        .OD = c->plan->out[0],
+        .OH = OH,
+        .OW = c->plan->out[2],
+        .stride_d = p->strides[0],
+        .pad_d = c->plan->pad_begin[0],
+        .pad_h = c->plan->pad_begin[1],
+        .pad_w = c->plan->pad_begin[2],
+        .in_offset = c->in_off,
+        .out_offset = c->out_off,
+        .in_limit = c->in_limit,
+        .planes = planes,
+        .band_rows = band_rows,
+        .bands = bands,
+    };
+    clpool__options options;
+    clpool__options_start(&options, c->dtype);
+    clpool__options_define(&options, "KD", p->kernel_shape[0]);
+    clpool__options_define(&options, "KH", p->kernel_shape[1]);
+    clpool__options_define(&options, "KW", p->kernel_shape[2]);
+    clpool__options_define(&options, "SH", p->strides[1]);
+    clpool__options_define(&options, "SW", p->strides[2]);
+    clpool__kernel k = {0};
+    cl_uint a = 0;
+    clpool_status status = clpool__kernel_get(ctx, "maxpool3d.cl", &options, "maxpool3d", &k);
+    if (status == CLPOOL_SUCCESS) status = set_buffers(&k, c, &a);
+    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(&k, a, sizeof sz, &sz);
+    if (status == CLPOOL_SUCCESS) status = clpool__launch_1d(ctx, q, &k, (uint64_t)(planes * bands), 1, num_wait, wait, event);
+    clpool__kernel_put(ctx, &k);
+    return status;
+}
+
 /* Whether every window is the whole plane (one output per plane, each
  * window's taps inside the input covering every element): GlobalMaxPool
  * then computes the same result (first NaN, else first maximum). */
@@ -905,6 +986,8 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     clpool_shape view_shape;
     if (view_as_2d(&call, &view, &view_params, &view_plan, &view_shape))
         return launch(ctx, q, &view, num_wait, wait, event);
-    if (plan.ns == 3) return launch_3d_in_two_passes(ctx, q, &call, num_wait, wait, event);
+    if (plan.ns == 3)
+        return fused_3d(ctx, &call) ? launch_3d_fused(ctx, q, &call, num_wait, wait, event)
+                                    : launch_3d_in_two_passes(ctx, q, &call, num_wait, wait, event);
     return launch(ctx, q, &call, num_wait, wait, event);
 }

@@ -10,7 +10,7 @@ cc=$(command -v clang || command -v clang-15 || command -v clang-14 || true)
 [ -n "$cc" ] || { echo "skip: no clang"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in maxpool max global_pool; do cat "$root/kernels/common.h" "$root/kernels/$f.cl" > "$tmp/$f.cl"; done
+for f in maxpool maxpool3d max global_pool; do cat "$root/kernels/common.h" "$root/kernels/$f.cl" > "$tmp/$f.cl"; done
 n=0 bad=0
 target=(-target spir64)
 check() { # file, options...
@@ -108,6 +108,21 @@ for dtw in "FLOAT32 1" "FLOAT64 1" "FLOAT16 2" "BFLOAT16 2" "INT8 4" "UINT8 4"; 
     check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=$((sw & 1)) -DKH=5 -DKW=7 -DSH=$sw -DSW=$sw -DVW=$vw -DEXACT_ROWS=1 -DSWEEP_BLOCKS=16
   done
 done
+# One-pass 3-D MaxPool (float32 without Indices on CPUs) and the global pools'
+# grouped kernels and prefetches: x86-64 as PoCL builds them, and as SPIR.
+for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
+  read -r -a target <<< "$t"
+  for geo in "-DKD=3 -DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKD=2 -DKH=2 -DKW=2 -DSH=2 -DSW=1" "-DKD=1 -DKH=7 -DKW=5 -DSH=1 -DSW=2" \
+             "-DKD=7 -DKH=1 -DKW=1 -DSH=7 -DSW=1"; do
+    check maxpool3d -DDT_FLOAT32 $geo
+  done
+  for dt in FLOAT32 FLOAT64; do
+    for op in "-DOP=1 -DLP_KIND=0" "-DOP=2 -DLP_KIND=0" "-DOP=3 -DLP_KIND=1" "-DOP=3 -DLP_KIND=2" "-DOP=3 -DLP_KIND=3"; do
+      check global_pool -DDT_$dt $op -DCHUNKED=1
+    done
+  done
+done
+target=(-target x86_64-pc-linux-gnu -march=skylake-avx512)
 # Max with non-temporal stores (large outputs on CPUs): x86-64 as PoCL builds it.
 for dt in FLOAT32 FLOAT16 INT8 INT64; do
   check max -DDT_$dt -DARITY=2 -DRANK=3 -DINNER_MASK=1 -DVW=16 -DNB=4 -DSTREAM_STORES=1
@@ -141,5 +156,5 @@ for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
     for ch in 0 1; do check global_pool -DDT_$dt $op -DCHUNKED=$ch; done
   done
 done
-echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4 and STREAM_STORES): $n, failing: $bad"
+echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4, STREAM_STORES, one-pass 3-D and the grouped global pools): $n, failing: $bad"
 [ "$bad" = 0 ]

@@ -504,6 +504,59 @@ START_TEST(test_3d_windows) { drawn_suite("3-D windows", three_d_case, 0x3401, 6
 END_TEST
 
 /*
+ * 3-D windows in one pass (float32 without Indices on CPUs with 16-lane
+ * vectors, no dilation, kernels/maxpool3d.cl): windows of 1 to 7 a side,
+ * strides up to 5 in depth, 7 in height, 2 along rows; rows of 1 to 70
+ * outputs (one partial 16-column strip to five, the last overlapping),
+ * 1 to 6 planes (bands of rows split across work-items) or up to 40;
+ * inputs ending at the cl_mem's end (guarded loads), random NaN, -0 and
+ * infinities (strips redone by the exact scan). Elsewhere such calls run
+ * in two passes, so these cases check that path too.
+ */
+static void one_pass_3d_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
+{
+    random_case(r, dtype, 3, c);
+    clpool_maxpool_params *p = &c->params;
+    c->shape.dims[1] = ref_rng_chance(r, 0.2) ? ref_rng_range(r, 16, 40) : ref_rng_range(r, 1, 3);
+    c->shape.dims[2] = ref_rng_range(r, 1, 12);
+    c->shape.dims[3] = ref_rng_range(r, 1, 30);
+    c->shape.dims[4] = ref_rng_chance(r, 0.3) ? ref_rng_range(r, 1, 15) : ref_rng_range(r, 16, 140);
+    for (int32_t i = 0; i < 3; ++i) {
+        p->kernel_shape[i] = ref_rng_chance(r, 0.15) ? ref_rng_range(r, 4, 7) : ref_rng_range(r, 1, 3);
+        p->dilations[i] = 1;
+    }
+    p->strides[0] = ref_rng_range(r, 1, ref_rng_chance(r, 0.2) ? 5 : 2);
+    p->strides[1] = ref_rng_range(r, 1, ref_rng_chance(r, 0.2) ? 7 : 2);
+    p->strides[2] = ref_rng_range(r, 1, 2);
+    if (p->auto_pad == CLPOOL_AUTO_PAD_NOTSET)
+        for (int32_t i = 0; i < 3; ++i) {
+            p->pads[i] = ref_rng_range(r, 0, p->kernel_shape[i] - 1);
+            p->pads[3 + i] = ref_rng_range(r, 0, p->kernel_shape[i] - 1);
+        }
+    c->with_indices = 0;
+    if (ref_rng_chance(r, 0.3)) c->in_off = 0;
+    c->tight_input = ref_rng_chance(r, 0.5);
+}
+
+START_TEST(test_3d_one_pass)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 0x3501);
+    int ran = 0;
+    for (int attempts = 0; ran < 80; ++attempts) {
+        ck_assert_msg(attempts < 1600, "too many invalid one-pass 3-D cases");
+        mp_case c;
+        one_pass_3d_case(&r, CLPOOL_FLOAT32, &c);
+        clpool_shape out;
+        if (ref_maxpool_shape(&c.shape, &c.params, &out, NULL, NULL, 0) != 0) continue;
+        run_random_input(&r, &c);
+        ++ran;
+    }
+    printf("maxpool 3-D one pass float32: %d cases passed\n", ran);
+}
+END_TEST
+
+/*
  * Attributes near int64's limits on a few elements, checked against a direct
  * scan (the reference walks every tap, 2^20 and more here): a 2^20-tap
  * window with pads of 2^20 - 1 (2^20 + 3 outputs, at most 4 real taps each:
@@ -1902,6 +1955,7 @@ int main(void)
     tcase_set_tags(tc, "general_rows");
     tcase_add_test(tc, test_general_rows);
     tcase_add_test(tc, test_3d_windows);
+    tcase_add_test(tc, test_3d_one_pass);
     tc = cu_tcase(s, "row_sweep", 1); /* large tensors: its own process */
     tcase_set_tags(tc, "row_sweep");
     tcase_add_test(tc, test_row_sweep);

@@ -1,0 +1,217 @@
+/*
+ * 3-D MaxPool in one pass (float32 without Indices, no dilation, CPUs;
+ * host/maxpool.c, fused_3d): -DKD -DKH -DKW (the window, loops unrolled),
+ * -DSH and -DSW (height stride; row stride 1 or 2, the taps' load form); the
+ * depth stride and the pads are run-time sizes. A work-item owns a band of
+ * output rows of one output depth slice of one plane and runs down them in
+ * 16-column strips. Each output vector combines its window's rows in (d, h)
+ * order, each row's taps in w order, with MAX_KEEP_FIRST (the first operand
+ * kept on ties), so that the first maximum in row-major order wins, a +0 /
+ * -0 tie included. A strip whose taps loaded a NaN is redone by a scalar
+ * scan with the NaN rule (the first NaN wins). Neighbouring work-items take
+ * neighbouring depth slices of the same plane, so the slices their windows
+ * share come from cache.
+ *
+ * The two-pass form (2-D windows into a scratch tensor, then the depth
+ * windows over it, host/maxpool.c) writes and reads that tensor again:
+ * 3x3x3/s2 over 2x64x16x56x56 float32 moves 41.7 MB for 28.9 MB of input
+ * and output.
+ */
+#if !defined(DT_FLOAT32)
+#error "maxpool3d.cl: float32 only"
+#endif
+#define VW 16
+typedef float16 V;
+typedef int16 VMASK;
+
+/* Mirrors clpool__maxpool3d_sizes in host/maxpool.c (all 64-bit, no padding). */
+typedef struct maxpool3d_sizes {
+    long D, H, W, OD, OH, OW;
+    long stride_d; /* the depth stride (SH and SW are compiled in) */
+    long pad_d, pad_h, pad_w;
+    long in_offset, out_offset;
+    long in_limit;  /* elements in the input cl_mem: loads may read up to here */
+    long planes;    /* N x C */
+    long band_rows; /* output rows per work-item */
+    long bands;     /* work-items per output depth slice */
+} maxpool3d_sizes;
+
+/* Elements a tap's load reads from its first column: 16, or 32 whose even
+ * lanes are the taps at stride 2. */
+#define TAP_SPAN (SW * VW)
+
+/* Element-aligned 16-float loads: one 512-bit load each (vload16 pairs
+ * were split into 256-bit halves and inserts). */
+typedef float16 __attribute__((aligned(4))) float16_elem_aligned;
+#define LOAD16(space, p) (*(space const float16_elem_aligned *)(p))
+
+inline V tap_from(const V a, const V b)
+{
+#if SW == 1
+    (void)b;
+    return a;
+#elif defined(__clang__)
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#else
+    return (V)(a.even, b.even);
+#endif
+}
+
+/* The tap vector whose lane 0 reads element `at` of `in` (lanes SW apart);
+ * `guarded`: through a private copy, elements outside the buffer lowest
+ * (they lie outside the row, so the column masks drop them). */
+__attribute__((always_inline)) inline V tap_load(__global const float *in, const long at, const int guarded,
+                                                 const long in_limit)
+{
+    if (guarded && (at < 0 || at + TAP_SPAN > in_limit)) {
+        float copy[TAP_SPAN];
+        for (int e = 0; e < TAP_SPAN; ++e) copy[e] = at + e >= 0 && at + e < in_limit ? in[at + e] : -INFINITY;
+        return tap_from(LOAD16(__private, copy), LOAD16(__private, copy + (SW - 1) * VW));
+    }
+    return tap_from(LOAD16(__global, in + at), LOAD16(__global, in + at + (SW - 1) * VW));
+}
+
+/* The exact result of the output whose window starts at (d0, h0, w0): the
+ * first NaN, else the first maximum, in (d, h, w) order. */
+__attribute__((always_inline)) inline float exact_output(__global const float *in, const long plane_at, const long d0,
+                                                         const long h0, const long w0, const maxpool3d_sizes *s)
+{
+    float best = 0;
+    int have = 0;
+    for (long d = max(d0, 0L); d < min(d0 + KD, s->D); ++d)
+        for (long h = max(h0, 0L); h < min(h0 + KH, s->H); ++h)
+            for (long w = max(w0, 0L); w < min(w0 + KW, s->W); ++w) {
+                const float v = in[plane_at + (d * s->H + h) * s->W + w];
+                if (!have || MAX_BETTER(v, best)) best = v;
+                have = 1;
+            }
+    return best;
+}
+
+/* The first maximum of a row's KW taps for 16 outputs (lane 0's first tap
+ * at element row_at), taps outside the row (edge blocks: *inside) lowest;
+ * clears lanes of *ordered where a tap is NaN. */
+__attribute__((always_inline)) inline V row_max(__global const float *in, const long row_at, const int guarded,
+                                                const long in_limit, const int edge, const VMASK *inside,
+                                                VMASK *ordered)
+{
+    V m = (V)(-INFINITY);
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) {
+        V v = tap_load(in, row_at + kw, guarded, in_limit);
+        *ordered &= v == v;
+        if (edge) v = select((V)(-INFINITY), v, inside[kw]);
+        m = kw ? MAX_KEEP_FIRST(m, v) : v;
+    }
+    return m;
+}
+
+/* Rows a window shares with the next output row's (KH - SH where SH < KH),
+ * whose maxima a column strip carries down instead of loading again. */
+#define CARRY (KH > SH ? KH - SH : 0)
+#define CARRY_SLOTS (CARRY > 0 ? CARRY : 1)
+
+/*
+ * Output rows [oh_from, oh_to) of the 16-column strip from output column
+ * ow0 (`lanes` of them) of output depth slice `slice` (first input slice
+ * d0): down the strip, each output row loads the SH new rows of each of its
+ * KD slices and carries the rest. A NaN anywhere in the strip's taps sends
+ * the whole strip to exact_output.
+ */
+__attribute__((always_inline)) inline void output_strip(__global const float *in, __global float *out,
+                                                        const long plane_at, const long slice, const long d0,
+                                                        const long oh_from, const long oh_to, const long ow0,
+                                                        const int lanes, const int guarded, const int edge,
+                                                        const maxpool3d_sizes *s)
+{
+    const long H = s->H, W = s->W, w0 = ow0 * SW - s->pad_w; /* lane 0's first tap column */
+    VMASK inside[KW];
+    const VMASK lane_col = (int)w0 + (VMASK)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) * SW;
+#pragma unroll
+    for (int kw = 0; kw < KW; ++kw) inside[kw] = lane_col + kw >= 0 && lane_col + kw < (int)W;
+    int slice_in[KD];
+#pragma unroll
+    for (int kd = 0; kd < KD; ++kd) slice_in[kd] = d0 + kd >= 0 && d0 + kd < s->D;
+    VMASK ordered = (VMASK)(-1); /* lanes that loaded no NaN */
+    /* the row maximum of input row h of slice kd (lowest outside the input) */
+#define ROW(kd, h)                                                                                   \
+    (slice_in[kd] && (h) >= 0 && (h) < H                                                            \
+         ? row_max(in, plane_at + ((d0 + (kd)) * H + (h)) * W + w0, guarded, s->in_limit, edge, inside, \
+                   &ordered)                                                                         \
+         : (V)(-INFINITY))
+    V carry[KD][CARRY_SLOTS];
+    const long h_first = oh_from * SH - s->pad_h;
+#pragma unroll
+    for (int kd = 0; kd < KD; ++kd)
+#pragma unroll
+        for (int j = 0; j < CARRY; ++j) carry[kd][j] = ROW(kd, h_first + j);
+    for (long oh = oh_from; oh < oh_to; ++oh) {
+        const long h0 = oh * SH - s->pad_h;
+        if (ow0 == 0) /* the first strip: this output row's rows of the next depth window's new slices */
+            for (long d = max(d0 + s->stride_d, d0 + KD); d < d0 + s->stride_d + KD; ++d)
+#pragma unroll
+                for (int kh = 0; kh < KH; ++kh)
+                    if (oh == oh_from || kh >= CARRY)
+                        prefetch_bytes(in + plane_at + (d * H + h0 + kh) * W, W * (long)sizeof(float));
+        V best = (V)(-INFINITY);
+#pragma unroll
+        for (int kd = 0; kd < KD; ++kd) {
+            V rows[KH];
+#pragma unroll
+            for (int kh = 0; kh < KH; ++kh) rows[kh] = kh < CARRY ? carry[kd][kh] : ROW(kd, h0 + kh);
+            /* (d, h) order: the row-major first maximum */
+#pragma unroll
+            for (int kh = 0; kh < KH; ++kh) best = kd == 0 && kh == 0 ? rows[0] : MAX_KEEP_FIRST(best, rows[kh]);
+#pragma unroll
+            for (int j = 0; j < CARRY; ++j) carry[kd][j] = rows[SH + j];
+        }
+        const long o = s->out_offset + (slice * s->OH + oh) * s->OW + ow0;
+        if (lanes == VW) {
+            vstore16(best, 0, out + o);
+        } else {
+            float lane[VW];
+            vstore16(best, 0, lane);
+            for (int l = 0; l < lanes; ++l) out[o + l] = lane[l];
+        }
+    }
+#undef ROW
+    if (all(ordered)) return;
+    for (long oh = oh_from; oh < oh_to; ++oh) {
+        const long o = s->out_offset + (slice * s->OH + oh) * s->OW + ow0;
+        for (int l = 0; l < lanes; ++l)
+            out[o + l] = exact_output(in, plane_at, d0, oh * SH - s->pad_h, w0 + l * SW, s);
+    }
+}
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool3d(__global const float *in, __global float *out, const maxpool3d_sizes sz)
+{
+    const long item = (long)get_global_id(0);
+    const long band = item % sz.bands, nc = item / sz.bands;
+    if (nc >= sz.planes) return;
+    const long plane_elems = sz.D * sz.H * sz.W, plane_at = sz.in_offset + nc * plane_elems;
+    const long oh_from = band * sz.band_rows, oh_to = min(oh_from + sz.band_rows, sz.OH);
+    if (oh_from >= sz.OH) return;
+    /* Loads reach at most pad_w (< the window) before a row, and past the
+     * plane's last row at most 2 * TAP_SPAN + the window (a block's 16 lanes
+     * from the row's last window, or from column -pad_w on rows narrower
+     * than a block); only planes at either end of the buffer can leave it. */
+    const long reach = 2 * TAP_SPAN + (KW - 1);
+    const int guarded = plane_at - sz.pad_w < 0 || plane_at + plane_elems + reach > sz.in_limit;
+    const int lanes = (int)min(sz.OW, (long)VW);
+    for (long od = 0; od < sz.OD; ++od) {
+        const long d0 = od * sz.stride_d - sz.pad_d, slice = nc * sz.OD + od;
+        for (long ow = 0; ow < sz.OW; ow += VW) {
+            /* the last strip ends at the row's end (overlapping the one before) */
+            const long ow0 = sz.OW >= VW ? min(ow, sz.OW - VW) : 0;
+            /* edge strips mask the taps outside the row; specialised on that and on guarded */
+            const long w0 = ow0 * SW - sz.pad_w;
+            const int edge = w0 < 0 || w0 + (VW - 1) * SW + (KW - 1) >= sz.W;
+            if (guarded)
+                output_strip(in, out, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 1, 1, &sz);
+            else if (edge)
+                output_strip(in, out, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 0, 1, &sz);
+            else
+                output_strip(in, out, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 0, 0, &sz);
+        }
+    }
+}
