@@ -196,7 +196,7 @@ CLPOOL_API void clpool_context_release(clpool_context *ctx);
 
 /**
  * Free the device memory a context keeps between calls: the scratch buffers
- * of multi-pass ops (3-D MaxPool without Indices, the global pools' two-pass
+ * of multi-pass ops (3-D MaxPool in two passes, the global pools' two-pass
  * form), at most 4. A call reuses one once the last command that used it is
  * done, or at once on the same in-order queue; it never adds a dependency on
  * another call's commands. Later calls allocate again. A buffer leased by a
@@ -267,9 +267,11 @@ CLPOOL_API clpool_status clpool_maxpool_output_shape(const clpool_shape *input,
  * `indices` (int64, same shape as output) may be NULL. Byte offsets must be
  * multiples of the element size (8 for indices). The wait list is honoured
  * and `event` (if not NULL) receives an event completing with the op, even
- * when the output is empty. 3-D windows without Indices run in two passes
- * through a scratch buffer the context keeps (clpool_context_trim); where it
- * cannot be allocated, one slower pass needs none.
+ * when the output is empty. 3-D windows run in one pass for float32 without
+ * Indices on CPUs (no dilation, windows up to 7 a side, row stride 1 or 2);
+ * elsewhere in two passes through a scratch buffer the context keeps
+ * (clpool_context_trim), and where that cannot be allocated, in one slower
+ * pass that needs none.
  */
 CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue,
                                                 const clpool_maxpool_params *params, clpool_dtype dtype,
