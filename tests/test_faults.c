@@ -548,14 +548,20 @@ START_TEST(scratch_reused_until_trimmed)
 }
 END_TEST
 
-/* Where 3-D MaxPool cannot allocate its first pass's scratch, the general kernel runs the call: success, same result. */
+/*
+ * Where 3-D MaxPool cannot allocate its first pass's scratch, the general
+ * kernel runs the call: success, same result. A row stride of 3 keeps the
+ * call off the one-pass kernel (row strides 1 and 2, float32 without
+ * Indices on CPUs), which needs no scratch: maxpool_3d_one_pass_no_scratch.
+ */
 START_TEST(maxpool_3d_scratch_failure_falls_back)
 {
     const clpool_shape shape = {5, {1, 2, 5, 7, 9}};
     const int64_t n = clpool_shape_elements(&shape), k[3] = {2, 3, 3};
     clpool_maxpool_params p;
     cu_assert_ok(clpool_maxpool_params_init(&p, 3, k), "clpool_maxpool_params_init", "3-D");
-    p.strides[1] = p.strides[2] = 2;
+    p.strides[1] = 2;
+    p.strides[2] = 3;
     p.pads[1] = p.pads[4] = 1;
     clpool_shape out_shape;
     cu_assert_ok(clpool_maxpool_output_shape(&shape, &p, &out_shape), "clpool_maxpool_output_shape", "3-D");
@@ -600,6 +606,55 @@ START_TEST(maxpool_3d_scratch_failure_falls_back)
     free(got);
     free(want_idx);
     free(got_idx);
+}
+END_TEST
+
+/*
+ * 3-D float32 MaxPool without Indices at a row stride of 2 takes the
+ * one-pass kernel on CPUs with SIMD (16 lanes a work-item): no scratch, so
+ * even an allocation armed to fail leaves the call its result. Elsewhere
+ * (GPUs) it runs in two passes and asks for the scratch once.
+ */
+START_TEST(maxpool_3d_one_pass_no_scratch)
+{
+    const clpool_shape shape = {5, {2, 3, 6, 9, 21}};
+    const int64_t n = clpool_shape_elements(&shape), k[3] = {3, 3, 3};
+    clpool_maxpool_params p;
+    cu_assert_ok(clpool_maxpool_params_init(&p, 3, k), "clpool_maxpool_params_init", "3-D");
+    for (int32_t i = 0; i < 3; ++i) p.strides[i] = 2, p.pads[i] = p.pads[3 + i] = 1;
+    clpool_shape out_shape;
+    cu_assert_ok(clpool_maxpool_output_shape(&shape, &p, &out_shape), "clpool_maxpool_output_shape", "3-D");
+    const int64_t n_out = clpool_shape_elements(&out_shape);
+    float *x = malloc((size_t)n * sizeof *x), *want = malloc((size_t)n_out * sizeof *want),
+          *got = malloc((size_t)n_out * sizeof *got);
+    ck_assert(x && want && got);
+    fill_float(x, n, 11);
+    ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &shape, &p, x, want, NULL), 0);
+    cl_device_type type = 0;
+    cl_uint floats = 0;
+    ck_assert_int_eq(clGetDeviceInfo(clpool_context_cl_device(cu_ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
+    ck_assert_int_eq(clGetDeviceInfo(clpool_context_cl_device(cu_ctx), CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,
+                                     sizeof floats, &floats, NULL),
+                     CL_SUCCESS);
+    const int one_pass = (type & CL_DEVICE_TYPE_CPU) && floats > 1;
+    cl_mem in = cu_buffer_from(x, (size_t)n * sizeof *x), out = cu_zero_buffer((size_t)n_out * sizeof *got);
+    const char *name = "3-D MaxPool at row stride 2, allocation armed to fail";
+    clpool_context_trim(cu_ctx);
+    shim_arm(name, 1);
+    cl_event ev = NULL;
+    const clpool_status st =
+        clpool_enqueue_maxpool(cu_ctx, cu_own_queue, &p, CLPOOL_FLOAT32, &shape, in, 0, out, 0, NULL, 0, 0, NULL, &ev);
+    shim_disarm();
+    cu_assert_enqueue_status(name, "clpool_enqueue_maxpool", st, ev, CLPOOL_SUCCESS, "");
+    ck_assert_msg(shim.calls == (one_pass ? 0 : 1), "%s: %d clCreateBuffer calls, expected %d", name, shim.calls,
+                  one_pass ? 0 : 1);
+    cu_read_back(cu_own_queue, out, got, (size_t)n_out * sizeof *got, name);
+    ck_assert_msg(memcmp(got, want, (size_t)n_out * sizeof *got) == 0, "%s: result differs from the reference", name);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(x);
+    free(want);
+    free(got);
 }
 END_TEST
 
@@ -809,6 +864,7 @@ static Suite *faults_suite(void)
     tcase_add_test(injected, global_pool_partials_allocation_failure);
     tcase_add_test(injected, scratch_reused_until_trimmed);
     tcase_add_test(injected, maxpool_3d_scratch_failure_falls_back);
+    tcase_add_test(injected, maxpool_3d_one_pass_no_scratch);
     TCase *own = cu_tcase(s, "injected_own_context", 0);
     tcase_add_test(own, warm_up_allocation_failures);
     tcase_add_test(own, host_helpers_fail_each_allocation_in_turn);
