@@ -44,12 +44,12 @@ typedef struct clpool__maxpool3d_sizes {
     cl_long D, H, W, OD, OH, OW;
     cl_long stride_d;
     cl_long pad_d, pad_h, pad_w;
-    cl_long in_offset, out_offset;
+    cl_long in_offset, out_offset, idx_offset;
     cl_long in_limit;
     cl_long planes, band_rows, bands;
 } clpool__maxpool3d_sizes;
 
-_Static_assert(sizeof(clpool__maxpool3d_sizes) == 16 * 8, "3-D sizes must have no padding");
+_Static_assert(sizeof(clpool__maxpool3d_sizes) == 17 * 8, "3-D sizes must have no padding");
 
 /* Per-dim results of validation: effective padding and output size. */
 typedef struct maxpool_plan {
@@ -844,15 +844,17 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
 
 /*
  * Whether a 3-D call takes the one-pass kernel (kernels/maxpool3d.cl):
- * float32 without Indices on CPUs with 16-lane vectors, no dilation, height
- * and row strides of at most 7 and 2, windows of at most 7 taps a side (its
- * loops unroll them). See launch_3d_fused for what it saves.
+ * float32 on CPUs with 16-lane vectors, without Indices or with row-major
+ * ones, no dilation, height and row strides of at most 7 and 2, windows of
+ * at most 7 taps a side (its loops unroll them), planes whose offsets fit
+ * an int. See launch_3d_fused for what it saves.
  */
 static int fused_3d(const clpool_context *ctx, const maxpool_call *c)
 {
     const clpool_maxpool_params *p = c->params;
-    if (c->plan->ns != 3 || c->indices || c->dtype != CLPOOL_FLOAT32 || vector_width(ctx, c) != 16 ||
-        p->strides[1] > 7 || p->strides[2] > 2 || c->in->dims[4] > INT32_MAX / 4)
+    const int64_t plane = c->in->dims[2] * c->in->dims[3] * c->in->dims[4];
+    if (c->plan->ns != 3 || (c->indices && p->storage_order != 0) || c->dtype != CLPOOL_FLOAT32 ||
+        vector_width(ctx, c) != 16 || p->strides[1] > 7 || p->strides[2] > 2 || plane > INT32_MAX / 2)
         return 0;
     for (int32_t i = 0; i < 3; ++i)
         if (p->kernel_shape[i] > 7 || p->dilations[i] != 1) return 0;
@@ -889,13 +891,14 @@ static clpool_status launch_3d_fused(clpool_context *ctx, cl_command_queue q, co
         .pad_w = c->plan->pad_begin[2],
         .in_offset = c->in_off,
         .out_offset = c->out_off,
+        .idx_offset = c->idx_off,
         .in_limit = c->in_limit,
         .planes = planes,
         .band_rows = band_rows,
         .bands = bands,
     };
     clpool__options options;
-    clpool__options_start(&options, c->dtype);
+    common_options(c, &options);
     clpool__options_define(&options, "KD", p->kernel_shape[0]);
     clpool__options_define(&options, "KH", p->kernel_shape[1]);
     clpool__options_define(&options, "KW", p->kernel_shape[2]);

@@ -1,24 +1,26 @@
 /*
- * 3-D MaxPool in one pass (float32 without Indices, no dilation, CPUs;
- * host/maxpool.c, fused_3d): -DKD -DKH -DKW (the window, loops unrolled),
- * -DSH and -DSW (height stride; row stride 1 or 2, the taps' load form); the
- * depth stride and the pads are run-time sizes. A work-item owns a band of
- * output rows of one output depth slice of one plane and runs down them in
- * 16-column strips. Each output vector combines its window's rows in (d, h)
- * order, each row's taps in w order, with MAX_KEEP_FIRST (the first operand
- * kept on ties), so that the first maximum in row-major order wins, a +0 /
- * -0 tie included. A strip whose taps loaded a NaN is redone by a scalar
- * scan with the NaN rule (the first NaN wins). Neighbouring work-items take
- * neighbouring depth slices of the same plane, so the slices their windows
- * share come from cache.
+ * 3-D MaxPool in one pass (float32, without Indices or with row-major ones,
+ * no dilation, CPUs; host/maxpool.c, fused_3d): -DKD -DKH -DKW (the window,
+ * loops unrolled), -DSH and -DSW (height stride; row stride 1 or 2, the
+ * taps' load form), -DWITH_INDICES; the depth stride and the pads are
+ * run-time sizes. A work-item owns a band of output rows of one plane
+ * (every output depth slice in turn) and runs down them in 16-column
+ * strips. Each output vector combines its window's rows in (d, h) order,
+ * each row's taps in w order, keeping the earlier on ties, so that the
+ * first maximum in row-major order wins, a +0 / -0 tie included. A strip
+ * whose taps loaded a NaN is redone by a scalar scan with the NaN rule (the
+ * first NaN wins).
  *
  * The two-pass form (2-D windows into a scratch tensor, then the depth
- * windows over it, host/maxpool.c) writes and reads that tensor again:
- * 3x3x3/s2 over 2x64x16x56x56 float32 moves 41.7 MB for 28.9 MB of input
- * and output.
+ * windows over it, host/maxpool.c) writes and reads that tensor again, with
+ * Indices the first pass's as well: 3x3x3/s2 over 2x64x16x56x56 float32
+ * moves 41.7 MB for 28.9 MB of input and output (74 MB for 35.3 with Indices).
  */
 #if !defined(DT_FLOAT32)
 #error "maxpool3d.cl: float32 only"
+#endif
+#ifndef WITH_INDICES
+#define WITH_INDICES 0
 #endif
 #define VW 16
 typedef float16 V;
@@ -29,7 +31,7 @@ typedef struct maxpool3d_sizes {
     long D, H, W, OD, OH, OW;
     long stride_d; /* the depth stride (SH and SW are compiled in) */
     long pad_d, pad_h, pad_w;
-    long in_offset, out_offset;
+    long in_offset, out_offset, idx_offset; /* element offsets into the buffers */
     long in_limit;  /* elements in the input cl_mem: loads may read up to here */
     long planes;    /* N x C */
     long band_rows; /* output rows per work-item */
@@ -72,36 +74,63 @@ __attribute__((always_inline)) inline V tap_load(__global const float *in, const
 }
 
 /* The exact result of the output whose window starts at (d0, h0, w0): the
- * first NaN, else the first maximum, in (d, h, w) order. */
+ * first NaN, else the first maximum, in (d, h, w) order; *at = its offset
+ * in the plane. */
 __attribute__((always_inline)) inline float exact_output(__global const float *in, const long plane_at, const long d0,
-                                                         const long h0, const long w0, const maxpool3d_sizes *s)
+                                                         const long h0, const long w0, const maxpool3d_sizes *s,
+                                                         long *at)
 {
     float best = 0;
     int have = 0;
     for (long d = max(d0, 0L); d < min(d0 + KD, s->D); ++d)
         for (long h = max(h0, 0L); h < min(h0 + KH, s->H); ++h)
             for (long w = max(w0, 0L); w < min(w0 + KW, s->W); ++w) {
-                const float v = in[plane_at + (d * s->H + h) * s->W + w];
-                if (!have || MAX_BETTER(v, best)) best = v;
+                const long e = (d * s->H + h) * s->W + w;
+                const float v = in[plane_at + e];
+                if (!have || MAX_BETTER(v, best)) best = v, *at = e;
                 have = 1;
             }
     return best;
 }
 
-/* The first maximum of a row's KW taps for 16 outputs (lane 0's first tap
- * at element row_at), taps outside the row (edge blocks: *inside) lowest;
- * clears lanes of *ordered where a tap is NaN. */
-__attribute__((always_inline)) inline V row_max(__global const float *in, const long row_at, const int guarded,
-                                                const long in_limit, const int edge, const VMASK *inside,
-                                                VMASK *ordered)
+/* A row's (or a window's) first maximum per lane and, with Indices, its tap:
+ * kw within a row, (kd * KH + kh) * KW + kw within a window. */
+typedef struct lane_best {
+    V v;
+    VMASK tap;
+} lane_best;
+
+/* best = the first maximum of best (earlier taps) and t (later ones): ties keep best. */
+__attribute__((always_inline)) inline void take_later(lane_best *best, const lane_best t, const int tap_base)
 {
-    V m = (V)(-INFINITY);
+#if WITH_INDICES
+    const VMASK later = isgreater(t.v, best->v);
+    best->v = select(best->v, t.v, later);
+    best->tap = select(best->tap, tap_base + t.tap, later);
+#else
+    (void)tap_base;
+    best->v = MAX_KEEP_FIRST(best->v, t.v);
+#endif
+}
+
+/* The first maximum of a row's KW taps for 16 outputs (lane 0's first tap
+ * at element row_at), taps outside the row (edge strips: *inside) lowest
+ * (with Indices they never win: the window's first tap starts the
+ * comparison, see output_strip); clears lanes of *ordered where a tap is NaN. */
+__attribute__((always_inline)) inline lane_best row_max(__global const float *in, const long row_at, const int guarded,
+                                                        const long in_limit, const int edge, const VMASK *inside,
+                                                        VMASK *ordered)
+{
+    lane_best m = {(V)(-INFINITY), (VMASK)0};
 #pragma unroll
     for (int kw = 0; kw < KW; ++kw) {
         V v = tap_load(in, row_at + kw, guarded, in_limit);
         *ordered &= v == v;
         if (edge) v = select((V)(-INFINITY), v, inside[kw]);
-        m = kw ? MAX_KEEP_FIRST(m, v) : v;
+        if (kw == 0)
+            m.v = v;
+        else
+            take_later(&m, (lane_best){v, (VMASK)kw}, 0);
     }
     return m;
 }
@@ -111,35 +140,54 @@ __attribute__((always_inline)) inline V row_max(__global const float *in, const 
 #define CARRY (KH > SH ? KH - SH : 0)
 #define CARRY_SLOTS (CARRY > 0 ? CARRY : 1)
 
+/* Stores `lanes` (1..16) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
+#define STORE16(etype, v, lanes, p)                               \
+    do {                                                          \
+        if ((lanes) == VW) {                                      \
+            vstore16((v), 0, (p));                                \
+        } else {                                                  \
+            etype lane_[VW];                                      \
+            vstore16((v), 0, lane_);                              \
+            for (int l_ = 0; l_ < (lanes); ++l_) (p)[l_] = lane_[l_]; \
+        }                                                         \
+    } while (0)
+
 /*
  * Output rows [oh_from, oh_to) of the 16-column strip from output column
  * ow0 (`lanes` of them) of output depth slice `slice` (first input slice
  * d0): down the strip, each output row loads the SH new rows of each of its
  * KD slices and carries the rest. A NaN anywhere in the strip's taps sends
- * the whole strip to exact_output.
+ * the whole strip to exact_output. With Indices (row-major), a lane's window
+ * starts from its first tap inside the input, the lowest value, and takes
+ * only strictly greater ones; its winner's tap gives the flat index.
  */
 __attribute__((always_inline)) inline void output_strip(__global const float *in, __global float *out,
-                                                        const long plane_at, const long slice, const long d0,
-                                                        const long oh_from, const long oh_to, const long ow0,
-                                                        const int lanes, const int guarded, const int edge,
-                                                        const maxpool3d_sizes *s)
+                                                        __global long *indices, const long nc, const long plane_at,
+                                                        const long slice, const long d0, const long oh_from,
+                                                        const long oh_to, const long ow0, const int lanes,
+                                                        const int guarded, const int edge, const maxpool3d_sizes *s)
 {
     const long H = s->H, W = s->W, w0 = ow0 * SW - s->pad_w; /* lane 0's first tap column */
     VMASK inside[KW];
     const VMASK lane_col = (int)w0 + (VMASK)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) * SW;
+    VMASK first_kw = (VMASK)(KW - 1); /* a lane's first tap inside the row */
 #pragma unroll
-    for (int kw = 0; kw < KW; ++kw) inside[kw] = lane_col + kw >= 0 && lane_col + kw < (int)W;
+    for (int kw = KW - 1; kw >= 0; --kw) {
+        inside[kw] = lane_col + kw >= 0 && lane_col + kw < (int)W;
+        first_kw = select(first_kw, (VMASK)kw, inside[kw]);
+    }
     int slice_in[KD];
 #pragma unroll
     for (int kd = 0; kd < KD; ++kd) slice_in[kd] = d0 + kd >= 0 && d0 + kd < s->D;
+    const int first_kd = (int)max(-d0, 0L); /* the window's first slice inside the input */
     VMASK ordered = (VMASK)(-1); /* lanes that loaded no NaN */
     /* the row maximum of input row h of slice kd (lowest outside the input) */
 #define ROW(kd, h)                                                                                   \
     (slice_in[kd] && (h) >= 0 && (h) < H                                                            \
          ? row_max(in, plane_at + ((d0 + (kd)) * H + (h)) * W + w0, guarded, s->in_limit, edge, inside, \
                    &ordered)                                                                         \
-         : (V)(-INFINITY))
-    V carry[KD][CARRY_SLOTS];
+         : (lane_best){(V)(-INFINITY), (VMASK)0})
+    lane_best carry[KD][CARRY_SLOTS];
     const long h_first = oh_from * SH - s->pad_h;
 #pragma unroll
     for (int kd = 0; kd < KD; ++kd)
@@ -153,38 +201,52 @@ __attribute__((always_inline)) inline void output_strip(__global const float *in
                 for (int kh = 0; kh < KH; ++kh)
                     if (oh == oh_from || kh >= CARRY)
                         prefetch_bytes(in + plane_at + (d * H + h0 + kh) * W, W * (long)sizeof(float));
-        V best = (V)(-INFINITY);
+        const int first_kh = (int)max(-h0, 0L);
+        lane_best best = {(V)(-INFINITY), (first_kd * KH + first_kh) * KW + first_kw};
 #pragma unroll
         for (int kd = 0; kd < KD; ++kd) {
-            V rows[KH];
+            lane_best rows[KH];
 #pragma unroll
             for (int kh = 0; kh < KH; ++kh) rows[kh] = kh < CARRY ? carry[kd][kh] : ROW(kd, h0 + kh);
             /* (d, h) order: the row-major first maximum */
 #pragma unroll
-            for (int kh = 0; kh < KH; ++kh) best = kd == 0 && kh == 0 ? rows[0] : MAX_KEEP_FIRST(best, rows[kh]);
+            for (int kh = 0; kh < KH; ++kh) take_later(&best, rows[kh], (kd * KH + kh) * KW);
 #pragma unroll
             for (int j = 0; j < CARRY; ++j) carry[kd][j] = rows[SH + j];
         }
-        const long o = s->out_offset + (slice * s->OH + oh) * s->OW + ow0;
-        if (lanes == VW) {
-            vstore16(best, 0, out + o);
-        } else {
-            float lane[VW];
-            vstore16(best, 0, lane);
-            for (int l = 0; l < lanes; ++l) out[o + l] = lane[l];
-        }
+        const long o = (slice * s->OH + oh) * s->OW + ow0;
+        STORE16(float, best.v, lanes, out + s->out_offset + o);
+#if WITH_INDICES
+        /* the winner's (d, h, w) in the plane, then the plane's first element's flat index */
+        const VMASK kd = best.tap / (KH * KW), kh = best.tap / KW % KH, kw = best.tap % KW;
+        const VMASK at = (((int)d0 + kd) * (int)H + (int)h0 + kh) * (int)W + lane_col + kw;
+        STORE16(long, convert_long16(at) + nc * s->D * H * W, lanes, indices + s->idx_offset + o);
+#endif
     }
 #undef ROW
     if (all(ordered)) return;
     for (long oh = oh_from; oh < oh_to; ++oh) {
-        const long o = s->out_offset + (slice * s->OH + oh) * s->OW + ow0;
-        for (int l = 0; l < lanes; ++l)
-            out[o + l] = exact_output(in, plane_at, d0, oh * SH - s->pad_h, w0 + l * SW, s);
+        const long o = (slice * s->OH + oh) * s->OW + ow0;
+        for (int l = 0; l < lanes; ++l) {
+            long at = 0;
+            out[s->out_offset + o + l] = exact_output(in, plane_at, d0, oh * SH - s->pad_h, w0 + l * SW, s, &at);
+#if WITH_INDICES
+            indices[s->idx_offset + o + l] = nc * s->D * H * W + at;
+#endif
+        }
     }
 }
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool3d(__global const float *in, __global float *out, const maxpool3d_sizes sz)
+#if WITH_INDICES
+#define INDICES_ARG __global long *indices,
+#else
+#define INDICES_ARG
+#endif
+__kernel CLPOOL_WIDE_VECTORS void maxpool3d(__global const float *in, __global float *out, INDICES_ARG const maxpool3d_sizes sz)
 {
+#if !WITH_INDICES
+    __global long *indices = 0;
+#endif
     const long item = (long)get_global_id(0);
     const long band = item % sz.bands, nc = item / sz.bands;
     if (nc >= sz.planes) return;
@@ -207,11 +269,11 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool3d(__global const float *in, __global f
             const long w0 = ow0 * SW - sz.pad_w;
             const int edge = w0 < 0 || w0 + (VW - 1) * SW + (KW - 1) >= sz.W;
             if (guarded)
-                output_strip(in, out, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 1, 1, &sz);
+                output_strip(in, out, indices, nc, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 1, 1, &sz);
             else if (edge)
-                output_strip(in, out, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 0, 1, &sz);
+                output_strip(in, out, indices, nc, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 0, 1, &sz);
             else
-                output_strip(in, out, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 0, 0, &sz);
+                output_strip(in, out, indices, nc, plane_at, slice, d0, oh_from, oh_to, ow0, lanes, 0, 0, &sz);
         }
     }
 }

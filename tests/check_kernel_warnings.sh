@@ -108,13 +108,13 @@ for dtw in "FLOAT32 1" "FLOAT64 1" "FLOAT16 2" "BFLOAT16 2" "INT8 4" "UINT8 4"; 
     check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=$((sw & 1)) -DKH=5 -DKW=7 -DSH=$sw -DSW=$sw -DVW=$vw -DEXACT_ROWS=1 -DSWEEP_BLOCKS=16
   done
 done
-# One-pass 3-D MaxPool (float32 without Indices on CPUs) and the global pools'
+# One-pass 3-D MaxPool (float32 on CPUs, with and without Indices) and the global pools'
 # grouped kernels and prefetches: x86-64 as PoCL builds them, and as SPIR.
 for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
   read -r -a target <<< "$t"
   for geo in "-DKD=3 -DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKD=2 -DKH=2 -DKW=2 -DSH=2 -DSW=1" "-DKD=1 -DKH=7 -DKW=5 -DSH=1 -DSW=2" \
              "-DKD=7 -DKH=1 -DKW=1 -DSH=7 -DSW=1"; do
-    check maxpool3d -DDT_FLOAT32 $geo
+    for ix in 0 1; do check maxpool3d -DDT_FLOAT32 -DWITH_INDICES=$ix -DSTORAGE_ORDER=0 $geo; done
   done
   for dt in FLOAT32 FLOAT64; do
     for op in "-DOP=1 -DLP_KIND=0" "-DOP=2 -DLP_KIND=0" "-DOP=3 -DLP_KIND=1" "-DOP=3 -DLP_KIND=2" "-DOP=3 -DLP_KIND=3"; do

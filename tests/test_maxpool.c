@@ -504,8 +504,9 @@ START_TEST(test_3d_windows) { drawn_suite("3-D windows", three_d_case, 0x3401, 6
 END_TEST
 
 /*
- * 3-D windows in one pass (float32 without Indices on CPUs with 16-lane
- * vectors, no dilation, kernels/maxpool3d.cl): windows of 1 to 7 a side,
+ * 3-D windows in one pass (float32 on CPUs with 16-lane vectors, without
+ * Indices or with row-major ones, no dilation, kernels/maxpool3d.cl):
+ * windows of 1 to 7 a side,
  * strides up to 5 in depth, 7 in height, 2 along rows; rows of 1 to 70
  * outputs (one partial 16-column strip to five, the last overlapping),
  * 1 to 6 planes (bands of rows split across work-items) or up to 40;
@@ -533,7 +534,8 @@ static void one_pass_3d_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
             p->pads[i] = ref_rng_range(r, 0, p->kernel_shape[i] - 1);
             p->pads[3 + i] = ref_rng_range(r, 0, p->kernel_shape[i] - 1);
         }
-    c->with_indices = 0;
+    c->with_indices = ref_rng_chance(r, 0.5);
+    p->storage_order = ref_rng_chance(r, 0.15); /* column-major Indices keep the general kernel */
     if (ref_rng_chance(r, 0.3)) c->in_off = 0;
     c->tight_input = ref_rng_chance(r, 0.5);
 }
@@ -543,8 +545,8 @@ START_TEST(test_3d_one_pass)
     ref_rng r;
     ref_rng_seed(&r, 0x3501);
     int ran = 0;
-    for (int attempts = 0; ran < 80; ++attempts) {
-        ck_assert_msg(attempts < 1600, "too many invalid one-pass 3-D cases");
+    for (int attempts = 0; ran < 120; ++attempts) {
+        ck_assert_msg(attempts < 2400, "too many invalid one-pass 3-D cases");
         mp_case c;
         one_pass_3d_case(&r, CLPOOL_FLOAT32, &c);
         clpool_shape out;

@@ -267,9 +267,10 @@ CLPOOL_API clpool_status clpool_maxpool_output_shape(const clpool_shape *input,
  * `indices` (int64, same shape as output) may be NULL. Byte offsets must be
  * multiples of the element size (8 for indices). The wait list is honoured
  * and `event` (if not NULL) receives an event completing with the op, even
- * when the output is empty. 3-D windows run in one pass for float32 without
- * Indices on CPUs (no dilation, windows up to 7 a side, row stride 1 or 2);
- * elsewhere in two passes through a scratch buffer the context keeps
+ * when the output is empty. 3-D windows run in one pass for float32 on CPUs
+ * (without Indices or with storage_order 0, no dilation, windows up to 7 a
+ * side, row stride 1 or 2); without Indices elsewhere in two passes through
+ * a scratch buffer the context keeps
  * (clpool_context_trim), and where that cannot be allocated, in one slower
  * pass that needs none.
  */
