@@ -504,8 +504,9 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
  * within a plane 16 plain lane sums (a ragged end is the vector ending at the
  * plane's end, its lanes already counted dropped), then TRANSPOSED_REDUCE16
  * and the finish, all 16 planes at once: the same error bound as short_sum,
- * and IEEE inf/NaN by themselves. Zen 5 EPYC, two threads, 32x2048x7x7
- * float32 GlobalAveragePool: see host/global_pool.c (grouped_ok).
+ * and IEEE inf/NaN by themselves. 32x2048x7x7 float32 averages: 56 -> 45
+ * instructions per plane (callgrind, one thread), 0.30 -> 0.285 ms from
+ * memory (Zen 5 EPYC, two threads, three alternations).
  */
 #define ADD2(a, b) ((a) + (b))
 __kernel void global_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p)

@@ -35,7 +35,7 @@ typedef struct maxpool3d_sizes {
     long in_limit;  /* elements in the input cl_mem: loads may read up to here */
     long planes;    /* N x C */
     long band_rows; /* output rows per work-item */
-    long bands;     /* work-items per output depth slice */
+    long bands;     /* work-items per plane */
 } maxpool3d_sizes;
 
 /* Elements a tap's load reads from its first column: 16, or 32 whose even
