@@ -174,6 +174,20 @@ typedef long8 __attribute__((aligned(8))) long8_elem_aligned;
 typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
 #define STORE_BITSV(n, v, p) (*(__global CLPOOL_XPASTE(CLPOOL_XPASTE(T, n), _elem_aligned) *)(p) = (v))
 #define STORE_LONGV(n, v, p) (*(__global CLPOOL_XPASTE(CLPOOL_XPASTE(long, n), _elem_aligned) *)(p) = (v))
+/* Stores `lanes` (1..VW, the including kernel's lanes) lanes of v at p with
+ * store_vector (STORE_BITSV, STORE_LONGV) when whole (no run-time vector
+ * subscripts in OpenCL C 1.2). */
+#define STORE_LANES(etype, store_vector, v, lanes, p)        \
+    do {                                                     \
+        if ((lanes) == VW) {                                 \
+            store_vector(VW, (v), (p));                      \
+        } else {                                             \
+            etype lane_[VW];                                 \
+            VSTOREV(VW, (v), lane_);                         \
+            for (int j_ = 0; j_ < (lanes); ++j_)             \
+                (p)[j_] = lane_[j_];                         \
+        }                                                    \
+    } while (0)
 /*
  * -DSTREAM_STORES=1 (the host's choice, clpool__stream_stores: CPUs, when the
  * bytes moved exceed 1.5x the device's cache): STORE_STREAMED(vec_t, v, p,

@@ -56,19 +56,6 @@ __attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 
 #define STRIDED16_TAPS 0
 #endif
 
-/* Stores `lanes` (1..VW) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
-#define STORE_LANES(etype, store_vector, v, lanes, p)        \
-    do {                                                     \
-        if ((lanes) == VW) {                                 \
-            store_vector(VW, (v), (p));                      \
-        } else {                                             \
-            etype lane_[VW];                                 \
-            VSTOREV(VW, (v), lane_);                         \
-            for (int j_ = 0; j_ < (lanes); ++j_)             \
-                (p)[j_] = lane_[j_];                         \
-        }                                                    \
-    } while (0)
-
 #if defined(NS)
 /*
  * The general kernel: any rank, kernel, stride, dilation and padding. The
@@ -1815,8 +1802,9 @@ __attribute__((always_inline)) inline long sweep_block(const long k, const long 
 __attribute__((always_inline)) inline void sweep_prefetch(__global const T *plane, const long at, const long n,
                                                           const long buf_lo, const long buf_hi)
 {
-    const long ahead = at + PREFETCH_AHEAD_BYTES / (long)sizeof(T), step = CACHE_LINE_BYTES / (long)sizeof(T);
-    for (long e = max(ahead, buf_lo); e < min(ahead + n, buf_hi); e += step) PREFETCH(plane + e);
+    const long ahead = at + PREFETCH_AHEAD_BYTES / (long)sizeof(T);
+    const long from = max(ahead, buf_lo), to = min(ahead + n, buf_hi);
+    if (from < to) prefetch_bytes(plane + from, (to - from) * (long)sizeof(T));
 }
 
 /* A sweep's watches: one per block where windows span rows, so a NaN sends

@@ -42,10 +42,9 @@ typedef struct maxpool3d_sizes {
  * lanes are the taps at stride 2. */
 #define TAP_SPAN (SW * VW)
 
-/* Element-aligned 16-float loads: one 512-bit load each (vload16 pairs
- * were split into 256-bit halves and inserts). */
-typedef float16 __attribute__((aligned(4))) float16_elem_aligned;
-#define LOAD16(space, p) (*(space const float16_elem_aligned *)(p))
+/* Element-aligned 16-float loads (common.h's T16_elem_aligned): one 512-bit
+ * load each (vload16 pairs were split into 256-bit halves and inserts). */
+#define LOAD16(space, p) (*(space const T16_elem_aligned *)(p))
 
 inline V tap_from(const V a, const V b)
 {
@@ -140,18 +139,6 @@ __attribute__((always_inline)) inline lane_best row_max(__global const float *in
 #define CARRY (KH > SH ? KH - SH : 0)
 #define CARRY_SLOTS (CARRY > 0 ? CARRY : 1)
 
-/* Stores `lanes` (1..16) lanes of v at p (no run-time vector subscripts in OpenCL C 1.2). */
-#define STORE16(etype, v, lanes, p)                               \
-    do {                                                          \
-        if ((lanes) == VW) {                                      \
-            vstore16((v), 0, (p));                                \
-        } else {                                                  \
-            etype lane_[VW];                                      \
-            vstore16((v), 0, lane_);                              \
-            for (int l_ = 0; l_ < (lanes); ++l_) (p)[l_] = lane_[l_]; \
-        }                                                         \
-    } while (0)
-
 /*
  * Output rows [oh_from, oh_to) of the 16-column strip from output column
  * ow0 (`lanes` of them) of output depth slice `slice` (first input slice
@@ -215,12 +202,12 @@ __attribute__((always_inline)) inline void output_strip(__global const float *in
             for (int j = 0; j < CARRY; ++j) carry[kd][j] = rows[SH + j];
         }
         const long o = (slice * s->OH + oh) * s->OW + ow0;
-        STORE16(float, best.v, lanes, out + s->out_offset + o);
+        STORE_LANES(T, STORE_BITSV, best.v, lanes, out + s->out_offset + o);
 #if WITH_INDICES
         /* the winner's (d, h, w) in the plane, then the plane's first element's flat index */
         const VMASK kd = best.tap / (KH * KW), kh = best.tap / KW % KH, kw = best.tap % KW;
         const VMASK at = (((int)d0 + kd) * (int)H + (int)h0 + kh) * (int)W + lane_col + kw;
-        STORE16(long, convert_long16(at) + nc * s->D * H * W, lanes, indices + s->idx_offset + o);
+        STORE_LANES(long, STORE_LONGV, convert_long16(at) + nc * s->D * H * W, lanes, indices + s->idx_offset + o);
 #endif
     }
 #undef ROW
