@@ -86,27 +86,34 @@ struct clpool_context {
  * A kernel checked out of the context's pool: exclusive to the caller until
  * clpool__kernel_put(), so concurrent clSetKernelArg calls never share one.
  */
+typedef struct clpool__arg_memo clpool__arg_memo;
 typedef struct clpool__kernel {
     cl_kernel kernel;
     clpool__program *program;
     const char *name;           /* kernel function name; a string literal of the caller */
     size_t max_work_group_size;
+    clpool__arg_memo *memo;     /* values last set on `kernel` (launch.c); NULL: set every argument */
 } clpool__kernel;
 
 /*
- * A program's build options ("-DDT_FLOAT32 -DKH=3 ..."), appended without
- * snprintf: every launch writes them (programs are found by them), and
- * glibc's snprintf had been 7,700 of the 16,600 instructions of a tiny
- * MaxPool's enqueue (callgrind, session 22).
+ * A program's build options: the dtype and (name, value) defines, rendered
+ * as "-DDT_FLOAT32 -DKH=3 ..." only when a program is built. Every launch
+ * writes them (programs are found by them), so a define is two stores:
+ * rendering them as text at each launch had been 1,600 of a tiny MaxPool's
+ * 10,400 host instructions (callgrind, session 24), snprintf 7,700 of
+ * 16,600 before that (session 22).
  */
-#define CLPOOL__OPTIONS_MAX 384
+#define CLPOOL__OPTIONS_DEFINES 24
+#define CLPOOL__OPTIONS_TEXT_MAX 1024
 typedef struct clpool__options {
-    size_t len; /* CLPOOL__OPTIONS_MAX once text did not fit: clpool__kernel_get then fails */
-    char text[CLPOOL__OPTIONS_MAX];
+    clpool_dtype dtype;
+    int count; /* CLPOOL__OPTIONS_DEFINES + 1 once a define did not fit: clpool__kernel_get then fails */
+    const char *names[CLPOOL__OPTIONS_DEFINES]; /* string literals of the callers */
+    int64_t values[CLPOOL__OPTIONS_DEFINES];
 } clpool__options;
 /* Start with the dtype's macro: "-DDT_FLOAT32". */
 void clpool__options_start(clpool__options *o, clpool_dtype dtype);
-/* Append " -D<name>=<value>". */
+/* Add " -D<name>=<value>"; `name` must outlive the context (a string literal). */
 void clpool__options_define(clpool__options *o, const char *name, int64_t value);
 
 /* Build (once per context) `source_name` with `options`, then check out `kernel_name`. */
@@ -220,7 +227,8 @@ clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, 
 /* Validate the (num_wait, wait) pair like OpenCL does. */
 clpool_status clpool__check_wait_list(cl_uint num_wait, const cl_event *wait, const char *fn);
 
-/* Set kernel argument `index` or fail with a message naming it. */
+/* Set kernel argument `index` or fail with a message naming it; a value
+ * equal to the one last set on this kernel is not set again. */
 clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, const void *value);
 
 /* A kernel argument by value; clpool__set_args sets args[i] as argument first + i. */
@@ -230,6 +238,11 @@ typedef struct clpool__arg {
 } clpool__arg;
 #define CLPOOL_ARG(x) ((clpool__arg){sizeof(x), &(x)})
 clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__arg *args, size_t count);
+
+/* The memo of a new kernel (NULL when out of memory: arguments are then
+ * always set), and its release. */
+clpool__arg_memo *clpool__arg_memo_create(void);
+void clpool__arg_memo_release(clpool__arg_memo *memo);
 
 /* Require fp64 on the device for float64. */
 clpool_status clpool__check_dtype_device(const clpool_context *ctx, clpool_dtype dtype, const char *fn);

@@ -15,8 +15,7 @@
 struct clpool__program {
     clpool__program *next;
     const char *source_name;   /* a string literal of the callers */
-    char *options;
-    size_t options_len;
+    clpool__options options;
     cl_program program;
     size_t pool_count;
     clpool__kernel pool[POOL_MAX]; /* idle kernels of this program, matched by name on checkout */
@@ -86,7 +85,7 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
     /* Everything that could change the binary; see binary_cache.c. */
     uint64_t source_hash = clpool__fnv1a(0xcbf29ce484222325ull, texts[0], lens[0]);
     source_hash = clpool__fnv1a(source_hash, texts[1], lens[1]);
-    char key[1200];
+    char key[2048];
     const int key_len = snprintf(key, sizeof key, "clpool %s\nsource %s %016llx\noptions %s\nplatform %s\ndevice %s\n%s\ndriver %s\n",
                                  clpool_version_string(), source_name, (unsigned long long)source_hash, options,
                                  ctx->info.platform_name, ctx->info.device_name, ctx->info.device_version,
@@ -130,39 +129,61 @@ cleanup:
     return status;
 }
 
-static void options_append(clpool__options *o, const char *text, size_t n)
-{
-    if (o->len + n >= CLPOOL__OPTIONS_MAX) {
-        o->len = CLPOOL__OPTIONS_MAX;
-        return;
-    }
-    memcpy(o->text + o->len, text, n);
-    o->len += n;
-    o->text[o->len] = '\0';
-}
-
 void clpool__options_start(clpool__options *o, clpool_dtype dtype)
 {
-    const char *macro = clpool__dtype_macro(dtype);
-    o->len = 0;
-    o->text[0] = '\0';
-    options_append(o, "-D", 2);
-    options_append(o, macro, strlen(macro));
+    o->dtype = dtype;
+    o->count = 0;
 }
 
 void clpool__options_define(clpool__options *o, const char *name, int64_t value)
 {
-    char digits[24], *d = digits + sizeof digits;
-    uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
-    do {
-        *--d = (char)('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude);
-    if (value < 0) *--d = '-';
-    options_append(o, " -D", 3);
-    options_append(o, name, strlen(name));
-    options_append(o, "=", 1);
-    options_append(o, d, (size_t)(digits + sizeof digits - d));
+    if (o->count >= CLPOOL__OPTIONS_DEFINES) {
+        o->count = CLPOOL__OPTIONS_DEFINES + 1;
+        return;
+    }
+    o->names[o->count] = name;
+    o->values[o->count++] = value;
+}
+
+static int options_equal(const clpool__options *a, const clpool__options *b)
+{
+    if (a->dtype != b->dtype || a->count != b->count) return 0;
+    for (int i = 0; i < a->count; ++i)
+        if (a->values[i] != b->values[i] || (a->names[i] != b->names[i] && strcmp(a->names[i], b->names[i]) != 0))
+            return 0;
+    return 1;
+}
+
+/* Append `n` bytes of `text` at *len, keeping a terminating NUL; 0 if they do not fit. */
+static int text_append(char *out, size_t *len, const char *text, size_t n)
+{
+    if (*len + n >= CLPOOL__OPTIONS_TEXT_MAX) return 0;
+    memcpy(out + *len, text, n);
+    *len += n;
+    out[*len] = '\0';
+    return 1;
+}
+
+/* "-DDT_FLOAT32 -DKH=3 ..." into out[CLPOOL__OPTIONS_TEXT_MAX]; 0 if it does not fit. */
+static int options_text(const clpool__options *o, char *out)
+{
+    const char *macro = clpool__dtype_macro(o->dtype);
+    size_t len = 0;
+    out[0] = '\0';
+    int ok = text_append(out, &len, "-D", 2) && text_append(out, &len, macro, strlen(macro));
+    for (int i = 0; ok && i < o->count; ++i) {
+        char digits[24], *d = digits + sizeof digits;
+        const int64_t value = o->values[i];
+        uint64_t magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
+        do {
+            *--d = (char)('0' + magnitude % 10);
+            magnitude /= 10;
+        } while (magnitude);
+        if (value < 0) *--d = '-';
+        ok = text_append(out, &len, " -D", 3) && text_append(out, &len, o->names[i], strlen(o->names[i])) &&
+             text_append(out, &len, "=", 1) && text_append(out, &len, d, (size_t)(digits + sizeof digits - d));
+    }
+    return ok;
 }
 
 /* Find or build the program for (source, options); caller holds ctx->lock.
@@ -172,8 +193,7 @@ static clpool_status find_program(clpool_context *ctx, const char *source_name, 
 {
     for (clpool__program **at = &ctx->programs; *at; at = &(*at)->next) {
         clpool__program *p = *at;
-        if (p->options_len == options->len && memcmp(p->options, options->text, options->len) == 0 &&
-            strcmp(p->source_name, source_name) == 0) {
+        if (options_equal(&p->options, options) && strcmp(p->source_name, source_name) == 0) {
             *at = p->next;
             p->next = ctx->programs;
             ctx->programs = p;
@@ -181,23 +201,19 @@ static clpool_status find_program(clpool_context *ctx, const char *source_name, 
             return CLPOOL_SUCCESS;
         }
     }
+    char text[CLPOOL__OPTIONS_TEXT_MAX];
+    if (!options_text(options, text))
+        return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s exceed %d bytes", source_name,
+                            CLPOOL__OPTIONS_TEXT_MAX - 1);
     clpool__program *p = calloc(1, sizeof *p);
-    char *copy = malloc(options->len + 1);
-    if (!p || !copy) {
-        free(p);
-        free(copy);
-        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    memcpy(copy, options->text, options->len + 1);
-    clpool_status status = build_program(ctx, source_name, options->text, &p->program);
+    if (!p) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    clpool_status status = build_program(ctx, source_name, text, &p->program);
     if (status != CLPOOL_SUCCESS) {
-        free(copy);
         free(p);
         return status; /* not cached: a later call retries (e.g. after fixing CLPOOL_KERNEL_DIR) */
     }
     p->source_name = source_name;
-    p->options = copy;
-    p->options_len = options->len;
+    p->options = *options;
     p->next = ctx->programs;
     ctx->programs = p;
     *out = p;
@@ -207,9 +223,9 @@ static clpool_status find_program(clpool_context *ctx, const char *source_name, 
 clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const clpool__options *options,
                                  const char *kernel_name, clpool__kernel *out)
 {
-    if (options->len >= CLPOOL__OPTIONS_MAX)
-        return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s in %s exceed %d bytes",
-                            kernel_name, source_name, CLPOOL__OPTIONS_MAX - 1);
+    if (options->count > CLPOOL__OPTIONS_DEFINES)
+        return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s in %s exceed %d defines",
+                            kernel_name, source_name, CLPOOL__OPTIONS_DEFINES);
     clpool__program *p = NULL;
     pthread_mutex_lock(&ctx->lock);
     clpool_status status = find_program(ctx, source_name, options, &p);
@@ -241,7 +257,15 @@ clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, c
     out->program = p;
     out->name = kernel_name;
     out->max_work_group_size = wg ? wg : 1;
+    out->memo = clpool__arg_memo_create();
     return CLPOOL_SUCCESS;
+}
+
+static void kernel_release(clpool__kernel *k)
+{
+    clReleaseKernel(k->kernel);
+    clpool__arg_memo_release(k->memo);
+    k->memo = NULL;
 }
 
 void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k)
@@ -253,7 +277,7 @@ void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k)
         k->kernel = NULL;
     }
     pthread_mutex_unlock(&ctx->lock);
-    if (k->kernel) clReleaseKernel(k->kernel);
+    if (k->kernel) kernel_release(k);
     k->kernel = NULL;
 }
 
@@ -262,9 +286,8 @@ void clpool__programs_release(clpool_context *ctx)
     clpool__program *p = ctx->programs;
     while (p) {
         clpool__program *next = p->next;
-        for (size_t i = 0; i < p->pool_count; ++i) clReleaseKernel(p->pool[i].kernel);
+        for (size_t i = 0; i < p->pool_count; ++i) kernel_release(&p->pool[i]);
         clReleaseProgram(p->program);
-        free(p->options);
         free(p);
         p = next;
     }

@@ -367,6 +367,127 @@ static long resident_kb(void)
     return kb;
 }
 
+
+/*
+ * Launches that repeat most of the last call's kernel arguments and change
+ * some: clpool does not set again an argument equal to the one it last set
+ * on that kernel (launch.c), so every change must still reach the device.
+ * 48 rounds from a fixed seed pick the op, the input and output buffers, their
+ * offsets and the shape; a quarter repeat the last call exactly, and one
+ * input is released and replaced halfway. The output region is filled with
+ * NaN before each call, so a result written elsewhere or from the other input
+ * fails the comparison.
+ */
+START_TEST(repeated_launches_follow_every_argument_change)
+{
+    pipeline p;
+    pipeline_open(&p);
+    clpool_context *ctx = NULL;
+    ck_assert_int_eq(clpool_context_create_from_cl(p.context, p.device, p.queue, &ctx), CLPOOL_SUCCESS);
+    enum { CAP = 1024, ROUNDS = 48 }; /* elements per buffer: the largest shape plus the largest offset */
+    const clpool_shape shapes[3] = {{4, {1, 2, 8, 8}}, {4, {2, 3, 10, 12}}, {4, {1, 1, 6, 6}}};
+    const size_t offsets[3] = {0, 4, 64}; /* bytes */
+    float host_in[2][CAP];
+    cl_mem in[2], out[2], idx[2];
+    cl_int err;
+    for (int b = 0; b < 2; ++b) {
+        fill_floats(host_in[b], CAP, 100 + (uint64_t)b);
+        in[b] = clCreateBuffer(p.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host_in[b], host_in[b], &err);
+        out[b] = clCreateBuffer(p.context, CL_MEM_READ_WRITE, CAP * sizeof(float), NULL, &err);
+        idx[b] = clCreateBuffer(p.context, CL_MEM_READ_WRITE, CAP * sizeof(int64_t), NULL, &err);
+        ck_assert(in[b] && out[b] && idx[b]);
+    }
+    const int64_t k[2] = {2, 2};
+    clpool_maxpool_params mp;
+    clpool_maxpool_params_init(&mp, 2, k);
+    mp.strides[0] = mp.strides[1] = 2;
+    ref_rng r;
+    ref_rng_seed(&r, 24);
+    int op = 0, a = 0, o = 0, s = 0, in_off = 0, out_off = 0;
+    for (int round = 0; round < ROUNDS; ++round) {
+        if (round == ROUNDS / 2) { /* a new cl_mem, perhaps at the released one's address */
+            clReleaseMemObject(in[1]);
+            fill_floats(host_in[1], CAP, 200);
+            in[1] = clCreateBuffer(p.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host_in[1], host_in[1],
+                                   &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+        }
+        if (round == 0 || !ref_rng_chance(&r, 0.25)) {
+            op = (int)ref_rng_range(&r, 0, 3); /* MaxPool, MaxPool with Indices, GlobalMaxPool, Max */
+            a = (int)ref_rng_range(&r, 0, 1);
+            o = (int)ref_rng_range(&r, 0, 1);
+            s = (int)ref_rng_range(&r, 0, 2);
+            in_off = (int)ref_rng_range(&r, 0, 2);
+            out_off = (int)ref_rng_range(&r, 0, 2);
+        }
+        const clpool_shape *x = &shapes[s];
+        const float *x_host = host_in[a] + offsets[in_off] / sizeof(float);
+        const float *other_host = host_in[1 - a] + offsets[in_off] / sizeof(float);
+        clpool_shape y_shape;
+        float want[CAP], got[CAP];
+        int64_t want_idx[CAP], got_idx[CAP];
+        const clpool_shape max_in[2] = {*x, *x};
+        const void *max_data[2] = {x_host, other_host};
+        if (op <= 1) {
+            ck_assert_int_eq(clpool_maxpool_output_shape(x, &mp, &y_shape), CLPOOL_SUCCESS);
+            ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, x, &mp, x_host, want, op ? want_idx : NULL), 0);
+        } else if (op == 2) {
+            ck_assert_int_eq(clpool_global_pool_output_shape(x, &y_shape), CLPOOL_SUCCESS);
+            ck_assert_int_eq(ref_global_max_pool(CLPOOL_FLOAT32, x, x_host, want), 0);
+        } else {
+            y_shape = *x;
+            ck_assert_int_eq(ref_max(CLPOOL_FLOAT32, 2, max_in, max_data, want), 0);
+        }
+        const size_t ny = (size_t)clpool_shape_elements(&y_shape);
+        const float nan = NAN;
+        const int64_t minus_one = -1;
+        ck_assert_int_eq(clEnqueueFillBuffer(p.queue, out[o], &nan, sizeof nan, 0, CAP * sizeof(float), 0, NULL, NULL),
+                         CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueFillBuffer(p.queue, idx[o], &minus_one, sizeof minus_one, 0, CAP * sizeof(int64_t), 0,
+                                             NULL, NULL),
+                         CL_SUCCESS);
+        ck_assert_int_eq(clFinish(p.queue), CL_SUCCESS);
+        cl_event done = NULL;
+        clpool_status st;
+        if (op <= 1)
+            st = clpool_enqueue_maxpool(ctx, p.queue, &mp, CLPOOL_FLOAT32, x, in[a], offsets[in_off], out[o],
+                                        offsets[out_off], op ? idx[o] : NULL, offsets[out_off] * 2, 0, NULL, &done);
+        else if (op == 2)
+            st = clpool_enqueue_global_max_pool(ctx, p.queue, CLPOOL_FLOAT32, x, in[a], offsets[in_off], out[o],
+                                                offsets[out_off], 0, NULL, &done);
+        else {
+            const cl_mem bufs[2] = {in[a], in[1 - a]};
+            const size_t offs[2] = {offsets[in_off], offsets[in_off]};
+            st = clpool_enqueue_max(ctx, p.queue, CLPOOL_FLOAT32, 2, max_in, bufs, offs, out[o], offsets[out_off], 0,
+                                    NULL, &done);
+        }
+        ck_assert_msg(st == CLPOOL_SUCCESS, "round %d: %s", round, clpool_last_error());
+        ck_assert_int_eq(clEnqueueReadBuffer(p.queue, out[o], CL_TRUE, offsets[out_off], ny * sizeof(float), got, 1,
+                                             &done, NULL),
+                         CL_SUCCESS);
+        if (op == 1)
+            ck_assert_int_eq(clEnqueueReadBuffer(p.queue, idx[o], CL_TRUE, offsets[out_off] * 2, ny * sizeof(int64_t),
+                                                 got_idx, 1, &done, NULL),
+                             CL_SUCCESS);
+        clReleaseEvent(done);
+        for (size_t i = 0; i < ny; ++i) {
+            ck_assert_msg(got[i] == want[i], "round %d (op %d, input %d at +%zu, output %d at +%zu, shape %d): y[%zu] = %g, want %g",
+                          round, op, a, offsets[in_off], o, offsets[out_off], s, i, got[i], want[i]);
+            if (op == 1)
+                ck_assert_msg(got_idx[i] == want_idx[i], "round %d: indices[%zu] = %lld, want %lld", round, i,
+                              (long long)got_idx[i], (long long)want_idx[i]);
+        }
+    }
+    for (int b = 0; b < 2; ++b) {
+        clReleaseMemObject(in[b]);
+        clReleaseMemObject(out[b]);
+        clReleaseMemObject(idx[b]);
+    }
+    clpool_context_release(ctx);
+    pipeline_close(&p);
+}
+END_TEST
+
 /* 400 create / use / release cycles: every op still right, resident memory
  * within 3 MiB (8 KiB a cycle) over the last 300, after the first 100 warm the
  * driver's caches. ASan's quarantine makes RSS meaningless there: 50 cycles,
@@ -412,6 +533,7 @@ int main(void)
     tcase_add_test(tc, reference_counts_balance_after_ops);
     tcase_add_test(tc, one_context_shared_by_eight_threads);
     tcase_add_test(tc, several_devices_in_one_context);
+    tcase_add_test(tc, repeated_launches_follow_every_argument_change);
     tcase_add_test(tc, context_cycles_keep_memory_stable);
     return cu_run_suite(s, CK_NORMAL);
 }
