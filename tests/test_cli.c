@@ -472,6 +472,27 @@ START_TEST(bench_rows_and_bad_arguments)
 }
 END_TEST
 
+/* `clpool bench --overhead --csv`: the host cost per enqueue with the device
+ * running the ops and with it idle, each a finite time under a millisecond. */
+START_TEST(bench_overhead_rows)
+{
+    char out[4096], err[4096];
+    const int rc = run_cli_io("bench --overhead --csv", out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == 0, "clpool bench --overhead --csv -> %d: %s", rc, err);
+    const char *names[2] = {"host_overhead_maxpool_1x1x4x4", "host_overhead_idle_device_maxpool_1x1x4x4"};
+    const char *line = out;
+    for (int i = 0; i < 2; ++i) {
+        char got[128];
+        double calls = 0, ms = 0;
+        ck_assert_msg(line && sscanf(line, "%127[^,],%lf,%lf,,", got, &calls, &ms) == 3, "printed: %s", out);
+        ck_assert_str_eq(got, names[i]);
+        ck_assert_msg(calls == 10000 && isfinite(ms) && ms > 0 && ms < 1, "%s: %g calls, %g ms", got, calls, ms);
+        line = strchr(line, '\n');
+        if (line) ++line;
+    }
+}
+END_TEST
+
 START_TEST(devices_and_version)
 {
     char err[256];
@@ -496,5 +517,6 @@ int main(void)
     tcase_add_test(tc, run_rejects_bad_input);
     tcase_add_test(tc, devices_and_version);
     tcase_add_test(tc, bench_rows_and_bad_arguments);
+    tcase_add_test(tc, bench_overhead_rows);
     return cu_run_suite(s, CK_NORMAL);
 }

@@ -11,7 +11,8 @@
  * the op's runs alternating with the copy's (time_op_and_copy). bytes = all
  * inputs + all outputs; GB/s = bytes / time.
  *   --sweep     MaxPool 3x3/s2/p1 and Max (same shape) from 64 KiB to 512 MiB
- *   --overhead  median host cost of one enqueue call over 10,000 tiny ops
+ *   --overhead  median host cost of one enqueue call over 10,000 tiny ops, with the
+ *               device running them and with the device idle
  *   --startup   first-call latency: context creation, a first MaxPool (program
  *               build included) vs a second one, and clpool_context_warm_up
  * POCL_AFFINITY defaults to 1 here (a value in the environment wins): without
@@ -458,38 +459,72 @@ static void bench_env_release(bench_env *env)
     if (env->cl) clReleaseContext(env->cl);
 }
 
-/* 10,000 tiny MaxPools: the host cost of one enqueue call (argument checks,
- * program lookup, kernel checkout, clSetKernelArg, clEnqueueNDRangeKernel). */
-static void bench_overhead(bench_env *env, int csv)
+/*
+ * 10,000 tiny MaxPools: the host cost of one enqueue call (argument checks,
+ * program lookup, kernel checkout, clSetKernelArg, clEnqueueNDRangeKernel),
+ * in batches of 100 and a clFinish. Measured twice: with the device running
+ * the ops as they arrive, and with each batch held behind a user event until
+ * its last call returned. On a CPU device the first figure includes the
+ * device's own work on the same cores (PoCL's worker threads run and retire
+ * each command while the next is enqueued); the second is the host cost alone,
+ * as on a GPU. Returns 1 and the median (us) in *us.
+ */
+static int overhead_run(bench_env *env, int device_idle, cl_mem x, cl_mem y, double *t, double *us)
 {
     enum { N = 10000, BATCH = 100 };
     const int64_t ks[2] = {2, 2};
     clpool_maxpool_params p;
     clpool_maxpool_params_init(&p, 2, ks);
     const clpool_shape in = {4, {1, 1, 4, 4}};
-    cl_mem x = make_buffer(env, 64, CLPOOL_FLOAT32, NULL), y = make_buffer(env, 64, (clpool_dtype)0, NULL);
-    double *t = malloc(sizeof(double) * N);
-    int ok = x && y && t;
+    cl_event gate = NULL;
+    int ok = 1;
     for (int i = 0; ok && i < N; ++i) {
+        if (device_idle && i % BATCH == 0) {
+            cl_int err;
+            gate = clCreateUserEvent(env->cl, &err);
+            ok = gate && clEnqueueMarkerWithWaitList(env->q, 1, &gate, NULL) == CL_SUCCESS;
+        }
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
-        ok = clpool_enqueue_maxpool(env->ctx, env->q, &p, CLPOOL_FLOAT32, &in, x, 0, y, 0, NULL, 0, 0, NULL, NULL) ==
-             CLPOOL_SUCCESS;
+        ok = ok && clpool_enqueue_maxpool(env->ctx, env->q, &p, CLPOOL_FLOAT32, &in, x, 0, y, 0, NULL, 0, 0, NULL,
+                                          NULL) == CLPOOL_SUCCESS;
         clock_gettime(CLOCK_MONOTONIC, &b);
         t[i] = (double)(b.tv_sec - a.tv_sec) * 1e6 + (double)(b.tv_nsec - a.tv_nsec) / 1e3;
-        if (i % BATCH == BATCH - 1) clFinish(env->q);
+        if (i % BATCH == BATCH - 1 || !ok) {
+            if (gate) {
+                clSetUserEventStatus(gate, CL_COMPLETE);
+                clReleaseEvent(gate);
+                gate = NULL;
+            }
+            clFinish(env->q);
+        }
     }
-    clFinish(env->q);
+    *us = median(t + 100, N - 100); /* the first calls include the kernel build */
+    return ok;
+}
+
+static int bench_overhead(bench_env *env, int csv)
+{
+    enum { N = 10000 };
+    cl_mem x = make_buffer(env, 64, CLPOOL_FLOAT32, NULL), y = make_buffer(env, 64, (clpool_dtype)0, NULL);
+    double *t = malloc(sizeof(double) * N), busy = 0, idle = 0;
+    const int ok = x && y && t && overhead_run(env, 0, x, y, t, &busy) && overhead_run(env, 1, x, y, t, &idle);
     if (ok) {
-        const double m = median(t + 100, N - 100); /* the first calls include the kernel build */
-        if (csv) printf("host_overhead_maxpool_1x1x4x4,%d,%.5f,,\n", N, m / 1e3);
-        else printf("host overhead per enqueue (median of %d tiny MaxPools): %.2f us\n", N - 100, m);
+        if (csv) {
+            printf("host_overhead_maxpool_1x1x4x4,%d,%.5f,,\n", N, busy / 1e3);
+            printf("host_overhead_idle_device_maxpool_1x1x4x4,%d,%.5f,,\n", N, idle / 1e3);
+        } else {
+            printf("host overhead per enqueue (median of %d tiny MaxPools): %.2f us while the device runs them, "
+                   "%.2f us with the device idle\n",
+                   N - 100, busy, idle);
+        }
     } else {
         fprintf(stderr, "clpool bench: overhead run failed: %s\n", clpool_last_error());
     }
     free(t);
     if (x) clReleaseMemObject(x);
     if (y) clReleaseMemObject(y);
+    return ok ? 0 : -1;
 }
 
 /* Time vs input tensor size, 64 KiB .. 512 MiB in steps of 2x: MaxPool
@@ -609,7 +644,7 @@ int cli_bench(int argc, char **argv)
     if (sweep) {
         rc = bench_sweep(&env, csv) != 0;
     } else if (overhead) {
-        bench_overhead(&env, csv);
+        rc = bench_overhead(&env, csv) != 0;
     } else {
         bench_case cases[64];
         const size_t n = build_cases(cases, 64);
@@ -633,7 +668,7 @@ int cli_bench(int argc, char **argv)
             fprintf(stderr, "clpool bench: no case matches --filter '%s'\n", filter);
             rc = 1;
         }
-        if (!filter) bench_overhead(&env, csv);
+        if (!filter && bench_overhead(&env, csv) != 0) rc = 1;
     }
     bench_env_release(&env);
     return rc;
