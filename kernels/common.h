@@ -226,14 +226,26 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
 /* How far ahead of their reads streaming loops prefetch (measured for the
  * MaxPool row sweep and the global sums: kernels/maxpool.cl, global_pool.cl). */
 #define PREFETCH_AHEAD_BYTES 4096
+/* Kernels whose work-item takes a whole plane (or a group of planes)
+ * prefetch the next one's where planes are at most this long: shorter runs
+ * than the hardware prefetcher ramps up on (global_pool.cl, maxpool.cl). */
+#define PREFETCH_PLANE_BYTES 4096
 #if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
 #define PREFETCH(p) __builtin_prefetch((const void *)(ulong)(p)) /* no generic pointers in OpenCL C 1.2 */
+#define PREFETCH_WRITE(p) __builtin_prefetch((const void *)(ulong)(p), 1)
 #else
 #define PREFETCH(p) ((void)(p))
+#define PREFETCH_WRITE(p) ((void)(p))
 #endif
 inline void prefetch_bytes(const __global void *p, long bytes)
 {
     for (long b = 0; b < bytes; b += CACHE_LINE_BYTES) PREFETCH((const __global char *)p + b);
+}
+/* prefetch_bytes for lines about to be written (x86 prefetchw: fetched for
+ * ownership, so the stores do not wait for it). */
+inline void prefetch_write_bytes(__global void *p, long bytes)
+{
+    for (long b = 0; b < bytes; b += CACHE_LINE_BYTES) PREFETCH_WRITE((__global char *)p + b);
 }
 
 #define TO_CT8(r) TO_CTV(8, r)

@@ -187,12 +187,11 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
  * plane's maximum is +-0 (the first zero's sign: that plane is redone).
  */
 
-/* Planes of at most this many bytes prefetch the next group's plane (the
- * next work-item's, 16 planes on) while they read their own: on a Zen 5
- * EPYC, 32x2048x7x7 from memory took 0.38-0.40 ms without and 0.27-0.30 ms
- * with (0.75 -> 0.92 of copy), 16x1024x14x14 0.29-0.30 -> 0.23-0.26; 28x28
- * planes gained nothing from memory, 56x56 lost 5-15%. */
-#define PREFETCH_PLANE_BYTES 4096
+/* Planes of at most PREFETCH_PLANE_BYTES (common.h) prefetch the next
+ * group's plane (the next work-item's, 16 planes on) while they read their
+ * own: on a Zen 5 EPYC, 32x2048x7x7 from memory took 0.38-0.40 ms without
+ * and 0.27-0.30 ms with (0.75 -> 0.92 of copy), 16x1024x14x14 0.29-0.30 ->
+ * 0.23-0.26; 28x28 planes gained nothing from memory, 56x56 lost 5-15%. */
 
 /* y[0..count) = the maxima of the count <= 16 planes of n >= 16 elements at x. */
 inline void group_max(__global const T *x, const long n, __global T *y, const long count)
