@@ -185,9 +185,10 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
     cl_command_queue q;
     if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_buffer(input, input_offset, planes * plane_size, esize, fn, "input")) != CLPOOL_SUCCESS)
+    if ((status = clpool__check_buffer(input, input_offset, planes * plane_size, esize, fn, "input", NULL)) !=
+        CLPOOL_SUCCESS)
         return status;
-    if ((status = clpool__check_buffer(output, output_offset, planes, esize, fn, "output")) != CLPOOL_SUCCESS)
+    if ((status = clpool__check_buffer(output, output_offset, planes, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
         return status;
     if (planes == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
     return launch_global(ctx, q, op, p, dtype, planes, plane_size, input, input_offset, output, output_offset, num_wait,

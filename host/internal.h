@@ -195,9 +195,10 @@ clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_
 clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue, const char *fn,
                                     cl_command_queue *out);
 
-/* Check buffer is not NULL, offset aligned to `elem_size`, and offset + bytes <= CL_MEM_SIZE. */
+/* Check buffer is not NULL, offset aligned to `elem_size`, and offset + bytes <= CL_MEM_SIZE;
+ * *mem_size (if not NULL) gets CL_MEM_SIZE. */
 clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
-                                   const char *fn, const char *what);
+                                   const char *fn, const char *what, size_t *mem_size);
 
 /* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0
  * and 1 round up, so kernels bounds-check them; dim 2 is exact). On

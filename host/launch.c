@@ -16,8 +16,9 @@ clpool_status clpool__check_wait_list(cl_uint num_wait, const cl_event *wait, co
 }
 
 clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
-                                   const char *fn, const char *what)
+                                   const char *fn, const char *what, size_t *mem_size)
 {
+    if (mem_size) *mem_size = 0;
     if (!mem) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: %s buffer is NULL", fn, what);
     if (offset % elem_size != 0)
         return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
@@ -33,6 +34,7 @@ clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, 
         return clpool__fail(CLPOOL_ERROR_BUFFER_TOO_SMALL,
                             "%s: %s buffer holds %zu bytes but offset %zu + %zu bytes are needed", fn, what, size,
                             offset, need);
+    if (mem_size) *mem_size = size;
     return CLPOOL_SUCCESS;
 }
 

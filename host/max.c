@@ -165,13 +165,15 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     const size_t es = dt->size;
     const int vw = es >= 8 ? 8 : 16; /* lanes per block: 16, or 8 for 8-byte types */
     const int64_t n_out = clpool_shape_elements(&out);
-    if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output")) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output", NULL)) != CLPOOL_SUCCESS)
+        return status;
     uint64_t moved = (uint64_t)n_out * es; /* bytes of all inputs and the output */
     for (size_t i = 0; i < n; ++i) {
         char what[32];
         snprintf(what, sizeof what, "inputs[%zu]", i);
         const int64_t n_in = clpool_shape_elements(&shapes[i]);
-        if ((status = clpool__check_buffer(inputs[i], offsets[i], n_in, es, fn, what)) != CLPOOL_SUCCESS) return status;
+        if ((status = clpool__check_buffer(inputs[i], offsets[i], n_in, es, fn, what, NULL)) != CLPOOL_SUCCESS)
+            return status;
         moved += (uint64_t)n_in * es;
         /* In place is fine element for element; any other overlap would read
          * elements another work-item already wrote. Later passes read the

@@ -953,10 +953,14 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
     cl_command_queue q;
     if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input")) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_buffer(output, output_offset, n_out, esize, fn, "output")) != CLPOOL_SUCCESS) return status;
+    size_t in_bytes = 0; /* the input cl_mem's size: vector loads may read up to its end */
+    if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input", &in_bytes)) != CLPOOL_SUCCESS)
+        return status;
+    if ((status = clpool__check_buffer(output, output_offset, n_out, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
+        return status;
     if (indices &&
-        (status = clpool__check_buffer(indices, indices_offset, n_out, sizeof(cl_long), fn, "indices")) != CLPOOL_SUCCESS)
+        (status = clpool__check_buffer(indices, indices_offset, n_out, sizeof(cl_long), fn, "indices", NULL)) !=
+            CLPOOL_SUCCESS)
         return status;
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
     /* Windows over whole planes (CBAM's channel attention, SPP's top bin)
@@ -982,8 +986,6 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
                          .out_off = (cl_long)(output_offset / esize),
                          .idx_off = (cl_long)(indices_offset / sizeof(cl_long)), .n_out = n_out, .esize = esize};
     call.dtype = dtype;
-    size_t in_bytes = 0;
-    clGetMemObjectInfo(input, CL_MEM_SIZE, sizeof in_bytes, &in_bytes, NULL); /* checked valid above */
     call.in_limit = (cl_long)(in_bytes / esize);
     maxpool_call view;
     clpool_maxpool_params view_params;

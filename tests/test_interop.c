@@ -392,7 +392,8 @@ START_TEST(repeated_launches_follow_every_argument_change)
     cl_int err;
     for (int b = 0; b < 2; ++b) {
         fill_floats(host_in[b], CAP, 100 + (uint64_t)b);
-        in[b] = clCreateBuffer(p.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host_in[b], host_in[b], &err);
+        in[b] = clCreateBuffer(p.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host_in[b], host_in[b],
+                               &err);
         out[b] = clCreateBuffer(p.context, CL_MEM_READ_WRITE, CAP * sizeof(float), NULL, &err);
         idx[b] = clCreateBuffer(p.context, CL_MEM_READ_WRITE, CAP * sizeof(int64_t), NULL, &err);
         ck_assert(in[b] && out[b] && idx[b]);
@@ -471,8 +472,9 @@ START_TEST(repeated_launches_follow_every_argument_change)
                              CL_SUCCESS);
         clReleaseEvent(done);
         for (size_t i = 0; i < ny; ++i) {
-            ck_assert_msg(got[i] == want[i], "round %d (op %d, input %d at +%zu, output %d at +%zu, shape %d): y[%zu] = %g, want %g",
-                          round, op, a, offsets[in_off], o, offsets[out_off], s, i, got[i], want[i]);
+            ck_assert_msg(got[i] == want[i],
+                          "round %d (op %d, input %d at +%zu, output %d at +%zu, shape %d): y[%zu] = %g, want %g", round,
+                          op, a, offsets[in_off], o, offsets[out_off], s, i, got[i], want[i]);
             if (op == 1)
                 ck_assert_msg(got_idx[i] == want_idx[i], "round %d: indices[%zu] = %lld, want %lld", round, i,
                               (long long)got_idx[i], (long long)want_idx[i]);
