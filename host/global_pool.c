@@ -137,7 +137,8 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
         const int grouped = grouped_ok(ctx, dtype, op, lp_kind, plane_size);
         CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options,
                                       grouped ? "global_pool_grouped" : "global_pool_direct", &k1));
-        const clpool__arg args[] = {CLPOOL_ARG(input), CLPOOL_ARG(output), CLPOOL_ARG(sizes), {p_size, p_arg}};
+        const clpool__arg args[] = {CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(output), CLPOOL_ARG(sizes),
+                                    {p_size, p_arg, 0}};
         CLPOOL_TRY(clpool__set_args(&k1, 0, args, sizeof args / sizeof args[0]));
         const uint64_t items = grouped ? (uint64_t)((planes + 15) / 16) : (uint64_t)planes;
         CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event));
@@ -151,9 +152,10 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     CLPOOL_TRY(clpool__scratch_get(ctx, q, (size_t)(planes * parts) * partial_size, fn, "global pool partials", &partials));
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_pool_partial", &k1));
     CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_pool_final", &k2));
-    const clpool__arg args1[] = {CLPOOL_ARG(input), CLPOOL_ARG(partials.mem), CLPOOL_ARG(sizes), {p_size, p_arg}};
-    const clpool__arg args2[] = {CLPOOL_ARG(partials.mem), CLPOOL_ARG(input), CLPOOL_ARG(output), CLPOOL_ARG(sizes),
-                                 {p_size, p_arg}};
+    const clpool__arg args1[] = {CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(partials.mem), CLPOOL_ARG(sizes),
+                                 {p_size, p_arg, 0}};
+    const clpool__arg args2[] = {CLPOOL_BUFFER_ARG(partials.mem), CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(output),
+                                 CLPOOL_ARG(sizes), {p_size, p_arg, 0}};
     CLPOOL_TRY(clpool__set_args(&k1, 0, args1, sizeof args1 / sizeof args1[0]));
     CLPOOL_TRY(clpool__set_args(&k2, 0, args2, sizeof args2 / sizeof args2[0]));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k1, (uint64_t)(planes * parts), 1, num_wait, wait, &first));
@@ -235,7 +237,8 @@ clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_
                                         .d0 = dims[0],
                                         .d1 = dims[1],
                                         .d2 = dims[2]};
-    const clpool__arg args[] = {CLPOOL_ARG(input), CLPOOL_ARG(output), CLPOOL_ARG(indices), CLPOOL_ARG(sizes)};
+    const clpool__arg args[] = {CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(output), CLPOOL_BUFFER_ARG(indices),
+                                CLPOOL_ARG(sizes)};
     CLPOOL_TRY(clpool__set_args(&k, 0, args, sizeof args / sizeof args[0]));
     CLPOOL_TRY(clpool__launch_1d(ctx, q, &k, (uint64_t)((planes + 15) / 16), CLPOOL__LOCAL_BUDGET, num_wait, wait, event));
 cleanup:

@@ -228,16 +228,20 @@ clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, 
 /* Validate the (num_wait, wait) pair like OpenCL does. */
 clpool_status clpool__check_wait_list(cl_uint num_wait, const cl_event *wait, const char *fn);
 
-/* Set kernel argument `index` or fail with a message naming it; a value
- * equal to the one last set on this kernel is not set again. */
+/* Set by-value kernel argument `index` or fail with a message naming it; a
+ * value equal to the one last set on this kernel is not set again. */
 clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, const void *value);
+/* Set buffer argument `index`: always set (see launch.c). */
+clpool_status clpool__set_buffer_arg(clpool__kernel *k, cl_uint index, cl_mem mem);
 
-/* A kernel argument by value; clpool__set_args sets args[i] as argument first + i. */
+/* A kernel argument; clpool__set_args sets args[i] as argument first + i. */
 typedef struct clpool__arg {
     size_t size;
     const void *value;
+    int buffer; /* a cl_mem: clpool__set_buffer_arg */
 } clpool__arg;
-#define CLPOOL_ARG(x) ((clpool__arg){sizeof(x), &(x)})
+#define CLPOOL_ARG(x) ((clpool__arg){sizeof(x), &(x), 0})
+#define CLPOOL_BUFFER_ARG(m) ((clpool__arg){sizeof(cl_mem), &(m), 1})
 clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__arg *args, size_t count);
 
 /* The memo of a new kernel (NULL when out of memory: arguments are then

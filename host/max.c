@@ -234,12 +234,12 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         clpool__options_define(&options, "NB", nb);
         clpool__options_define(&options, "STREAM_STORES", stream);
         CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", &options, "max_n", &k));
-        CLPOOL_TRY(clpool__set_arg(&k, 0, sizeof output, &output));
+        CLPOOL_TRY(clpool__set_buffer_arg(&k, 0, output));
         for (int a = 0; a < MAX_ARITY; ++a) {
             /* Unused slots repeat input 0: a valid buffer the kernel never reads. */
             const size_t which = idx[a < arity ? a : 0];
             const cl_mem m = which == n ? output : inputs[which];
-            CLPOOL_TRY(clpool__set_arg(&k, (cl_uint)(1 + a), sizeof m, &m));
+            CLPOOL_TRY(clpool__set_buffer_arg(&k, (cl_uint)(1 + a), m));
         }
         CLPOOL_TRY(clpool__set_arg(&k, 5, sizeof g, &g));
         /* nb blocks of vw along the innermost dim x the next dim x everything outside. */

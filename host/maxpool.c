@@ -256,12 +256,12 @@ static void common_options(const maxpool_call *c, clpool__options *o)
  * returns the next index. */
 static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_uint *next)
 {
-    clpool_status status = clpool__set_arg(k, 0, sizeof c->input, &c->input);
-    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, 1, sizeof c->output, &c->output);
+    clpool_status status = clpool__set_buffer_arg(k, 0, c->input);
+    if (status == CLPOOL_SUCCESS) status = clpool__set_buffer_arg(k, 1, c->output);
     *next = 2;
-    if (status == CLPOOL_SUCCESS && c->indices) status = clpool__set_arg(k, (*next)++, sizeof c->indices, &c->indices);
+    if (status == CLPOOL_SUCCESS && c->indices) status = clpool__set_buffer_arg(k, (*next)++, c->indices);
     if (status == CLPOOL_SUCCESS && c->index_map)
-        status = clpool__set_arg(k, (*next)++, sizeof c->index_map, &c->index_map);
+        status = clpool__set_buffer_arg(k, (*next)++, c->index_map);
     return status;
 }
 

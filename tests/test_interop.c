@@ -370,8 +370,9 @@ static long resident_kb(void)
 
 /*
  * Launches that repeat most of the last call's kernel arguments and change
- * some: clpool does not set again an argument equal to the one it last set
- * on that kernel (launch.c), so every change must still reach the device.
+ * some: clpool does not set again a by-value argument equal to the one it
+ * last set on that kernel (launch.c), and always sets buffers, so every
+ * change must still reach the device.
  * 48 rounds from a fixed seed pick the op, the input and output buffers, their
  * offsets and the shape; a quarter repeat the last call exactly, and one
  * input is released and replaced halfway. The output region is filled with
