@@ -81,7 +81,7 @@ clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, con
 {
     unsigned char *slot = value ? memo_slot(k->memo, index, size) : NULL;
     if (slot && k->memo->valid[index] && memcmp(slot, value, size) == 0) return CLPOOL_SUCCESS;
-    if (slot) k->memo->valid[index] = 0;
+    if (k->memo && index < ARG_MEMO_ARGS) k->memo->valid[index] = 0; /* also where this value is not memoised */
     cl_int err = clSetKernelArg(k->kernel, index, size, value);
     if (err != CL_SUCCESS)
         return clpool__fail(CLPOOL_ERROR_OPENCL, "clSetKernelArg(%s, arg %u) failed: %s (%d)", k->name, index,
