@@ -38,6 +38,16 @@ clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, 
     return CLPOOL_SUCCESS;
 }
 
+/* clSetKernelArg, failing with a message that names the kernel and argument. */
+static clpool_status set_kernel_arg(clpool__kernel *k, cl_uint index, size_t size, const void *value)
+{
+    cl_int err = clSetKernelArg(k->kernel, index, size, value);
+    if (err != CL_SUCCESS)
+        return clpool__fail(CLPOOL_ERROR_OPENCL, "clSetKernelArg(%s, arg %u) failed: %s (%d)", k->name, index,
+                            clpool__cl_error_name(err), (int)err);
+    return CLPOOL_SUCCESS;
+}
+
 /*
  * PoCL copies each clSetKernelArg value into a fresh aligned allocation and
  * frees the old one (about 440 host instructions a call, callgrind, session
@@ -82,10 +92,8 @@ clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, con
     unsigned char *slot = value ? memo_slot(k->memo, index, size) : NULL;
     if (slot && k->memo->valid[index] && memcmp(slot, value, size) == 0) return CLPOOL_SUCCESS;
     if (k->memo && index < ARG_MEMO_ARGS) k->memo->valid[index] = 0; /* also where this value is not memoised */
-    cl_int err = clSetKernelArg(k->kernel, index, size, value);
-    if (err != CL_SUCCESS)
-        return clpool__fail(CLPOOL_ERROR_OPENCL, "clSetKernelArg(%s, arg %u) failed: %s (%d)", k->name, index,
-                            clpool__cl_error_name(err), (int)err);
+    const clpool_status status = set_kernel_arg(k, index, size, value);
+    if (status != CLPOOL_SUCCESS) return status;
     if (slot) {
         memcpy(slot, value, size);
         k->memo->valid[index] = 1;
@@ -95,11 +103,7 @@ clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, con
 
 clpool_status clpool__set_buffer_arg(clpool__kernel *k, cl_uint index, cl_mem mem)
 {
-    cl_int err = clSetKernelArg(k->kernel, index, sizeof mem, &mem);
-    if (err != CL_SUCCESS)
-        return clpool__fail(CLPOOL_ERROR_OPENCL, "clSetKernelArg(%s, arg %u) failed: %s (%d)", k->name, index,
-                            clpool__cl_error_name(err), (int)err);
-    return CLPOOL_SUCCESS;
+    return set_kernel_arg(k, index, sizeof mem, &mem);
 }
 
 clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__arg *args, size_t count)
