@@ -280,8 +280,67 @@ static void run_random_input(ref_rng *r, const mp_case *c)
     free(input);
 }
 
-/* Random attributes for a given spatial rank; the result may be invalid. */
-static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
+/*
+ * Windows that later random cases take again. The kernels are specialised on
+ * the window (kernel, strides, dilations) and on the Indices choice, so a
+ * case that takes an earlier case's window runs an already built program (a
+ * cold PoCL build is 1-2 s; programs were 90% of the suite's time) while its
+ * shape, pads, modes, offsets and data stay its own, as in a model whose
+ * layers share a window. Two draws in three take a kept window.
+ */
+#define WINDOWS_KEPT 64
+typedef struct window_pool {
+    mp_case kept[WINDOWS_KEPT];
+    int n;
+} window_pool;
+
+/* A kept window of spatial rank `ns`, two draws in three, or NULL. */
+static const mp_case *window_pool_pick(const window_pool *wp, ref_rng *r, int32_t ns)
+{
+    int same_rank = 0;
+    for (int i = 0; i < wp->n; ++i) same_rank += wp->kept[i].params.spatial_rank == ns;
+    if (same_rank == 0 || !ref_rng_chance(r, 2.0 / 3)) return NULL;
+    int64_t pick = ref_rng_range(r, 0, same_rank - 1);
+    for (int i = 0; i < wp->n; ++i)
+        if (wp->kept[i].params.spatial_rank == ns && pick-- == 0) return &wp->kept[i];
+    return NULL;
+}
+
+/* Keep a valid case's window unless it came from the pool. */
+static void window_pool_keep(window_pool *wp, const mp_case *c, const mp_case *window_of)
+{
+    if (!window_of && wp->n < WINDOWS_KEPT) wp->kept[wp->n++] = *c;
+}
+
+static void take_window(mp_case *c, const mp_case *from)
+{
+    clpool_maxpool_params *p = &c->params;
+    for (int32_t i = 0; i < p->spatial_rank; ++i) {
+        p->kernel_shape[i] = from->params.kernel_shape[i];
+        p->strides[i] = from->params.strides[i];
+        p->dilations[i] = from->params.dilations[i];
+    }
+    c->with_indices = from->with_indices;
+    p->storage_order = from->params.storage_order;
+}
+
+/* take_window() for a case drawn whole: explicit pads are cut to the new
+ * dilated window (a pad of the window's span would leave windows empty). */
+static void take_window_cut_pads(mp_case *c, const mp_case *from)
+{
+    take_window(c, from);
+    clpool_maxpool_params *p = &c->params;
+    const int32_t ns = p->spatial_rank;
+    for (int32_t i = 0; i < ns; ++i) {
+        const int64_t e = (p->kernel_shape[i] - 1) * p->dilations[i] + 1;
+        if (p->pads[i] > e - 1) p->pads[i] = e - 1;
+        if (p->pads[ns + i] > e - 1) p->pads[ns + i] = e - 1;
+    }
+}
+
+/* Random attributes for a given spatial rank; the result may be invalid.
+ * With `window_of` (same rank), the window and Indices choice are its. */
+static void random_case_like(ref_rng *r, clpool_dtype dtype, int32_t ns, const mp_case *window_of, mp_case *c)
 {
     static const int64_t max_dim[] = {0, 12, 8, 5, 4, 3, 3};
     const int64_t max_k = ns <= 2 ? 4 : 3;
@@ -296,6 +355,13 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
     }
     *c = make_case(dtype, ns + 2, dims, kernel);
     clpool_maxpool_params *p = &c->params;
+    for (int32_t i = 0; i < ns; ++i) {
+        p->strides[i] = ref_rng_range(r, 1, 3);
+        p->dilations[i] = ref_rng_chance(r, 0.25) ? ref_rng_range(r, 2, 3) : 1;
+    }
+    c->with_indices = ref_rng_chance(r, 0.6);
+    p->storage_order = (int32_t)ref_rng_range(r, 0, 1); /* ignored without Indices */
+    if (window_of) take_window(c, window_of);
     const double mode = ref_rng_unit(r);
     p->auto_pad = mode < 0.55 ? CLPOOL_AUTO_PAD_NOTSET
                   : mode < 0.7 ? CLPOOL_AUTO_PAD_SAME_UPPER
@@ -303,17 +369,13 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
                                 : CLPOOL_AUTO_PAD_VALID;
     const int padded = p->auto_pad == CLPOOL_AUTO_PAD_NOTSET && ref_rng_chance(r, 0.6);
     for (int32_t i = 0; i < ns; ++i) {
-        p->strides[i] = ref_rng_range(r, 1, 3);
-        p->dilations[i] = ref_rng_chance(r, 0.25) ? ref_rng_range(r, 2, 3) : 1;
-        const int64_t e = (kernel[i] - 1) * p->dilations[i] + 1;
+        const int64_t e = (p->kernel_shape[i] - 1) * p->dilations[i] + 1;
         /* Pads usually below the dilated kernel; sometimes beyond, to hit empty windows. */
         const int64_t max_pad = ref_rng_chance(r, 0.1) ? e + 1 : e - 1;
         p->pads[i] = padded ? ref_rng_range(r, 0, max_pad) : 0;
         p->pads[ns + i] = padded ? ref_rng_range(r, 0, max_pad) : 0;
     }
     p->ceil_mode = (int32_t)ref_rng_range(r, 0, 1);
-    c->with_indices = ref_rng_chance(r, 0.6);
-    p->storage_order = (int32_t)ref_rng_range(r, 0, 1); /* ignored without Indices */
     const size_t esize = ref_dtype_size(dtype);
     c->in_off = esize * (size_t)ref_rng_range(r, 1, 7);
     c->out_off = esize * (size_t)ref_rng_range(r, 1, 7);
@@ -322,9 +384,15 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
     c->want_event = ref_rng_chance(r, 0.5);
 }
 
+static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
+{
+    random_case_like(r, dtype, ns, NULL, c);
+}
+
 /*
- * `cases` valid random cases per spatial rank in [ns_lo, ns_hi]. Attribute
- * sets the reference rejects must be rejected by the library as well.
+ * `cases` valid random cases per spatial rank in [ns_lo, ns_hi], most of
+ * them on an earlier case's window (window_pool). Attribute sets the
+ * reference rejects must be rejected by the library as well.
  */
 static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32_t ns_hi, int cases, run_api only_api)
 {
@@ -333,10 +401,12 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
     ref_rng_seed(&r, seed);
     int ran = 0, rejected = 0;
     for (int32_t ns = ns_lo; ns <= ns_hi; ++ns) {
+        window_pool windows = {.n = 0};
         for (int done = 0, attempts = 0; done < cases; ++attempts) {
             ck_assert_msg(attempts < 20 * cases, "too many invalid random cases for rank %d", (int)ns);
             mp_case c;
-            random_case(&r, dtype, ns, &c);
+            const mp_case *window_of = window_pool_pick(&windows, &r, ns);
+            random_case_like(&r, dtype, ns, window_of, &c);
             if (only_api != API_ANY) c.api = only_api;
             clpool_shape out;
             if (ref_maxpool_shape(&c.shape, &c.params, &out, NULL, NULL, 0) != 0) {
@@ -348,6 +418,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
                 continue;
             }
             run_random_input(&r, &c);
+            window_pool_keep(&windows, &c, window_of);
             ++done;
             ++ran;
         }
@@ -401,7 +472,8 @@ static void wide_row_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
 }
 
 /* `cases` valid cases from draw() in each of the six MaxPool dtypes (seed
- * seed + i for dtype i) on random inputs; `what` names them. */
+ * seed + i for dtype i) on random inputs, most of them on an earlier case's
+ * window (window_pool); `what` names them. */
 static void drawn_suite(const char *what, void (*draw)(ref_rng *, clpool_dtype, mp_case *), uint64_t seed, int cases)
 {
     static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
@@ -411,13 +483,17 @@ static void drawn_suite(const char *what, void (*draw)(ref_rng *, clpool_dtype, 
         ref_rng r;
         ref_rng_seed(&r, seed + (uint64_t)i);
         int ran = 0;
+        window_pool windows = {.n = 0};
         for (int attempts = 0; ran < cases; ++attempts) {
             ck_assert_msg(attempts < 20 * cases, "too many invalid %s cases", what);
             mp_case c;
             draw(&r, dtypes[i], &c);
+            const mp_case *window_of = window_pool_pick(&windows, &r, c.params.spatial_rank);
+            if (window_of) take_window_cut_pads(&c, window_of);
             clpool_shape out;
             if (ref_maxpool_shape(&c.shape, &c.params, &out, NULL, NULL, 0) != 0) continue;
             run_random_input(&r, &c);
+            window_pool_keep(&windows, &c, window_of);
             ++ran;
         }
         printf("maxpool %s %s: %d cases passed\n", what, clpool_dtype_name(dtypes[i]), ran);
@@ -545,13 +621,17 @@ START_TEST(test_3d_one_pass)
     ref_rng r;
     ref_rng_seed(&r, 0x3501);
     int ran = 0;
+    window_pool windows = {.n = 0};
     for (int attempts = 0; ran < 120; ++attempts) {
         ck_assert_msg(attempts < 2400, "too many invalid one-pass 3-D cases");
         mp_case c;
         one_pass_3d_case(&r, CLPOOL_FLOAT32, &c);
+        const mp_case *window_of = window_pool_pick(&windows, &r, 3);
+        if (window_of) take_window_cut_pads(&c, window_of);
         clpool_shape out;
         if (ref_maxpool_shape(&c.shape, &c.params, &out, NULL, NULL, 0) != 0) continue;
         run_random_input(&r, &c);
+        window_pool_keep(&windows, &c, window_of);
         ++ran;
     }
     printf("maxpool 3-D one pass float32: %d cases passed\n", ran);
@@ -1950,6 +2030,8 @@ int main(void)
     tcase_add_test(tc, test_whole_plane_windows);
     tcase_add_test(tc, test_whole_plane_indices);
     tcase_add_test(tc, test_extreme_attributes);
+    tc = cu_tcase(s, "plane_paths", 1); /* large windows too: split off so neither process runs alone at the end */
+    tcase_set_tags(tc, "plane_paths");
     tcase_add_test(tc, test_plane_path);
     tcase_add_test(tc, test_flat_path);
     tcase_add_test(tc, test_2d_views);
