@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../kernels/args.h"
 
 typedef enum global_op { GLOBAL_MAX = 1, GLOBAL_AVG = 2, GLOBAL_LP = 3 } global_op;
 
@@ -12,17 +13,6 @@ static const char *op_name(global_op op)
 {
     return op == GLOBAL_MAX ? "GlobalMaxPool" : op == GLOBAL_AVG ? "GlobalAveragePool" : "GlobalLpPool";
 }
-
-/* Mirrors `global_sizes` in kernels/global_pool.cl: the kernels' run-time
- * sizes as one by-value argument (PoCL copies each argument at every
- * enqueue; see clpool__maxpool2d_sizes in host/maxpool.c). */
-typedef struct clpool__global_sizes {
-    cl_long planes, plane_size, parts;
-    cl_long in_offset, out_offset, idx_offset;
-    cl_long col_major, d0, d1, d2; /* global_max_pool_indices */
-} clpool__global_sizes;
-
-_Static_assert(sizeof(clpool__global_sizes) == 10 * 8, "global sizes must have no padding");
 
 /* Planes shorter than this are never split: a split only pays off for long loops. */
 #define MIN_ELEMENTS_PER_PART 1024

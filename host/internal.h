@@ -124,7 +124,7 @@ void clpool__programs_release(clpool_context *ctx);
 
 /* Embedded kernel sources (generated at build time from kernels/). */
 typedef struct clpool__source {
-    const char *name;  /* file name under kernels/: "maxpool.cl"; "common.h" is prepended to every program */
+    const char *name;  /* file name under kernels/: "maxpool.cl"; common.h and args.h are prepended to every program */
     const unsigned char *text;
     size_t size;
 } clpool__source;

@@ -5,20 +5,12 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../kernels/args.h"
 
-#define MAX_ARITY 4
+/* Inputs per pass: the kernel's bound (args.h). */
+#define MAX_ARITY CLPOOL__ARGS_MAX_ARITY
 
-/* Mirrors `max_geom` in kernels/max.cl. */
-typedef struct clpool__max_geom {
-    cl_long out_dims[CLPOOL_MAX_RANK];
-    cl_long strides[MAX_ARITY][CLPOOL_MAX_RANK];
-    cl_long in_offset[MAX_ARITY];
-    cl_long out_offset;
-    cl_long unused;
-} clpool__max_geom;
-
-_Static_assert(sizeof(clpool__max_geom) == (CLPOOL_MAX_RANK * (1 + MAX_ARITY) + MAX_ARITY + 2) * 8,
-               "geometry must have no padding");
+_Static_assert(CLPOOL__ARGS_MAX_RANK == CLPOOL_MAX_RANK, "the kernel's geometry holds every dim");
 
 /* Broadcast shape of the inputs; `fn` names the public caller in messages. */
 static clpool_status broadcast_shape(size_t num_inputs, const clpool_shape *shapes, clpool_shape *output,
@@ -220,7 +212,7 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         int inner_mask = 0; /* bit a: input a is contiguous along the innermost dim (else broadcast) */
         for (int32_t d = 0; d < L.rank; ++d) g.out_dims[d] = L.dims[d];
         for (int a = 0; a < arity; ++a) {
-            for (int32_t d = 0; d < L.rank; ++d) g.strides[a][d] = all[idx[a]][d];
+            for (int32_t d = 0; d < L.rank; ++d) g.strides[a * CLPOOL__ARGS_MAX_RANK + d] = all[idx[a]][d];
             inner_mask |= (all[idx[a]][L.rank - 1] == 1) << a;
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }

@@ -3,53 +3,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "../kernels/args.h"
 
-/* Mirrors `maxpool_geom` in kernels/maxpool.cl. */
-typedef struct clpool__maxpool_geom {
-    cl_long in_dims[CLPOOL_MAX_SPATIAL];
-    cl_long out_dims[CLPOOL_MAX_SPATIAL];
-    cl_long ksize[CLPOOL_MAX_SPATIAL];
-    cl_long stride[CLPOOL_MAX_SPATIAL];
-    cl_long pad_begin[CLPOOL_MAX_SPATIAL];
-    cl_long dilation[CLPOOL_MAX_SPATIAL];
-    cl_long in_plane;
-    cl_long items;
-    cl_long in_offset;
-    cl_long out_offset;
-    cl_long idx_offset;
-    cl_long in_limit;
-} clpool__maxpool_geom;
-
-_Static_assert(sizeof(clpool__maxpool_geom) == (6 * CLPOOL_MAX_SPATIAL + 6) * 8, "geometry must have no padding");
-
-/* Mirrors `maxpool2d_sizes` in kernels/maxpool.cl: one by-value argument
- * instead of 11-12 scalars, because PoCL copies each argument at every
- * enqueue (an aligned malloc and free each). A raw PoCL launch of 2
- * buffers + 11 longs cost 2.3-3.3 us, of 2 buffers + one 11-long struct
- * 1.6-1.7 (medians of 50,000, tools-free harness, session 22). */
-typedef struct clpool__maxpool2d_sizes {
-    cl_long H, W, OH, OW;
-    cl_long pad_h, pad_w;
-    cl_long in_offset, out_offset, idx_offset;
-    cl_long in_limit;
-    cl_long planes;
-    cl_long rows;
-    cl_long gap;
-} clpool__maxpool2d_sizes;
-
-_Static_assert(sizeof(clpool__maxpool2d_sizes) == 13 * 8, "2-D sizes must have no padding");
-
-/* Mirrors `maxpool3d_sizes` in kernels/maxpool3d.cl (the one-pass 3-D kernel). */
-typedef struct clpool__maxpool3d_sizes {
-    cl_long D, H, W, OD, OH, OW;
-    cl_long stride_d;
-    cl_long pad_d, pad_h, pad_w;
-    cl_long in_offset, out_offset, idx_offset;
-    cl_long in_limit;
-    cl_long planes, band_rows, bands;
-} clpool__maxpool3d_sizes;
-
-_Static_assert(sizeof(clpool__maxpool3d_sizes) == 17 * 8, "3-D sizes must have no padding");
+_Static_assert(CLPOOL__ARGS_MAX_SPATIAL == CLPOOL_MAX_SPATIAL, "the kernels' geometry holds every spatial dim");
 
 /* Per-dim results of validation: effective padding and output size. */
 typedef struct maxpool_plan {

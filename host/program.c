@@ -71,20 +71,25 @@ static clpool_status load_source(const char *name, char **owned, const char **te
     return CLPOOL_SUCCESS;
 }
 
+/* Every program is these files and then its own: the type macros and the
+ * kernel argument structs the host shares (kernels/args.h). */
+static const char *const prefix_parts[] = {"common.h", "args.h"};
+#define PARTS (sizeof prefix_parts / sizeof prefix_parts[0] + 1)
+
 static clpool_status build_program(clpool_context *ctx, const char *source_name, const char *options,
                                    cl_program *out)
 {
-    char *owned[2] = {NULL, NULL};
-    const char *texts[2];
-    size_t lens[2];
+    char *owned[PARTS] = {NULL};
+    const char *texts[PARTS];
+    size_t lens[PARTS];
     cl_program program = NULL;
     clpool_status status = CLPOOL_SUCCESS;
-    CLPOOL_TRY(load_source("common.h", &owned[0], &texts[0], &lens[0]));
-    CLPOOL_TRY(load_source(source_name, &owned[1], &texts[1], &lens[1]));
+    for (size_t i = 0; i < PARTS; ++i)
+        CLPOOL_TRY(load_source(i + 1 < PARTS ? prefix_parts[i] : source_name, &owned[i], &texts[i], &lens[i]));
 
     /* Everything that could change the binary; see binary_cache.c. */
-    uint64_t source_hash = clpool__fnv1a(0xcbf29ce484222325ull, texts[0], lens[0]);
-    source_hash = clpool__fnv1a(source_hash, texts[1], lens[1]);
+    uint64_t source_hash = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < PARTS; ++i) source_hash = clpool__fnv1a(source_hash, texts[i], lens[i]);
     char key[2048];
     const int key_len = snprintf(key, sizeof key, "clpool %s\nsource %s %016llx\noptions %s\nplatform %s\ndevice %s\n%s\ndriver %s\n",
                                  clpool_version_string(), source_name, (unsigned long long)source_hash, options,
@@ -98,7 +103,7 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
     }
 
     cl_int err;
-    program = clCreateProgramWithSource(ctx->context, 2, texts, lens, &err);
+    program = clCreateProgramWithSource(ctx->context, (cl_uint)PARTS, texts, lens, &err);
     if (!program) {
         status = clpool__cl_fail(err, "clCreateProgramWithSource");
         goto cleanup;
@@ -124,8 +129,7 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
     program = NULL;
 cleanup:
     if (program) clReleaseProgram(program);
-    free(owned[0]);
-    free(owned[1]);
+    for (size_t i = 0; i < PARTS; ++i) free(owned[i]);
     return status;
 }
 

@@ -116,7 +116,7 @@ typedef ulong CT;
 /* Bit-level half -> float (vload_half is slow on PoCL): scaling by 2^112
  * converts normals and subnormals alike; inf/NaN keep their payload. */
 #define CLPOOL_HALF_TO_FLOAT(n)                                                              \
-    inline float##n half##n##_to_float(ushort##n h)                                         \
+    static inline float##n half##n##_to_float(ushort##n h)                                         \
     {                                                                                        \
         const uint##n x = convert_uint##n(h);                                                \
         const uint##n em = x & 0x7fffu;                                                      \
@@ -237,13 +237,13 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
 #define PREFETCH(p) ((void)(p))
 #define PREFETCH_WRITE(p) ((void)(p))
 #endif
-inline void prefetch_bytes(const __global void *p, long bytes)
+static inline void prefetch_bytes(const __global void *p, long bytes)
 {
     for (long b = 0; b < bytes; b += CACHE_LINE_BYTES) PREFETCH((const __global char *)p + b);
 }
 /* prefetch_bytes for lines about to be written (x86 prefetchw: fetched for
  * ownership, so the stores do not wait for it). */
-inline void prefetch_write_bytes(__global void *p, long bytes)
+static inline void prefetch_write_bytes(__global void *p, long bytes)
 {
     for (long b = 0; b < bytes; b += CACHE_LINE_BYTES) PREFETCH_WRITE((__global char *)p + b);
 }
@@ -310,7 +310,7 @@ inline void prefetch_write_bytes(__global void *p, long bytes)
 #endif
 #define KEYT(n) CLPOOL_XPASTE(KEY_SCALAR, n)
 #define CLPOOL_ORDER_KEY_FN(n)                                                                      \
-    inline KEYT(n) CLPOOL_XPASTE(order_key, n)(TV(n) bits)                                          \
+    static inline KEYT(n) CLPOOL_XPASTE(order_key, n)(TV(n) bits)                                          \
     {                                                                                               \
         const KEYT(n) s = CLPOOL_XPASTE(CLPOOL_XPASTE(as_, KEY_SCALAR), n)(bits);                   \
         const KEYT(n) mag = s & KEY_TOP;                                                            \
@@ -318,14 +318,14 @@ inline void prefetch_write_bytes(__global void *p, long bytes)
     }
 CLPOOL_ORDER_KEY_FN(8)
 CLPOOL_ORDER_KEY_FN(16)
-inline KEY_SCALAR ORDER_KEY(T bits)
+static inline KEY_SCALAR ORDER_KEY(T bits)
 {
     const KEY_SCALAR s = CLPOOL_XPASTE(as_, KEY_SCALAR)(bits);
     const KEY_SCALAR mag = s & KEY_TOP;
     return mag > KEY_INF ? KEY_TOP : s < 0 ? -mag : mag;
 }
 /* The bits of a key's value; 0 gives +0 and KEY_TOP one NaN (callers resolve those). */
-inline T BITS_OF_KEY(KEY_SCALAR k)
+static inline T BITS_OF_KEY(KEY_SCALAR k)
 {
     const KEY_SCALAR mag = k < 0 ? (KEY_SCALAR)-k : k;
     return AS_T((KEY_SCALAR)(k < 0 ? mag | (KEY_SCALAR)(-KEY_TOP - 1) : mag));
@@ -401,9 +401,6 @@ inline T BITS_OF_KEY(KEY_SCALAR k)
 #define CLPOOL_WIDE_VECTORS
 #endif
 
-/* Maximum spatial rank handled by the kernels; equals CLPOOL_MAX_SPATIAL. */
-#define CLPOOL_KERNEL_MAX_SPATIAL 10
-
 /*
  * Reductions accumulate in AT: float for float32/float16/bfloat16, double
  * for float64. STORE(p, i, v) rounds an AT once to the storage type
@@ -417,7 +414,7 @@ typedef float AT;
 #define STORE(p, i, v) vstore_half_rte((v), (i), (__global half *)(p))
 #elif defined(DT_BFLOAT16)
 typedef float AT;
-inline ushort float_to_bfloat16(float f)
+static inline ushort float_to_bfloat16(float f)
 {
     uint u = as_uint(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u); /* quiet NaN */

@@ -34,16 +34,6 @@
 #define OP_AVG 2
 #define OP_LP 3
 
-/* Mirrors clpool__global_sizes in host/global_pool.c (all 64-bit, no
- * padding): the run-time sizes as one argument, since PoCL copies every
- * argument (an aligned malloc each) at every enqueue. */
-typedef struct global_sizes {
-    long planes, plane_size;
-    long parts; /* lanes per plane of the two-pass kernels */
-    long in_offset, out_offset, idx_offset; /* element offsets into the buffers */
-    long col_major, d0, d1, d2; /* global_max_pool_indices: storage_order 1, the spatial dims */
-} global_sizes;
-
 /* Range of a plane's elements lane `lane` of `parts` visits: i = first; i < end; i += step. */
 #if CHUNKED
 #define LANE_RANGE(lane, parts, size, first, end, step)                  \
@@ -100,7 +90,7 @@ typedef TV(16) V16;
 /* --------------------------------------------------------------- max */
 
 /* Index of the winner among x[first..end) by `step`: the first NaN, else the first maximum. */
-inline long scan_max(__global const T *x, long first, long end, long step)
+static inline long scan_max(__global const T *x, long first, long end, long step)
 {
     long best_i = first;
     CT best = LOAD(x, first);
@@ -142,7 +132,7 @@ inline long scan_max(__global const T *x, long first, long end, long step)
 /* The largest order key of x[0..n), n >= 1: integer max() over 16 lanes, no
  * positions (a key names its bits, see common.h); a ragged end is one more
  * vector overlapping the previous one, harmless for a max. */
-inline KEY_SCALAR max_key(__global const T *x, long n)
+static inline KEY_SCALAR max_key(__global const T *x, long n)
 {
     if (n < 16) {
         KEY_SCALAR best = ORDER_KEY(x[0]);
@@ -161,7 +151,7 @@ inline KEY_SCALAR max_key(__global const T *x, long n)
 /* The maximum of x[0..n), n >= 1: the first NaN, else the first maximum. Only
  * a maximum of +-0 or NaN needs the plane again, for the first element with
  * that key (its sign or payload). */
-inline T plane_max(__global const T *x, long n)
+static inline T plane_max(__global const T *x, long n)
 {
     const KEY_SCALAR m = max_key(x, n);
     if (m != 0 && m != KEY_TOP) return BITS_OF_KEY(m);
@@ -171,7 +161,7 @@ inline T plane_max(__global const T *x, long n)
 }
 
 /* One work-item per plane. */
-__kernel void global_pool_direct(__global const T *in, __global T *out, const global_sizes sz, const AT p_unused)
+__kernel void global_pool_direct(__global const T *in, __global T *out, const clpool__global_sizes sz, const AT p_unused)
 {
     const long plane = (long)get_global_id(0);
     if (plane >= sz.planes) return;
@@ -194,7 +184,7 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
  * 0.23-0.26; 28x28 planes gained nothing from memory, 56x56 lost 5-15%. */
 
 /* y[0..count) = the maxima of the count <= 16 planes of n >= 16 elements at x. */
-inline void group_max(__global const T *x, const long n, __global T *y, const long count)
+static inline void group_max(__global const T *x, const long n, __global T *y, const long count)
 {
     if (count < 16) { /* the last group is short */
         for (long p = 0; p < count; ++p) y[p] = plane_max(x + p * n, n);
@@ -236,7 +226,7 @@ inline void group_max(__global const T *x, const long n, __global T *y, const lo
 
 /* The first element of x[0..n) that equals m (NaN: the first NaN; zero: the
  * first zero of either sign), m one of them: 16 at a time. */
-inline long first_equal(__global const T *x, const long n, const T m)
+static inline long first_equal(__global const T *x, const long n, const T m)
 {
     long i = 0;
     if (m != m) {
@@ -249,7 +239,7 @@ inline long first_equal(__global const T *x, const long n, const T m)
     return i;
 }
 
-__kernel void global_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p_unused)
+__kernel void global_pool_grouped(__global const T *in, __global T *out, const clpool__global_sizes sz, const AT p_unused)
 {
     const long first = (long)get_global_id(0) * 16, planes = sz.planes, n = sz.plane_size;
     if (first < planes)
@@ -270,7 +260,7 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const g
  * reduction and a look from L2 (0.75-0.93 against 0.63-0.81 ms, 5 alternations).
  */
 __kernel void global_max_pool_indices(__global const T *in, __global T *out, __global long *indices,
-                                      const global_sizes sz)
+                                      const clpool__global_sizes sz)
 {
     const long planes = sz.planes, n = sz.plane_size, in_offset = sz.in_offset, out_offset = sz.out_offset,
                idx_offset = sz.idx_offset, col_major = sz.col_major, d0 = sz.d0, d1 = sz.d1, d2 = sz.d2;
@@ -291,7 +281,7 @@ __kernel void global_max_pool_indices(__global const T *in, __global T *out, __g
 }
 #endif
 
-__kernel void global_pool_partial(__global const T *in, __global long *partials, const global_sizes sz,
+__kernel void global_pool_partial(__global const T *in, __global long *partials, const clpool__global_sizes sz,
                                   const AT p_unused)
 {
     const long planes = sz.planes, plane_size = sz.plane_size, parts = sz.parts, in_offset = sz.in_offset;
@@ -306,7 +296,7 @@ __kernel void global_pool_partial(__global const T *in, __global long *partials,
 /* Combine lane winners: a better value wins; between equivalent ones (equal,
  * +-0, or both NaN) the smaller index, i.e. the one a sequential scan meets first. */
 __kernel void global_pool_final(__global const long *partials, __global const T *in, __global T *out,
-                                const global_sizes sz, const AT p_unused)
+                                const clpool__global_sizes sz, const AT p_unused)
 {
     const long planes = sz.planes, plane_size = sz.plane_size, parts = sz.parts, in_offset = sz.in_offset,
                out_offset = sz.out_offset;
@@ -333,7 +323,7 @@ __kernel void global_pool_final(__global const long *partials, __global const T 
 /* Kahan sum with a plain shadow sum for non-finite inputs. */
 typedef struct { AT sum, comp, plain; } kahan;
 
-inline void kahan_add(kahan *k, AT v)
+static inline void kahan_add(kahan *k, AT v)
 {
     const AT y = v - k->comp;
     const AT t = k->sum + y;
@@ -342,7 +332,7 @@ inline void kahan_add(kahan *k, AT v)
     k->plain += v;
 }
 
-inline AT kahan_value(kahan k)
+static inline AT kahan_value(kahan k)
 {
     return isfinite(k.plain) ? k.sum - k.comp : k.plain;
 }
@@ -360,7 +350,7 @@ typedef CLPOOL_XPASTE(AT_NAME, 4) AT4;
 typedef CLPOOL_XPASTE(AT_NAME, 2) AT2;
 
 /* The sum of 16 lanes, pairwise (4 levels). */
-inline AT sum_lanes16(AT16 v)
+static inline AT sum_lanes16(AT16 v)
 {
     const AT8 v8 = v.lo + v.hi;
     const AT4 v4 = v8.lo + v8.hi;
@@ -375,14 +365,14 @@ inline AT sum_lanes16(AT16 v)
  * constants, so the dead branches fold away.
  */
 #define CLPOOL_DEFINE_CONTRIBUTION(type, suffix)                  \
-    inline type ipow##suffix(type a, int n)                       \
+    static inline type ipow##suffix(type a, int n)                       \
     {                                                             \
         type r = 1;                                               \
         for (; n; n >>= 1, a *= a)                                \
             if (n & 1) r *= a;                                    \
         return r;                                                 \
     }                                                             \
-    inline type contribution##suffix(type x, AT p)                \
+    static inline type contribution##suffix(type x, AT p)                \
     {                                                             \
         if (OP != OP_LP) return x;                                \
         if (LP_KIND == 1) return fabs(x);                         \
@@ -403,7 +393,7 @@ CLPOOL_DEFINE_CONTRIBUTION(AT16, 16)
  * memory: GlobalAveragePool 8x256x56x56 0.98 -> 1.06-1.11 of copy,
  * GlobalLpPool p=2 0.90-1.01 -> 1.05-1.10, 1x3x1024x1024 0.87-0.94 ->
  * 0.98-1.01; in cache no slower). */
-inline void sum_range(kahan *k, __global const T *x, long first, long end, long step, AT p)
+static inline void sum_range(kahan *k, __global const T *x, long first, long end, long step, AT p)
 {
     long i = first;
     if (VECTOR_SUM && step == 1 && end - first >= 16) {
@@ -459,7 +449,7 @@ inline void sum_range(kahan *k, __global const T *x, long first, long end, long 
  * themselves. For 7x7 planes this halves the work per plane.
  */
 #define SHORT_SUM 256
-inline AT short_sum(__global const T *x, long n, AT p)
+static inline AT short_sum(__global const T *x, long n, AT p)
 {
     AT16 acc = 0;
     long i = 0;
@@ -471,7 +461,7 @@ inline AT short_sum(__global const T *x, long n, AT p)
 
 /* The output from a plane's sum: written once, for AT and AT16. */
 #define CLPOOL_DEFINE_FINISH(type, suffix)                                    \
-    inline type finish##suffix(type v, long count, AT p)                      \
+    static inline type finish##suffix(type v, long count, AT p)                      \
     {                                                                         \
         if (OP == OP_AVG) return v / (type)(AT)count;                        \
         if (LP_KIND == 1) return v;                                           \
@@ -481,7 +471,7 @@ inline AT short_sum(__global const T *x, long n, AT p)
 CLPOOL_DEFINE_FINISH(AT, )
 CLPOOL_DEFINE_FINISH(AT16, 16)
 
-__kernel void global_pool_direct(__global const T *in, __global T *out, const global_sizes sz, const AT p)
+__kernel void global_pool_direct(__global const T *in, __global T *out, const clpool__global_sizes sz, const AT p)
 {
     const long plane = (long)get_global_id(0), plane_size = sz.plane_size;
     if (plane >= sz.planes) return;
@@ -508,7 +498,7 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
  * memory (Zen 5 EPYC, two threads, three alternations).
  */
 #define ADD2(a, b) ((a) + (b))
-__kernel void global_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p)
+__kernel void global_pool_grouped(__global const T *in, __global T *out, const clpool__global_sizes sz, const AT p)
 {
     const long first = (long)get_global_id(0) * 16, planes = sz.planes, n = sz.plane_size;
     if (first >= planes) return;
@@ -543,7 +533,7 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const g
 #endif
 
 /* Each lane stores (compensated sum, its correction); a non-finite sum passes through. */
-__kernel void global_pool_partial(__global const T *in, __global AT *partials, const global_sizes sz, const AT p)
+__kernel void global_pool_partial(__global const T *in, __global AT *partials, const clpool__global_sizes sz, const AT p)
 {
     const long planes = sz.planes, plane_size = sz.plane_size, parts = sz.parts, in_offset = sz.in_offset;
     const long gid = (long)get_global_id(0);
@@ -559,7 +549,7 @@ __kernel void global_pool_partial(__global const T *in, __global AT *partials, c
 }
 
 __kernel void global_pool_final(__global const AT *partials, __global const T *in_unused, __global T *out,
-                                const global_sizes sz, const AT p)
+                                const clpool__global_sizes sz, const AT p)
 {
     const long plane = (long)get_global_id(0), parts = sz.parts;
     if (plane >= sz.planes) return;

@@ -22,20 +22,8 @@
  * where a work-item's fixed cost would otherwise dominate for small types;
  * one on GPUs, where neighbouring work-items should read neighbouring blocks).
  */
-#define MAX_ARITY 4
-#define MAX_RANK 12
-
-/* Mirrors clpool__max_geom in host/max.c (same bytes). strides is flat,
- * [k * MAX_RANK + d]: rusticl (Mesa 22.3) sizes a 2-D array member as
- * outer length x element (long[4][12] as 32 bytes), so clSetKernelArg
- * rejects the struct and the field offsets after it would be wrong. */
-typedef struct max_geom {
-    long out_dims[MAX_RANK];
-    long strides[MAX_ARITY * MAX_RANK]; /* element strides per output dim, 0 = broadcast */
-    long in_offset[MAX_ARITY];
-    long out_offset;
-    long unused;
-} max_geom;
+#define MAX_ARITY CLPOOL__ARGS_MAX_ARITY /* clpool__max_geom's bounds (args.h) */
+#define MAX_RANK CLPOOL__ARGS_MAX_RANK
 
 #define CONTIGUOUS(k) ((INNER_MASK >> (k)) & 1)
 /* Storage bits of VW lanes of input k at element `at` (+lane if contiguous). */
@@ -46,7 +34,7 @@ typedef struct max_geom {
 #define STORE_BLOCK(v, p) STORE_STREAMED(TV(VW), v, p, STORE_BITSV(VW, (v), (p)))
 
 __kernel void max_n(__global T *out, __global const T *in0, __global const T *in1, __global const T *in2,
-                    __global const T *in3, const max_geom g)
+                    __global const T *in3, const clpool__max_geom g)
 {
     const long n0 = g.out_dims[RANK - 1];
     const long first = (long)get_global_id(0) * (VW * NB);

@@ -40,7 +40,7 @@
 #endif
 #if defined(__clang__) && VW == 16 && (SW == 3 || SW == 4)
 #define STRIDED16_TAPS 1 /* both kernels' taps at strides 3 and 4 */
-__attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 v3)
+__attribute__((always_inline)) static inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 v3)
 {
     WHOLE_LOAD(v0);
     WHOLE_LOAD(v1);
@@ -59,7 +59,7 @@ __attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 
 #if defined(NS)
 /*
  * The general kernel: any rank, kernel, stride, dilation and padding. The
- * geometry is run-time data (maxpool_geom), so one program per rank, dtype,
+ * geometry is run-time data (clpool__maxpool_geom), so one program per rank, dtype,
  * Indices variant, lane count (-DVW, -DNB) and last-dim stride class (-DSW)
  * serves every attribute set. A work-item owns NB blocks of VW neighbouring
  * outputs along the last spatial dim of one output row (one position in N,
@@ -78,22 +78,6 @@ __attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 
  * wins and ties keep the first tap in row-major order. Lanes past the row's
  * end are computed alongside and not stored.
  */
-
-/* Mirrors clpool__maxpool_geom in host/maxpool.c (all 64-bit, no padding). */
-typedef struct maxpool_geom {
-    long in_dims[CLPOOL_KERNEL_MAX_SPATIAL];
-    long out_dims[CLPOOL_KERNEL_MAX_SPATIAL];
-    long ksize[CLPOOL_KERNEL_MAX_SPATIAL]; /* "kernel" is an OpenCL C keyword */
-    long stride[CLPOOL_KERNEL_MAX_SPATIAL];
-    long pad_begin[CLPOOL_KERNEL_MAX_SPATIAL];
-    long dilation[CLPOOL_KERNEL_MAX_SPATIAL];
-    long in_plane;  /* elements of one (n, c) input plane */
-    long items;     /* work-items that do work: column blocks x output rows */
-    long in_offset; /* element offsets into the buffers */
-    long out_offset;
-    long idx_offset;
-    long in_limit; /* elements in the input cl_mem: vector loads may read up to here */
-} maxpool_geom;
 
 #define LAST (NS - 1)
 #define OUTER_SLOTS (NS > 1 ? NS - 1 : 1) /* no zero-length arrays */
@@ -165,7 +149,7 @@ typedef struct maxpool_best {
 
 /* Block b's lanes take tap v (storage bits) where it is strictly better and
  * `inside` is set; at + cols: the lanes' in-plane offsets. */
-inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long at, LONGV(VW) cols, int exact)
+static inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long at, LONGV(VW) cols, int exact)
 {
 #if VALUE_PATH
     if (!exact) {
@@ -195,12 +179,12 @@ inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long
 
 /* ceil(a / d) for a >= 0, d >= 1, without the overflow of (a + d - 1) / d
  * (dilations and pads may be near 2^63). */
-inline long ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
+static inline long ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
 
 /* The taps on every dim but the last of output row `out_row` (a position in
  * N, C and those dims): start[d] (tap 0's coordinate), the taps [lo[d],
  * hi[d]) inside the input, j[d] = lo[d]. Returns the row's plane (n * C + c). */
-inline long outer_taps(const maxpool_geom *g, long out_row, long *start, long *lo, long *hi, long *j)
+static inline long outer_taps(const clpool__maxpool_geom *g, long out_row, long *start, long *lo, long *hi, long *j)
 {
     long rem = out_row;
     for (int d = LAST - 1; d >= 0; --d) {
@@ -216,7 +200,7 @@ inline long outer_taps(const maxpool_geom *g, long out_row, long *start, long *l
 }
 
 /* The input row (within the plane) of taps j[] on every dim but the last. */
-inline long tap_row(const maxpool_geom *g, const long *start, const long *j)
+static inline long tap_row(const clpool__maxpool_geom *g, const long *start, const long *j)
 {
     long row = 0;
     for (int d = 0; d < LAST; ++d) row = row * g->in_dims[d] + start[d] + j[d] * g->dilation[d];
@@ -225,7 +209,7 @@ inline long tap_row(const maxpool_geom *g, const long *start, const long *j)
 
 /* Steps j[] to the next row of taps in row-major order; 0 after the last
  * (j[] is then back at lo[]). */
-inline int next_tap_row(const long *lo, const long *hi, long *j)
+static inline int next_tap_row(const long *lo, const long *hi, long *j)
 {
 #if NS > 1
     for (int d = LAST - 1; d >= 0; --d) {
@@ -242,7 +226,7 @@ inline int next_tap_row(const long *lo, const long *hi, long *j)
 
 /* An in-plane offset as the Indices count it: column-major (the first
  * spatial dim fastest) with storage_order 1. */
-inline long spatial_index(const maxpool_geom *g, long at)
+static inline long spatial_index(const clpool__maxpool_geom *g, long at)
 {
 #if STORAGE_ORDER == 1
     long coord[NS];
@@ -259,9 +243,9 @@ inline long spatial_index(const maxpool_geom *g, long at)
 
 /* Both general kernels' arguments: input, output, Indices (if wanted), geometry. */
 #if WITH_INDICES
-#define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const maxpool_geom g
+#define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const clpool__maxpool_geom g
 #else
-#define GENERAL_ARGS __global const T *in, __global T *out, const maxpool_geom g
+#define GENERAL_ARGS __global const T *in, __global T *out, const clpool__maxpool_geom g
 #endif
 
 __kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS)
@@ -506,19 +490,6 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
 }
 #endif /* NS */
 
-/* Mirrors clpool__maxpool2d_sizes in host/maxpool.c (all 64-bit, no
- * padding): the 2-D kernels' run-time sizes as one by-value argument, since
- * PoCL copies every argument (an aligned malloc each) at every enqueue. */
-typedef struct maxpool2d_sizes {
-    long H, W, OH, OW; /* input and output plane */
-    long pad_h, pad_w; /* padding before the first row and column */
-    long in_offset, out_offset, idx_offset; /* element offsets into the buffers */
-    long in_limit; /* elements in the input cl_mem: vector loads may read up to here */
-    long planes;   /* N x C (plane and flat kernels) */
-    long rows;     /* output rows per work-item */
-    long gap;      /* plane kernel: fill elements between its array's rows */
-} maxpool2d_sizes;
-
 #if defined(KH)
 /*
  * 2-D fast path for the common windows: kernel up to 13x13, strides 1 or 2 (3 and 4 with 16 lanes),
@@ -691,7 +662,7 @@ typedef __global long *index_sink;
  * name (below) watches the taps; its other caller, COLUMNS_FIRST, runs only
  * for types whose loads are not watched (integers, 16-bit floats). */
 #define DEFINE_ROW_LOADS_IN(name, space, raw, type, n, watch_t, load, convert, watch)             \
-    __attribute__((always_inline)) inline void name(space const T *row, type *r, watch_t *ok)      \
+    __attribute__((always_inline)) static inline void name(space const T *row, type *r, watch_t *ok)      \
     {                                                                                              \
         space const T *from = row + ODD_START;                                                     \
         const raw a0 = load(space, from), a1 = load(space, from + (n));                            \
@@ -729,7 +700,7 @@ typedef __global long *index_sink;
     } while (0)
 #define DEFINE_ROW_TAPS_IN(name, loads, space, raw, type, n, watch_t, load, convert, watch)       \
     DEFINE_ROW_LOADS_IN(loads, space, raw, type, n, watch_t, load, convert, watch)                 \
-    __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
+    __attribute__((always_inline)) static inline void name(space const T *row, type *taps, watch_t *ok)   \
     {                                                                                              \
         type r[4];                                                                                 \
         loads(row, r, ok);                                                                         \
@@ -743,7 +714,7 @@ typedef __global long *index_sink;
     }
 #else
 #define DEFINE_ROW_TAPS_IN(name, loads, space, raw, type, n, watch_t, load, convert, watch)       \
-    __attribute__((always_inline)) inline void name(space const T *row, type *taps, watch_t *ok)   \
+    __attribute__((always_inline)) static inline void name(space const T *row, type *taps, watch_t *ok)   \
     {                                                                                              \
         /* in pairs: one ordered compare watches two loads */                                      \
         _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2)                                       \
@@ -785,7 +756,7 @@ typedef __global long *index_sink;
  * Compared as int (the host keeps H in int): llvmpipe (Mesa 22.3) got the
  * long compares wrong in the streamed paths and read the row above a plane
  * as inside it. */
-__attribute__((always_inline)) inline int row_inside_plane(const long h, const int H)
+__attribute__((always_inline)) static inline int row_inside_plane(const long h, const int H)
 {
     const int row = (int)h;
     return row >= 0 && row < H;
@@ -821,7 +792,7 @@ DEFINE_ROW_TAPS(row_taps_argmax, TV(VW), TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BI
  * a row (all rows alike); `ints` holds lane columns, `to_mask` turns their
  * int comparison into `mask`. */
 #define DEFINE_LANES_INSIDE_ROW(name, mask, ints, n, to_mask)                                           \
-    __attribute__((always_inline)) inline void name(mask *valid, const int W, const int w0, const int interior) \
+    __attribute__((always_inline)) static inline void name(mask *valid, const int W, const int w0, const int interior) \
     {                                                                                                   \
         _Pragma("unroll") for (int kw = 0; kw < KW; ++kw)                                               \
         {                                                                                               \
@@ -831,7 +802,6 @@ DEFINE_ROW_TAPS(row_taps_argmax, TV(VW), TV(VW), VW, MASKV(VW), VLOAD_VW, ROW_BI
     }
 #define TO_MASK_VW(m) TO_MASKV(VW, m)
 DEFINE_LANES_INSIDE_ROW(lanes_inside_row, MASKV(VW), INTV(VW), VW, TO_MASK_VW)
-
 
 #if !WITH_INDICES
 /*
@@ -900,7 +870,7 @@ typedef TV(VW) __attribute__((aligned(sizeof(T)))) fast_bits_elem_aligned;
 #define FAST_HIGHEST ((short)SHRT_MAX)
 #define KEY_OF_INF KEY_INF
 #if WIDE_VECTORS && FVW == 32 && defined(__clang__) && defined(__x86_64__) && defined(__AVX512BW__)
-__attribute__((always_inline)) inline fast_vec key_flip(const fast_vec b)
+__attribute__((always_inline)) static inline fast_vec key_flip(const fast_vec b)
 {
     fast_vec k = b;
     __asm__("vpmovw2m %1, %%k1\n\tvpsubw %1, %2, %0 %{%%k1%}" : "+v"(k) : "v"(b), "v"((fast_vec)KEY_INF) : "k1");
@@ -963,7 +933,7 @@ typedef struct block_edges {
 } block_edges;
 #define INTERIOR_NEEDS_ROWS 0 /* fast_row_max checks every row */
 
-__attribute__((always_inline)) inline void block_edges_init(block_edges *e, const int W, const int w0,
+__attribute__((always_inline)) static inline void block_edges_init(block_edges *e, const int W, const int w0,
                                                             const int interior)
 {
     fast_mask valid[KW];
@@ -1040,7 +1010,7 @@ typedef char fast_bytes __attribute__((ext_vector_type(FAST_BYTES)));
  * 16-bit floats: taps with a set sign bit set *signed_rows, and from then on
  * the block's taps are made keys and watched for -0 (non-negative bits are
  * their own keys and hold no -0; a NaN among them surfaces in the output). */
-__attribute__((always_inline)) inline void fast_row_max(__global const T *plane, const int H, const int W, const long h,
+__attribute__((always_inline)) static inline void fast_row_max(__global const T *plane, const int H, const int W, const long h,
                                                         const int w0, const fast_vec *cap, const int interior,
                                                         const int guarded, const long buf_lo, const long buf_hi,
                                                         fast_watch *row_ok, int *signed_rows, fast_vec *m)
@@ -1136,7 +1106,7 @@ typedef fast_watch block_ok;
  * m[i] = per lane the maximum of their i-th loads (as keys; the lowest key
  * where no row is inside the plane) and last[i] row h + count - 1's. The
  * 16-bit floats check the rows' sign bits together (fast_row_max). */
-__attribute__((always_inline)) inline void fast_rows_columns(__global const T *plane, const int H, const int W,
+__attribute__((always_inline)) static inline void fast_rows_columns(__global const T *plane, const int H, const int W,
                                                              const long h, const int count, const int w0,
                                                              const int guarded, const long buf_lo, const long buf_hi,
                                                              fast_watch *row_ok, int *signed_rows, fast_vec *m,
@@ -1196,7 +1166,7 @@ __attribute__((always_inline)) inline void fast_rows_columns(__global const T *p
 
 /* A block's first CARRY input rows from h0: the row maxima the first output
  * row's window carries in. */
-__attribute__((always_inline)) inline void block_prime(__global const T *plane, const int H, const int W,
+__attribute__((always_inline)) static inline void block_prime(__global const T *plane, const int H, const int W,
                                                        const long h0, const int w0, const block_edges *e,
                                                        const int interior, const int guarded, const long buf_lo,
                                                        const long buf_hi, block_ok *ok, block_carry *c)
@@ -1223,7 +1193,7 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
  * unrolling rows x input rows had kept every loaded vector live until the
  * NaN check at the end (register spills).
  */
-__attribute__((always_inline)) inline void block_output_row(__global const T *plane, __global T *out,
+__attribute__((always_inline)) static inline void block_output_row(__global const T *plane, __global T *out,
                                                             index_sink indices, const int H, const int W,
                                                             const long nc, const long h, const int w0,
                                                             const block_edges *e, const int lanes, const long o,
@@ -1283,7 +1253,7 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
  * lane had waited on memory for most of the pass. Lanes past a row's end
  * read on into the next row or, after the last, into VW elements the host
  * leaves past the map. */
-__attribute__((always_inline)) inline LONGV(VW) mapped_indices(const __global long *map, const LONGV(VW) idx,
+__attribute__((always_inline)) static inline LONGV(VW) mapped_indices(const __global long *map, const LONGV(VW) idx,
                                                                const int H, const int W, const long nc, const int h,
                                                                const int w0)
 {
@@ -1300,7 +1270,7 @@ __attribute__((always_inline)) inline LONGV(VW) mapped_indices(const __global lo
 
 /* Stores `lanes` (1..VW) outputs' bits and flat indices idx at output row
  * offset orow (windows of lane 0: first row h, first column w0, plane nc). */
-__attribute__((always_inline)) inline void store_lanes_and_indices(__global T *out, index_sink indices,
+__attribute__((always_inline)) static inline void store_lanes_and_indices(__global T *out, index_sink indices,
                                                                    const TV(VW) bits, const LONGV(VW) idx,
                                                                    const int lanes, const long orow, const int H,
                                                                    const int W, const long nc, const int h,
@@ -1321,7 +1291,7 @@ __attribute__((always_inline)) inline void store_lanes_and_indices(__global T *o
  * taps (row kh, column kw of the window whose first input row is h and first
  * column w0 + lane * SW). Row and column come apart: one tap number
  * kh * KW + kw cost a vector division by KW per output row. */
-__attribute__((always_inline)) inline void store_block_row(__global T *out, index_sink indices,
+__attribute__((always_inline)) static inline void store_block_row(__global T *out, index_sink indices,
                                                            const TV(VW) bits, const MASKV(VW) tap_kh,
                                                            const MASKV(VW) tap_kw, const int lanes, const long orow,
                                                            const int H, const int W, const long nc, const int h,
@@ -1371,7 +1341,7 @@ __attribute__((always_inline)) inline void store_block_row(__global T *out, inde
 /* Stores one output row's `lanes` outputs: bits and, from the winners'
  * offsets `off`, their flat indices (window of lane 0: first row h, first
  * column w0). */
-__attribute__((always_inline)) inline void store_block_row_offsets(__global T *out, index_sink indices,
+__attribute__((always_inline)) static inline void store_block_row_offsets(__global T *out, index_sink indices,
                                                                    const TV(VW) bits, const MASKV(VW) off,
                                                                    const int lanes, const long orow, const int H,
                                                                    const int W, const long nc, const int h,
@@ -1403,7 +1373,7 @@ __attribute__((always_inline)) inline void store_block_row_offsets(__global T *o
  * may touch elements outside the plane (READ_ROW keeps it inside the buffer)
  * but masked lanes never win.
  */
-__attribute__((always_inline)) inline void maxpool2d_block_exact(__global const T *plane, __global T *out,
+__attribute__((always_inline)) static inline void maxpool2d_block_exact(__global const T *plane, __global T *out,
                                                                  index_sink indices, const int H, const int W,
                                                                  const int h0, const int w0, const int lanes,
                                                                  const int rows, const long o, const long OW,
@@ -1474,7 +1444,7 @@ __attribute__((always_inline)) inline void maxpool2d_block_exact(__global const 
 /* Which lanes' taps a row scan looks at, per kernel column: of the `lanes`
  * outputs whose first window starts at column w0, those whose tap lies
  * inside the row (the same for every row). */
-__attribute__((always_inline)) inline void lanes_to_scan(MASKV(VW) *watched, const int W, const int w0,
+__attribute__((always_inline)) static inline void lanes_to_scan(MASKV(VW) *watched, const int W, const int w0,
                                                          const int lanes)
 {
     lanes_inside_row(watched, W, w0, 0);
@@ -1486,7 +1456,7 @@ __attribute__((always_inline)) inline void lanes_to_scan(MASKV(VW) *watched, con
 /* Whether input row h holds, among the taps the exact path would read from
  * it at column w0 on (the `watched` lanes, lanes_to_scan), a value the fast
  * paths cannot combine exactly. */
-__attribute__((always_inline)) inline int row_needs_exact(__global const T *plane, const int H, const int W,
+__attribute__((always_inline)) static inline int row_needs_exact(__global const T *plane, const int H, const int W,
                                                           const int h, const int w0, const MASKV(VW) *watched,
                                                           const int guarded, const long buf_lo, const long buf_hi)
 {
@@ -1511,7 +1481,7 @@ __attribute__((always_inline)) inline int row_needs_exact(__global const T *plan
  * float32 3x3/s2/p1 on 8x64x112x112 took 1.9 ms, now 0.9-1.3 (0.45-0.8
  * without the NaN).
  */
-__attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T *plane, __global T *out,
+__attribute__((always_inline)) static inline void maxpool2d_redo_exact(__global const T *plane, __global T *out,
                                                                 index_sink indices, const int H, const int W,
                                                                 const int h0, const int w0, const int lanes,
                                                                 const int rows, const long o, const long OW,
@@ -1562,7 +1532,7 @@ __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T
  * the plane (INTERIOR_NEEDS_ROWS): checking rows one by one, as the fast path
  * does, cost this path's interior blocks about 4% on one thread. */
 #define INTERIOR_NEEDS_ROWS 1
-__attribute__((always_inline)) inline void argmax_row(__global const T *plane, const int H, const int W, const long h,
+__attribute__((always_inline)) static inline void argmax_row(__global const T *plane, const int H, const int W, const long h,
                                                       const int w0, const MASKV(VW) *valid, const int interior,
                                                       const int guarded, const long buf_lo, const long buf_hi,
                                                       MASKV(VW) *row_ok, KTV(VW) *key, TV(VW) *bits, MASKV(VW) *col,
@@ -1595,7 +1565,7 @@ typedef struct block_edges {
     MASKV(VW) valid[KW]; /* per kernel column, the lanes whose tap lies inside the row */
 } block_edges;
 
-__attribute__((always_inline)) inline void block_edges_init(block_edges *e, const int W, const int w0,
+__attribute__((always_inline)) static inline void block_edges_init(block_edges *e, const int W, const int w0,
                                                             const int interior)
 {
     lanes_inside_row(e->valid, W, w0, interior);
@@ -1613,7 +1583,7 @@ typedef MASKV(VW) block_ok;
 #define BLOCK_DONE(ok) (!ARGMAX_FALLBACK || MASK_ALL(ok)) /* exact: keys, or no float NaN seen */
 
 /* A block's first CARRY input rows from h0, which the first output row's window carries in. */
-__attribute__((always_inline)) inline void block_prime(__global const T *plane, const int H, const int W,
+__attribute__((always_inline)) static inline void block_prime(__global const T *plane, const int H, const int W,
                                                        const long h0, const int w0, const block_edges *e,
                                                        const int interior, const int guarded, const long buf_lo,
                                                        const long buf_hi, block_ok *ok, block_carry *c)
@@ -1627,7 +1597,7 @@ __attribute__((always_inline)) inline void block_prime(__global const T *plane, 
 /* One output row of a block (first input row h), streamed as on the fast
  * path: the CARRY rows' results shared with the output row above come from
  * *c, NEW rows are read, and the last CARRY rows' results go back to *c. */
-__attribute__((always_inline)) inline void block_output_row(__global const T *plane, __global T *out,
+__attribute__((always_inline)) static inline void block_output_row(__global const T *plane, __global T *out,
                                                             index_sink indices, const int H, const int W,
                                                             const long nc, const long h, const int w0,
                                                             const block_edges *e, const int lanes, const long o,
@@ -1716,7 +1686,7 @@ __attribute__((always_inline)) inline void block_output_row(__global const T *pl
  * the last block of a row ends at the row's end, overlapping its neighbour
  * (both write the same values), so every block is full width; a row
  * narrower than a block has one partial block at 0. */
-__attribute__((always_inline)) inline long block_start(const long ow, const long OW, const int width)
+__attribute__((always_inline)) static inline long block_start(const long ow, const long OW, const int width)
 {
     return ow + width > OW && OW >= width ? OW - width : ow;
 }
@@ -1727,7 +1697,7 @@ __attribute__((always_inline)) inline long block_start(const long ow, const long
  * on into the buffer (the guard keeps them inside it) and are dropped, so
  * rows narrower than a block (2x2/s2 on 56-wide int8 rows: 28 of 32 lanes)
  * take the interior code. */
-__attribute__((always_inline)) inline int block_interior(const int w0, const int W, const int lanes,
+__attribute__((always_inline)) static inline int block_interior(const int w0, const int W, const int lanes,
                                                          const int guarded, const int rows_inside)
 {
 #if INTERIOR_NEEDS_ROWS
@@ -1740,7 +1710,7 @@ __attribute__((always_inline)) inline int block_interior(const int w0, const int
 
 /* The block's `rows` output rows, streamed (block_output_row). Stores the
  * outputs and returns 0 where the exact path must redo them. */
-__attribute__((always_inline)) inline int maxpool2d_block(__global const T *plane, __global T *out,
+__attribute__((always_inline)) static inline int maxpool2d_block(__global const T *plane, __global T *out,
                                                           index_sink indices, const int H, const int W,
                                                           const long nc, const int h0, const int w0, const int lanes,
                                                           const int rows, const long o, const long OW,
@@ -1776,13 +1746,13 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
 
 /* First output column of the row's FVW-wide block k. */
-__attribute__((always_inline)) inline long sweep_block_col(const long k, const long OW)
+__attribute__((always_inline)) static inline long sweep_block_col(const long k, const long OW)
 {
     return block_start(k * FVW, OW, FVW);
 }
 
 /* Block k's first output column; *w0 = its first input column, *lanes = the outputs it stores. */
-__attribute__((always_inline)) inline long sweep_block(const long k, const long OW, const long pad_w, int *w0,
+__attribute__((always_inline)) static inline long sweep_block(const long k, const long OW, const long pad_w, int *w0,
                                                        int *lanes)
 {
     const long ow = sweep_block_col(k, OW);
@@ -1799,7 +1769,7 @@ __attribute__((always_inline)) inline long sweep_block(const long k, const long 
 
 /* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_AHEAD_BYTES
  * ahead, within the buffer (buf_lo/buf_hi). */
-__attribute__((always_inline)) inline void sweep_prefetch(__global const T *plane, const long at, const long n,
+__attribute__((always_inline)) static inline void sweep_prefetch(__global const T *plane, const long at, const long n,
                                                           const long buf_lo, const long buf_hi)
 {
     const long ahead = at + PREFETCH_AHEAD_BYTES / (long)sizeof(T);
@@ -1819,7 +1789,7 @@ __attribute__((always_inline)) inline void sweep_prefetch(__global const T *plan
 /* Blocks k0..k0+n-1 of `rows` output rows (the first one's output row
  * starting at `orow`; their loads span input columns [w_from, w_end)),
  * redone by the exact path where the fast path cannot be exact. */
-__attribute__((always_inline)) inline void maxpool2d_sweep(__global const T *plane, __global T *out,
+__attribute__((always_inline)) static inline void maxpool2d_sweep(__global const T *plane, __global T *out,
                                                            index_sink indices, const int H, const int W,
                                                            const long OW, const long pad_w, const int h0,
                                                            const int rows, const long k0, const int n,
@@ -1886,7 +1856,7 @@ typedef FAST_ELEM __attribute__((ext_vector_type(FVW), aligned(sizeof(FAST_ELEM)
 /* The plane and flat paths: a band's `rows` output rows (from output element
  * o; input rows from h0) redone by the exact path where its watch saw a NaN
  * (or a 16-bit -0) in the band's input. */
-__attribute__((always_inline)) inline void band_redo_if_watched(const fast_watch ok, __global const T *plane,
+__attribute__((always_inline)) static inline void band_redo_if_watched(const fast_watch ok, __global const T *plane,
                                                                 __global T *out, const long H, const long W,
                                                                 const long h0, const long pad_w, const long OW,
                                                                 const int rows, const long o, const long nc,
@@ -1930,7 +1900,7 @@ __attribute__((always_inline)) inline void band_redo_if_watched(const fast_watch
 
 /* dst[x] = the first maximum of src[x + j * step], j < taps, for x in [0, n)
  * in FVW steps. */
-__attribute__((always_inline)) inline void plane_pass(FAST_ELEM *dst, const FAST_ELEM *src, const int n, const int taps,
+__attribute__((always_inline)) static inline void plane_pass(FAST_ELEM *dst, const FAST_ELEM *src, const int n, const int taps,
                                                       const int step)
 {
     for (int x = 0; x < n; x += FVW) {
@@ -1942,7 +1912,7 @@ __attribute__((always_inline)) inline void plane_pass(FAST_ELEM *dst, const FAST
 }
 
 /* a[from, to) = the lowest value (vector stores; may write up to FVW - 1 past `to`). */
-__attribute__((always_inline)) inline void plane_fill(FAST_ELEM *a, const int from, const int to)
+__attribute__((always_inline)) static inline void plane_fill(FAST_ELEM *a, const int from, const int to)
 {
     for (int x = from; x < to; x += FVW) PLANE_AT(a, x) = (fast_vec)(FAST_LOWEST);
 }
@@ -1957,7 +1927,7 @@ __attribute__((always_inline)) inline void plane_fill(FAST_ELEM *a, const int fr
 #define PLANE_V_TAPS (PLANE_LOG_STEP(KH) ? 2 : KH)
 #define PLANE_V_STEP (PLANE_LOG_STEP(KH) ? KH - 8 : 1)
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global T *out, const maxpool2d_sizes sz)
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global T *out, const clpool__maxpool2d_sizes sz)
 {
     const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
                out_offset = sz.out_offset, in_limit = sz.in_limit, planes = sz.planes, band_rows = sz.rows, gap = sz.gap;
@@ -2058,7 +2028,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_plane(__global const T *in, __global
 /* The tap vector at `at` (elements from `plane`); through a private copy
  * where it would leave the buffer (elements outside it the lowest value:
  * they lie outside the row, so the column masks drop them). */
-__attribute__((always_inline)) inline fast_bits flat_load(__global const T *plane, const long at, const int guarded,
+__attribute__((always_inline)) static inline fast_bits flat_load(__global const T *plane, const long at, const int guarded,
                                                           const long buf_lo, const long buf_hi)
 {
     if (guarded && (at < buf_lo || at + FVW > buf_hi)) {
@@ -2100,7 +2070,7 @@ typedef CLPOOL_XPASTE(FLAT_COL_ELEM, VW) flat_col;
 /* a[q..q+FVW) = the windows' maxima across of elements q.. (the plane's
  * at0 + q..), whose columns are *col; steps *col on to element q + FVW.
  * The dc = 0 tap, which reads each element once, is watched. */
-__attribute__((always_inline)) inline void flat_across(FAST_ELEM *a, const int q, __global const T *plane,
+__attribute__((always_inline)) static inline void flat_across(FAST_ELEM *a, const int q, __global const T *plane,
                                                        const long at0, const int guarded, const long buf_lo,
                                                        const long buf_hi, const int w, flat_col *col, const int step,
                                                        fast_watch *ok)
@@ -2123,7 +2093,7 @@ __attribute__((always_inline)) inline void flat_across(FAST_ELEM *a, const int q
     *col = *col >= (FLAT_COL_ELEM)w ? *col - (FLAT_COL_ELEM)w : *col;
 }
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global T *out, const maxpool2d_sizes sz)
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global T *out, const clpool__maxpool2d_sizes sz)
 {
     const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
                out_offset = sz.out_offset, in_limit = sz.in_limit, planes = sz.planes, band_rows = sz.rows;
@@ -2181,7 +2151,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #if INDEX_MAP
                         __global const long *index_map,
 #endif
-                        const maxpool2d_sizes sz)
+                        const clpool__maxpool2d_sizes sz)
 {
     const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
                out_offset = sz.out_offset, in_limit = sz.in_limit, block_rows = sz.rows;

@@ -26,18 +26,6 @@
 typedef float16 V;
 typedef int16 VMASK;
 
-/* Mirrors clpool__maxpool3d_sizes in host/maxpool.c (all 64-bit, no padding). */
-typedef struct maxpool3d_sizes {
-    long D, H, W, OD, OH, OW;
-    long stride_d; /* the depth stride (SH and SW are compiled in) */
-    long pad_d, pad_h, pad_w;
-    long in_offset, out_offset, idx_offset; /* element offsets into the buffers */
-    long in_limit;  /* elements in the input cl_mem: loads may read up to here */
-    long planes;    /* N x C */
-    long band_rows; /* output rows per work-item */
-    long bands;     /* work-items per plane */
-} maxpool3d_sizes;
-
 /* Elements a tap's load reads from its first column: 16, or 32 whose even
  * lanes are the taps at stride 2. */
 #define TAP_SPAN (SW * VW)
@@ -46,7 +34,7 @@ typedef struct maxpool3d_sizes {
  * load each (vload16 pairs were split into 256-bit halves and inserts). */
 #define LOAD16(space, p) (*(space const T16_elem_aligned *)(p))
 
-inline V tap_from(const V a, const V b)
+static inline V tap_from(const V a, const V b)
 {
 #if SW == 1
     (void)b;
@@ -61,7 +49,7 @@ inline V tap_from(const V a, const V b)
 /* The tap vector whose lane 0 reads element `at` of `in` (lanes SW apart);
  * `guarded`: through a private copy, elements outside the buffer lowest
  * (they lie outside the row, so the column masks drop them). */
-__attribute__((always_inline)) inline V tap_load(__global const float *in, const long at, const int guarded,
+__attribute__((always_inline)) static inline V tap_load(__global const float *in, const long at, const int guarded,
                                                  const long in_limit)
 {
     if (guarded && (at < 0 || at + TAP_SPAN > in_limit)) {
@@ -75,8 +63,8 @@ __attribute__((always_inline)) inline V tap_load(__global const float *in, const
 /* The exact result of the output whose window starts at (d0, h0, w0): the
  * first NaN, else the first maximum, in (d, h, w) order; *at = its offset
  * in the plane. */
-__attribute__((always_inline)) inline float exact_output(__global const float *in, const long plane_at, const long d0,
-                                                         const long h0, const long w0, const maxpool3d_sizes *s,
+__attribute__((always_inline)) static inline float exact_output(__global const float *in, const long plane_at, const long d0,
+                                                         const long h0, const long w0, const clpool__maxpool3d_sizes *s,
                                                          long *at)
 {
     float best = 0;
@@ -100,7 +88,7 @@ typedef struct lane_best {
 } lane_best;
 
 /* best = the first maximum of best (earlier taps) and t (later ones): ties keep best. */
-__attribute__((always_inline)) inline void take_later(lane_best *best, const lane_best t, const int tap_base)
+__attribute__((always_inline)) static inline void take_later(lane_best *best, const lane_best t, const int tap_base)
 {
 #if WITH_INDICES
     const VMASK later = isgreater(t.v, best->v);
@@ -116,7 +104,7 @@ __attribute__((always_inline)) inline void take_later(lane_best *best, const lan
  * at element row_at), taps outside the row (edge strips: *inside) lowest
  * (with Indices they never win: the window's first tap starts the
  * comparison, see output_strip); clears lanes of *ordered where a tap is NaN. */
-__attribute__((always_inline)) inline lane_best row_max(__global const float *in, const long row_at, const int guarded,
+__attribute__((always_inline)) static inline lane_best row_max(__global const float *in, const long row_at, const int guarded,
                                                         const long in_limit, const int edge, const VMASK *inside,
                                                         VMASK *ordered)
 {
@@ -148,11 +136,11 @@ __attribute__((always_inline)) inline lane_best row_max(__global const float *in
  * starts from its first tap inside the input, the lowest value, and takes
  * only strictly greater ones; its winner's tap gives the flat index.
  */
-__attribute__((always_inline)) inline void output_strip(__global const float *in, __global float *out,
+__attribute__((always_inline)) static inline void output_strip(__global const float *in, __global float *out,
                                                         __global long *indices, const long nc, const long plane_at,
                                                         const long slice, const long d0, const long oh_from,
                                                         const long oh_to, const long ow0, const int lanes,
-                                                        const int guarded, const int edge, const maxpool3d_sizes *s)
+                                                        const int guarded, const int edge, const clpool__maxpool3d_sizes *s)
 {
     const long H = s->H, W = s->W, w0 = ow0 * SW - s->pad_w; /* lane 0's first tap column */
     VMASK inside[KW];
@@ -229,7 +217,7 @@ __attribute__((always_inline)) inline void output_strip(__global const float *in
 #else
 #define INDICES_ARG
 #endif
-__kernel CLPOOL_WIDE_VECTORS void maxpool3d(__global const float *in, __global float *out, INDICES_ARG const maxpool3d_sizes sz)
+__kernel CLPOOL_WIDE_VECTORS void maxpool3d(__global const float *in, __global float *out, INDICES_ARG const clpool__maxpool3d_sizes sz)
 {
 #if !WITH_INDICES
     __global long *indices = 0;

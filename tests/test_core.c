@@ -228,12 +228,12 @@ START_TEST(last_error_is_per_thread)
 }
 END_TEST
 
-/* Write a kernel directory holding the real common.h and a given maxpool.cl. */
+/* Write a kernel directory holding the real kernel sources but a given maxpool.cl. */
 static void write_kernel_dir(const char *dir, const char *maxpool_source)
 {
     char path[1100], cmd[2300];
     mkdir(dir, 0755);
-    snprintf(cmd, sizeof cmd, "cp '%s/kernels/common.h' '%s/'", CLPOOL_SOURCE_DIR, dir);
+    snprintf(cmd, sizeof cmd, "cp '%s'/kernels/*.h '%s'/kernels/*.cl '%s/'", CLPOOL_SOURCE_DIR, CLPOOL_SOURCE_DIR, dir);
     ck_assert_int_eq(system(cmd), 0);
     snprintf(path, sizeof path, "%s/maxpool.cl", dir);
     FILE *f = fopen(path, "w");

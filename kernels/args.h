@@ -1,0 +1,80 @@
+/*
+ * The kernels' by-value argument structs, one definition for both sides:
+ * the host includes this file and every program is built with it prepended.
+ * Fields are 64-bit integers only, so a struct has no padding and the same
+ * layout in C and in OpenCL C. A struct instead of a dozen scalars because
+ * PoCL copies each kernel argument at every enqueue.
+ */
+#ifndef CLPOOL_KERNEL_ARGS_H
+#define CLPOOL_KERNEL_ARGS_H
+
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
+typedef long clpool__i64; /* OpenCL C's long is 64 bits on every device */
+#else
+#include <stdint.h>
+typedef int64_t clpool__i64;
+#endif
+
+#define CLPOOL__ARGS_MAX_SPATIAL 10 /* clpool.h's CLPOOL_MAX_SPATIAL */
+#define CLPOOL__ARGS_MAX_RANK 12    /* clpool.h's CLPOOL_MAX_RANK */
+#define CLPOOL__ARGS_MAX_ARITY 4    /* Max's inputs per pass */
+
+/* MaxPool's general kernels (maxpool, maxpool_window): any rank and attributes. */
+typedef struct clpool__maxpool_geom {
+    clpool__i64 in_dims[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 out_dims[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 ksize[CLPOOL__ARGS_MAX_SPATIAL]; /* "kernel" is an OpenCL C keyword */
+    clpool__i64 stride[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 pad_begin[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 dilation[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 in_plane;  /* elements of one (n, c) input plane */
+    clpool__i64 items;     /* work-items that do work: column blocks x output rows */
+    clpool__i64 in_offset; /* element offsets into the buffers */
+    clpool__i64 out_offset;
+    clpool__i64 idx_offset;
+    clpool__i64 in_limit; /* elements in the input cl_mem: vector loads may read up to here */
+} clpool__maxpool_geom;
+
+/* MaxPool's 2-D kernels (maxpool2d, maxpool2d_plane, maxpool2d_flat). */
+typedef struct clpool__maxpool2d_sizes {
+    clpool__i64 H, W, OH, OW; /* input and output plane */
+    clpool__i64 pad_h, pad_w; /* padding before the first row and column */
+    clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */
+    clpool__i64 in_limit; /* elements in the input cl_mem: vector loads may read up to here */
+    clpool__i64 planes;   /* N x C (plane and flat kernels) */
+    clpool__i64 rows;     /* output rows per work-item */
+    clpool__i64 gap;      /* plane kernel: fill elements between its array's rows */
+} clpool__maxpool2d_sizes;
+
+/* MaxPool's one-pass 3-D kernel (maxpool3d). */
+typedef struct clpool__maxpool3d_sizes {
+    clpool__i64 D, H, W, OD, OH, OW;
+    clpool__i64 stride_d; /* the depth stride (SH and SW are compiled in) */
+    clpool__i64 pad_d, pad_h, pad_w;
+    clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */
+    clpool__i64 in_limit;  /* elements in the input cl_mem: loads may read up to here */
+    clpool__i64 planes;    /* N x C */
+    clpool__i64 band_rows; /* output rows per work-item */
+    clpool__i64 bands;     /* work-items per plane */
+} clpool__maxpool3d_sizes;
+
+/* The global pools' kernels (global_pool.cl). */
+typedef struct clpool__global_sizes {
+    clpool__i64 planes, plane_size;
+    clpool__i64 parts; /* lanes per plane of the two-pass kernels */
+    clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */
+    clpool__i64 col_major, d0, d1, d2; /* global_max_pool_indices: storage_order 1, the spatial dims */
+} clpool__global_sizes;
+
+/* Max's kernel (max_n). strides is flat, [k * CLPOOL__ARGS_MAX_RANK + d]:
+ * rusticl (Mesa 22.3) sizes a 2-D array member as outer length x element,
+ * so clSetKernelArg rejects the struct and later field offsets go wrong. */
+typedef struct clpool__max_geom {
+    clpool__i64 out_dims[CLPOOL__ARGS_MAX_RANK];
+    clpool__i64 strides[CLPOOL__ARGS_MAX_ARITY * CLPOOL__ARGS_MAX_RANK]; /* per output dim, 0 = broadcast */
+    clpool__i64 in_offset[CLPOOL__ARGS_MAX_ARITY];
+    clpool__i64 out_offset;
+    clpool__i64 unused;
+} clpool__max_geom;
+
+#endif
