@@ -1,5 +1,6 @@
 /* GlobalMaxPool / GlobalAveragePool / GlobalLpPool: validation, shape
- * inference, strategy choice and launch (kernels/global_pool.cl). */
+ * inference, strategy choice and launch (kernels/global_max_pool.cl and
+ * kernels/global_sum_pool.cl). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,7 +72,7 @@ int clpool__global_pool_dtype_ok(clpool_dtype dtype)
 }
 
 /* Whether a CPU takes 16 planes per work-item (global_pool_grouped in
- * kernels/global_pool.cl): float32/float64 planes of 16 or more; the sums
+ * kernels/global_max_pool.cl, global_sum_pool.cl): float32/float64 planes of 16 or more; the sums
  * only up to the kernel's SHORT_SUM (256) and for p with a vector form (not
  * lp_kind 0). */
 #define GROUPED_SUM_MAX_ELEMENTS 256
@@ -82,6 +83,11 @@ static int grouped_ok(const clpool_context *ctx, clpool_dtype dtype, global_op o
         return 0;
     return op == GLOBAL_MAX || (plane_size <= GROUPED_SUM_MAX_ELEMENTS && (op == GLOBAL_AVG || lp_kind != 0));
 }
+
+/* The programs: GlobalMaxPool's kernels, and the sums of the other two. */
+static const char *const max_parts[] = {"global_pool.h", "global_max_pool.cl", NULL};
+static const char *const sum_parts[] = {"global_pool.h", "global_sum_pool.cl", NULL};
+#define GLOBAL_PARTS(op) ((op) == GLOBAL_MAX ? max_parts : sum_parts)
 
 /* The program's options: the dtype, the op, the Lp kind, the lane split. */
 static void global_options(clpool_dtype dtype, global_op op, int lp_kind, int chunked, clpool__options *o)
@@ -125,7 +131,7 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     if (parts == 1) {
         /* CPUs: 16 planes per work-item (see grouped_ok). */
         const int grouped = grouped_ok(ctx, dtype, op, lp_kind, plane_size);
-        CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options,
+        CLPOOL_TRY(clpool__kernel_get(ctx, GLOBAL_PARTS(op), &options,
                                       grouped ? "global_pool_grouped" : "global_pool_direct", &k1));
         const clpool__arg args[] = {CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(output), CLPOOL_ARG(sizes),
                                     {p_size, p_arg, 0}};
@@ -140,8 +146,8 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     const size_t partial_size = op == GLOBAL_MAX ? sizeof(cl_long)
                               : 2 * (dtype == CLPOOL_FLOAT64 ? sizeof(cl_double) : sizeof(cl_float));
     CLPOOL_TRY(clpool__scratch_get(ctx, q, (size_t)(planes * parts) * partial_size, fn, "global pool partials", &partials));
-    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_pool_partial", &k1));
-    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_pool_final", &k2));
+    CLPOOL_TRY(clpool__kernel_get(ctx, GLOBAL_PARTS(op), &options, "global_pool_partial", &k1));
+    CLPOOL_TRY(clpool__kernel_get(ctx, GLOBAL_PARTS(op), &options, "global_pool_final", &k2));
     const clpool__arg args1[] = {CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(partials.mem), CLPOOL_ARG(sizes),
                                  {p_size, p_arg, 0}};
     const clpool__arg args2[] = {CLPOOL_BUFFER_ARG(partials.mem), CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(output),
@@ -216,7 +222,7 @@ clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_
     clpool__options options;
     global_options(dtype, GLOBAL_MAX, 0, 1, &options);
     clpool__kernel k = {0};
-    CLPOOL_TRY(clpool__kernel_get(ctx, "global_pool.cl", &options, "global_max_pool_indices", &k));
+    CLPOOL_TRY(clpool__kernel_get(ctx, max_parts, &options, "global_max_pool_indices", &k));
     const clpool__global_sizes sizes = {.planes = planes,
                                         .plane_size = plane_size,
                                         .parts = 1,

@@ -116,15 +116,19 @@ void clpool__options_start(clpool__options *o, clpool_dtype dtype);
 /* Add " -D<name>=<value>"; `name` must outlive the context (a string literal). */
 void clpool__options_define(clpool__options *o, const char *name, int64_t value);
 
-/* Build (once per context) `source_name` with `options`, then check out `kernel_name`. */
-clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const clpool__options *options,
+/* Build (once per context) the program of `parts` with `options`, then
+ * check out `kernel_name`. `parts` is a static NULL-terminated list of files
+ * under kernels/, concatenated after common.h and args.h (which start every
+ * program); its last file names the program's kernel family, so a program
+ * compiles only its family and the headers that family uses. */
+clpool_status clpool__kernel_get(clpool_context *ctx, const char *const *parts, const clpool__options *options,
                                  const char *kernel_name, clpool__kernel *out);
 void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k);
 void clpool__programs_release(clpool_context *ctx);
 
 /* Embedded kernel sources (generated at build time from kernels/). */
 typedef struct clpool__source {
-    const char *name;  /* file name under kernels/: "maxpool.cl"; common.h and args.h are prepended to every program */
+    const char *name;  /* file name under kernels/: "maxpool2d.cl" */
     const unsigned char *text;
     size_t size;
 } clpool__source;

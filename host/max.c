@@ -7,6 +7,9 @@
 #include "internal.h"
 #include "../kernels/args.h"
 
+/* Max's program: kernels/max.cl alone. */
+static const char *const max_parts[] = {"max.cl", NULL};
+
 /* Inputs per pass: the kernel's bound (args.h). */
 #define MAX_ARITY CLPOOL__ARGS_MAX_ARITY
 
@@ -225,7 +228,7 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         clpool__options_define(&options, "VW", vw);
         clpool__options_define(&options, "NB", nb);
         clpool__options_define(&options, "STREAM_STORES", stream);
-        CLPOOL_TRY(clpool__kernel_get(ctx, "max.cl", &options, "max_n", &k));
+        CLPOOL_TRY(clpool__kernel_get(ctx, max_parts, &options, "max_n", &k));
         CLPOOL_TRY(clpool__set_buffer_arg(&k, 0, output));
         for (int a = 0; a < MAX_ARITY; ++a) {
             /* Unused slots repeat input 0: a valid buffer the kernel never reads. */

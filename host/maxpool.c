@@ -7,6 +7,18 @@
 
 _Static_assert(CLPOOL__ARGS_MAX_SPATIAL == CLPOOL_MAX_SPATIAL, "the kernels' geometry holds every spatial dim");
 
+/* MaxPool's programs: each kernel family after the headers it uses, in
+ * order (kernels/), so a program compiles only its own family. */
+#define MAXPOOL2D_HEADERS "maxpool_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
+static const char *const nd_parts[] = {"maxpool_lanes.h", "maxpool_nd.cl", NULL};
+static const char *const parts_2d[] = {MAXPOOL2D_HEADERS, "maxpool2d_argmax.h", "maxpool2d_block.h",
+                                       "maxpool2d_sweep.h", "maxpool2d.cl", NULL};
+static const char *const plane_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
+                                          "maxpool2d_plane.cl", NULL};
+static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
+                                         "maxpool2d_flat.cl", NULL};
+static const char *const parts_3d[] = {"maxpool3d.cl", NULL};
+
 /* Per-dim results of validation: effective padding and output size. */
 typedef struct maxpool_plan {
     int32_t ns;
@@ -343,7 +355,7 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 
 /* Stride 2 with an odd left pad: the row loads start at the output column
  * times 2, aligned where rows are, and tap 0 comes from one broadcast
- * element (-DODD_START, kernels/maxpool.cl; its 16-lane row taps run on
+ * element (-DODD_START, kernels/maxpool2d_common.h; its 16-lane row taps run on
  * CPUs only). For float32 and the 16-bit floats without Indices only: one
  * thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150 46.5 -> 41.9
  * us; float16 8x64x112x112 0.20-0.22 -> 0.18-0.20 ms (one shift per output
@@ -382,7 +394,7 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
     if (row_blocks < (windows_share_rows(c) ? 3 : 2) || (!one_row && !beyond_cache_reach(ctx, c))) return 0;
     /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
      * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's loads instead
-     * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool.cl): two, a third for taps 2 or more past the first,
+     * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool2d_fast.h): two, a third for taps 2 or more past the first,
      * and the broadcast element of odd_start_loads */
     const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0], kw = c->params->kernel_shape[1];
     const int columns_first = c->esize <= 2 && !c->indices && c->params->strides[1] == 2 && kh - sh <= 1;
@@ -418,7 +430,7 @@ static int use_2d_fast_path(const clpool_context *ctx, const maxpool_call *c)
     return !(c->indices && c->esize == 1 && p->kernel_shape[0] * p->kernel_shape[1] > 127);
 }
 
-/* Bytes of each of the plane path's two private arrays (maxpool.cl): 16 KiB in
+/* Bytes of each of the plane path's two private arrays (maxpool2d_plane.cl): 16 KiB in
  * all, half of a core's L1 data cache. */
 #define PLANE_BYTES 8192
 
@@ -483,14 +495,14 @@ static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpoo
     clpool__options options;
     options_2d(ctx, c, widest(ctx, c), &options);
     clpool__options_define(&options, "PLANE_ELEMS", pp->elems);
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", &options, "maxpool2d_plane", k);
+    clpool_status status = clpool__kernel_get(ctx, plane_parts, &options, "maxpool2d_plane", k);
     if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, pp->band, pp->gap);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[2] = {(uint64_t)planes, (uint64_t)((c->plan->out[0] + pp->band - 1) / pp->band)};
     return clpool__launch(ctx, q, k, 2, items, 1, num_wait, wait, event);
 }
 
-/* Bytes of the flat path's private array (maxpool.cl): half of a core's L1
+/* Bytes of the flat path's private array (maxpool2d_flat.cl): half of a core's L1
  * data cache. 8 KiB had left SPP's 13x13 over 64-wide rows bands of 19
  * output rows re-reading 12 more: 0.36 ms against 0.22 (one thread each,
  * 1x128x64x64, in cache). */
@@ -545,7 +557,7 @@ static clpool_status launch_flat(clpool_context *ctx, cl_command_queue q, clpool
     options_2d(ctx, c, widest(ctx, c), &options);
     clpool__options_define(&options, "FLAT_ELEMS", FLAT_BYTES / (int64_t)c->esize);
     clpool__options_define(&options, "PAD_W", c->plan->pad_begin[1]);
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", &options, "maxpool2d_flat", k);
+    clpool_status status = clpool__kernel_get(ctx, flat_parts, &options, "maxpool2d_flat", k);
     if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, band, 0);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[2] = {(uint64_t)planes, (uint64_t)((c->plan->out[0] + band - 1) / band)};
@@ -567,7 +579,7 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     const int64_t col_items = (c->plan->out[1] + item_cols - 1) / item_cols;
     const int rows = stream_rows(ctx, c, col_items);
     const int odd_start = odd_start_loads(ctx, c);
-    /* the fast path's whole output vectors around the cache (kernels/maxpool.cl, STORE_WHOLE) */
+    /* the fast path's whole output vectors around the cache (kernels/maxpool2d_fast.h, STORE_WHOLE) */
     const int stream = !c->indices && clpool__stream_stores(ctx, ((uint64_t)clpool_shape_elements(c->in) +
                                                                   (uint64_t)c->n_out) * c->esize);
     clpool__options options;
@@ -575,7 +587,7 @@ static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__
     clpool__options_define(&options, "SWEEP_BLOCKS", sweep);
     clpool__options_define(&options, "ODD_START", odd_start);
     clpool__options_define(&options, "STREAM_STORES", stream);
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", &options, "maxpool2d", k);
+    clpool_status status = clpool__kernel_get(ctx, parts_2d, &options, "maxpool2d", k);
     if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, rows, 0);
     if (status != CLPOOL_SUCCESS) return status;
     const uint64_t items[3] = {(uint64_t)col_items,
@@ -609,7 +621,7 @@ static clpool_status launch_general(clpool_context *ctx, cl_command_queue q, clp
                                     const char *name, const clpool__options *options, const clpool__maxpool_geom *g,
                                     cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
-    clpool_status status = clpool__kernel_get(ctx, "maxpool.cl", options, name, k);
+    clpool_status status = clpool__kernel_get(ctx, nd_parts, options, name, k);
     cl_uint a = 0;
     if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
     if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, a, sizeof *g, g);
@@ -863,7 +875,7 @@ static clpool_status launch_3d_fused(clpool_context *ctx, cl_command_queue q, co
     clpool__options_define(&options, "SW", p->strides[2]);
     clpool__kernel k = {0};
     cl_uint a = 0;
-    clpool_status status = clpool__kernel_get(ctx, "maxpool3d.cl", &options, "maxpool3d", &k);
+    clpool_status status = clpool__kernel_get(ctx, parts_3d, &options, "maxpool3d", &k);
     if (status == CLPOOL_SUCCESS) status = set_buffers(&k, c, &a);
     if (status == CLPOOL_SUCCESS) status = clpool__set_arg(&k, a, sizeof sz, &sz);
     if (status == CLPOOL_SUCCESS)

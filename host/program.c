@@ -14,7 +14,7 @@
 
 struct clpool__program {
     clpool__program *next;
-    const char *source_name;   /* a string literal of the callers */
+    const char *const *parts;  /* a static array of the callers */
     clpool__options options;
     cl_program program;
     size_t pool_count;
@@ -71,28 +71,48 @@ static clpool_status load_source(const char *name, char **owned, const char **te
     return CLPOOL_SUCCESS;
 }
 
-/* Every program is these files and then its own: the type macros and the
- * kernel argument structs the host shares (kernels/args.h). */
+/* Every program starts with these files: the type macros and the kernel
+ * argument structs the host shares (kernels/args.h). */
 static const char *const prefix_parts[] = {"common.h", "args.h"};
-#define PARTS (sizeof prefix_parts / sizeof prefix_parts[0] + 1)
+#define PREFIX_PARTS (sizeof prefix_parts / sizeof prefix_parts[0])
+/* Files a program is built from, at most (prefix included). */
+#define PARTS_MAX 16
 
-static clpool_status build_program(clpool_context *ctx, const char *source_name, const char *options,
+/* The file that names a program's family in messages and cache keys: its last part. */
+static const char *family_name(const char *const *parts)
+{
+    const char *name = parts[0];
+    for (size_t i = 1; parts[i]; ++i) name = parts[i];
+    return name;
+}
+
+static clpool_status build_program(clpool_context *ctx, const char *const *parts, const char *options,
                                    cl_program *out)
 {
-    char *owned[PARTS] = {NULL};
-    const char *texts[PARTS];
-    size_t lens[PARTS];
+    char *owned[PARTS_MAX] = {NULL};
+    const char *texts[PARTS_MAX];
+    size_t lens[PARTS_MAX];
+    size_t count = 0;
     cl_program program = NULL;
     clpool_status status = CLPOOL_SUCCESS;
-    for (size_t i = 0; i < PARTS; ++i)
-        CLPOOL_TRY(load_source(i + 1 < PARTS ? prefix_parts[i] : source_name, &owned[i], &texts[i], &lens[i]));
+    const char *family = family_name(parts);
+    for (size_t i = 0; i < PREFIX_PARTS; ++i, ++count)
+        CLPOOL_TRY(load_source(prefix_parts[i], &owned[count], &texts[count], &lens[count]));
+    for (size_t i = 0; parts[i]; ++i, ++count) {
+        if (count == PARTS_MAX) {
+            status = clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: kernels/%s has more than %d parts", family,
+                                  PARTS_MAX);
+            goto cleanup;
+        }
+        CLPOOL_TRY(load_source(parts[i], &owned[count], &texts[count], &lens[count]));
+    }
 
     /* Everything that could change the binary; see binary_cache.c. */
     uint64_t source_hash = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < PARTS; ++i) source_hash = clpool__fnv1a(source_hash, texts[i], lens[i]);
+    for (size_t i = 0; i < count; ++i) source_hash = clpool__fnv1a(source_hash, texts[i], lens[i]);
     char key[2048];
     const int key_len = snprintf(key, sizeof key, "clpool %s\nsource %s %016llx\noptions %s\nplatform %s\ndevice %s\n%s\ndriver %s\n",
-                                 clpool_version_string(), source_name, (unsigned long long)source_hash, options,
+                                 clpool_version_string(), family, (unsigned long long)source_hash, options,
                                  ctx->info.platform_name, ctx->info.device_name, ctx->info.device_version,
                                  ctx->info.driver_version);
     const int cacheable = key_len > 0 && (size_t)key_len < sizeof key;
@@ -103,7 +123,7 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
     }
 
     cl_int err;
-    program = clCreateProgramWithSource(ctx->context, (cl_uint)PARTS, texts, lens, &err);
+    program = clCreateProgramWithSource(ctx->context, (cl_uint)count, texts, lens, &err);
     if (!program) {
         status = clpool__cl_fail(err, "clCreateProgramWithSource");
         goto cleanup;
@@ -111,7 +131,7 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
     err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         status = clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "building kernels/%s with '%s' failed (%s) on '%s'; build log:\n",
-                              source_name, options, clpool__cl_error_name(err), ctx->info.device_name);
+                              family, options, clpool__cl_error_name(err), ctx->info.device_name);
         size_t log_len = 0;
         if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len) == CL_SUCCESS &&
             log_len > 0) {
@@ -129,7 +149,7 @@ static clpool_status build_program(clpool_context *ctx, const char *source_name,
     program = NULL;
 cleanup:
     if (program) clReleaseProgram(program);
-    for (size_t i = 0; i < PARTS; ++i) free(owned[i]);
+    for (size_t i = 0; i < count; ++i) free(owned[i]);
     return status;
 }
 
@@ -190,14 +210,24 @@ static int options_text(const clpool__options *o, char *out)
     return ok;
 }
 
-/* Find or build the program for (source, options); caller holds ctx->lock.
+/* Whether two part lists name the same files (mostly the same array). */
+static int parts_equal(const char *const *a, const char *const *b)
+{
+    if (a == b) return 1;
+    size_t i = 0;
+    for (; a[i] && b[i]; ++i)
+        if (strcmp(a[i], b[i]) != 0) return 0;
+    return a[i] == b[i];
+}
+
+/* Find or build the program for (parts, options); caller holds ctx->lock.
  * A found program moves to the front: calls repeat the same few programs. */
-static clpool_status find_program(clpool_context *ctx, const char *source_name, const clpool__options *options,
+static clpool_status find_program(clpool_context *ctx, const char *const *parts, const clpool__options *options,
                                   clpool__program **out)
 {
     for (clpool__program **at = &ctx->programs; *at; at = &(*at)->next) {
         clpool__program *p = *at;
-        if (options_equal(&p->options, options) && strcmp(p->source_name, source_name) == 0) {
+        if (options_equal(&p->options, options) && parts_equal(p->parts, parts)) {
             *at = p->next;
             p->next = ctx->programs;
             ctx->programs = p;
@@ -207,16 +237,16 @@ static clpool_status find_program(clpool_context *ctx, const char *source_name, 
     }
     char text[CLPOOL__OPTIONS_TEXT_MAX];
     if (!options_text(options, text))
-        return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s exceed %d bytes", source_name,
-                            CLPOOL__OPTIONS_TEXT_MAX - 1);
+        return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s exceed %d bytes",
+                            family_name(parts), CLPOOL__OPTIONS_TEXT_MAX - 1);
     clpool__program *p = calloc(1, sizeof *p);
     if (!p) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    clpool_status status = build_program(ctx, source_name, text, &p->program);
+    clpool_status status = build_program(ctx, parts, text, &p->program);
     if (status != CLPOOL_SUCCESS) {
         free(p);
         return status; /* not cached: a later call retries (e.g. after fixing CLPOOL_KERNEL_DIR) */
     }
-    p->source_name = source_name;
+    p->parts = parts;
     p->options = *options;
     p->next = ctx->programs;
     ctx->programs = p;
@@ -224,15 +254,15 @@ static clpool_status find_program(clpool_context *ctx, const char *source_name, 
     return CLPOOL_SUCCESS;
 }
 
-clpool_status clpool__kernel_get(clpool_context *ctx, const char *source_name, const clpool__options *options,
+clpool_status clpool__kernel_get(clpool_context *ctx, const char *const *parts, const clpool__options *options,
                                  const char *kernel_name, clpool__kernel *out)
 {
     if (options->count > CLPOOL__OPTIONS_DEFINES)
         return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s in %s exceed %d defines",
-                            kernel_name, source_name, CLPOOL__OPTIONS_DEFINES);
+                            kernel_name, family_name(parts), CLPOOL__OPTIONS_DEFINES);
     clpool__program *p = NULL;
     pthread_mutex_lock(&ctx->lock);
-    clpool_status status = find_program(ctx, source_name, options, &p);
+    clpool_status status = find_program(ctx, parts, options, &p);
     int found = 0;
     if (status == CLPOOL_SUCCESS) {
         for (size_t i = p->pool_count; i-- > 0;) {

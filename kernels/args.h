@@ -58,7 +58,7 @@ typedef struct clpool__maxpool3d_sizes {
     clpool__i64 bands;     /* work-items per plane */
 } clpool__maxpool3d_sizes;
 
-/* The global pools' kernels (global_pool.cl). */
+/* The global pools' kernels (global_max_pool.cl, global_sum_pool.cl). */
 typedef struct clpool__global_sizes {
     clpool__i64 planes, plane_size;
     clpool__i64 parts; /* lanes per plane of the two-pass kernels */

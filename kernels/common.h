@@ -224,11 +224,11 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
  */
 #define CACHE_LINE_BYTES 64
 /* How far ahead of their reads streaming loops prefetch (measured for the
- * MaxPool row sweep and the global sums: kernels/maxpool.cl, global_pool.cl). */
+ * MaxPool row sweep and the global sums: maxpool2d_sweep.h, global_sum_pool.cl). */
 #define PREFETCH_AHEAD_BYTES 4096
 /* Kernels whose work-item takes a whole plane (or a group of planes)
  * prefetch the next one's where planes are at most this long: shorter runs
- * than the hardware prefetcher ramps up on (global_pool.cl, maxpool.cl). */
+ * than the hardware prefetcher ramps up on (global_max_pool.cl, maxpool2d.cl, maxpool2d_flat.cl). */
 #define PREFETCH_PLANE_BYTES 4096
 #if defined(__clang__) && (defined(__x86_64__) || defined(__aarch64__))
 #define PREFETCH(p) __builtin_prefetch((const void *)(ulong)(p)) /* no generic pointers in OpenCL C 1.2 */

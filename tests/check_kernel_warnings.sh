@@ -12,11 +12,34 @@ cc=$(command -v clang || command -v clang-15 || command -v clang-14 || true)
 [ -n "$cc" ] || { echo "skip: no clang"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in maxpool maxpool3d max global_pool; do cat "$root/kernels/common.h" "$root/kernels/args.h" "$root/kernels/$f.cl" > "$tmp/$f.cl"; done
+# Each program as the library builds it: common.h, args.h, then its family's
+# parts in host order (the *_parts lists in host/maxpool.c, global_pool.c, max.c).
+k=$root/kernels
+d2="$k/maxpool_lanes.h $k/maxpool2d_common.h $k/maxpool2d_fast.h $k/maxpool2d_exact.h"
+family() { # name, parts...
+  local name=$1; shift
+  cat "$k/common.h" "$k/args.h" "$@" > "$tmp/$name.cl"
+}
+family maxpool_nd "$k/maxpool_lanes.h" "$k/maxpool_nd.cl"
+family maxpool2d $d2 "$k/maxpool2d_argmax.h" "$k/maxpool2d_block.h" "$k/maxpool2d_sweep.h" "$k/maxpool2d.cl"
+family maxpool2d_plane $d2 "$k/maxpool2d_block.h" "$k/maxpool2d_band.h" "$k/maxpool2d_plane.cl"
+family maxpool2d_flat $d2 "$k/maxpool2d_block.h" "$k/maxpool2d_band.h" "$k/maxpool2d_flat.cl"
+family maxpool3d "$k/maxpool3d.cl"
+family global_max_pool "$k/global_pool.h" "$k/global_max_pool.cl"
+family global_sum_pool "$k/global_pool.h" "$k/global_sum_pool.cl"
+family max "$k/max.cl"
 n=0 bad=0
 target=(-target spir64)
-check() { # file, options...
+check() { # program (maxpool and global_pool: the family its options pick), options...
   local f=$1; shift
+  case "$f $*" in
+    "maxpool "*-DNS=*) f=maxpool_nd ;;
+    "maxpool "*-DPLANE_ELEMS=*) f=maxpool2d_plane ;;
+    "maxpool "*-DFLAT_ELEMS=*) f=maxpool2d_flat ;;
+    "maxpool "*) f=maxpool2d ;;
+    "global_pool "*-DOP=1*) f=global_max_pool ;;
+    "global_pool "*) f=global_sum_pool ;;
+  esac
   n=$((n + 1))
   if ! out=$("$cc" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header "${target[@]}" -O2 -emit-llvm -S -o "$tmp/out.ll" -Wall -Werror -Wno-unused-function "$@" "$tmp/$f.cl" 2>&1); then
     bad=$((bad + 1))

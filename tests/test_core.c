@@ -228,14 +228,15 @@ START_TEST(last_error_is_per_thread)
 }
 END_TEST
 
-/* Write a kernel directory holding the real kernel sources but a given maxpool.cl. */
+/* Write a kernel directory holding the real kernel sources but a given
+ * maxpool2d.cl (the family small_maxpool's 1-D windows build). */
 static void write_kernel_dir(const char *dir, const char *maxpool_source)
 {
     char path[1100], cmd[2300];
     mkdir(dir, 0755);
     snprintf(cmd, sizeof cmd, "cp '%s'/kernels/*.h '%s'/kernels/*.cl '%s/'", CLPOOL_SOURCE_DIR, CLPOOL_SOURCE_DIR, dir);
     ck_assert_int_eq(system(cmd), 0);
-    snprintf(path, sizeof path, "%s/maxpool.cl", dir);
+    snprintf(path, sizeof path, "%s/maxpool2d.cl", dir);
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs(maxpool_source, f);
@@ -257,12 +258,12 @@ START_TEST(broken_kernel_reports_build_log_and_context_stays_usable)
     const char *tmp = cu_tmpdir();
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/broken-kernels", tmp);
-    write_kernel_dir(dir, "__kernel void maxpool(__global float *x) { this is not OpenCL C; }\n");
+    write_kernel_dir(dir, "__kernel void maxpool2d(__global float *x) { this is not OpenCL C; }\n");
     clpool_context *ctx = cu_context_create();
     float out[3];
     setenv("CLPOOL_KERNEL_DIR", dir, 1);
     ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_ERROR_BUILD_FAILED);
-    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "building kernels/maxpool.cl"));
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "building kernels/maxpool2d.cl"));
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "build log"));
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "error"));
 

@@ -1,0 +1,52 @@
+/*
+ * MaxPool's lane lists and strided loads, shared by the general kernels
+ * (maxpool_nd.cl) and the 2-D kernels (maxpool2d*.cl): both take -DVW (a
+ * work-item's vector lanes) and -DSW (the row stride, where compiled in).
+ */
+
+/* Constant lane lists for __builtin_shufflevector and vector literals:
+ * LANES(f, n, m, p) = f(0, n, m, p), ..., f(n - 1, n, m, p) for n = 8, 16, 32, 64. */
+#define LANES8(f, b, n, m, p)                                                                           \
+    f((b) + 0, n, m, p), f((b) + 1, n, m, p), f((b) + 2, n, m, p), f((b) + 3, n, m, p), f((b) + 4, n, m, p), \
+        f((b) + 5, n, m, p), f((b) + 6, n, m, p), f((b) + 7, n, m, p)
+#define LANES_8(f, n, m, p) LANES8(f, 0, n, m, p)
+#define LANES_16(f, n, m, p) LANES8(f, 0, n, m, p), LANES8(f, 8, n, m, p)
+#define LANES_32(f, n, m, p) LANES_16(f, n, m, p), LANES8(f, 16, n, m, p), LANES8(f, 24, n, m, p)
+#define LANES_64(f, n, m, p) \
+    LANES_32(f, n, m, p), LANES8(f, 32, n, m, p), LANES8(f, 40, n, m, p), LANES8(f, 48, n, m, p), LANES8(f, 56, n, m, p)
+#define LANES(f, n, m, p) CLPOOL_XPASTE(LANES_, n)(f, n, m, p)
+#define LANE_ID(j, n, m, p) (j)
+#define EVEN_SRC(j, n, m, p) (2 * (j))
+#define ODD_SRC(j, n, m, p) (2 * (j) + 1)
+#define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
+
+/* Every SW-th of 16 * SW elements from p (SW 3 or 4, 16 lanes, clang):
+ * lanes below element 32 from the first two vectors, the rest from the
+ * third and fourth. Where x86 has 512-bit registers an empty asm keeps each
+ * load whole: LLVM had split them into a dozen narrow loads and inserts
+ * per tap. */
+#define STRIDED_LO(j, n, s, p) ((j) * (s) < 32 ? (j) * (s) : 0)
+#define STRIDED_HI(j, n, s, p) ((j) * (s) >= 32 ? (j) * (s) - 32 : 0)
+#define STRIDED_PICK(j, n, s, p) ((j) * (s) < 32 ? (j) : 16 + (j))
+#if defined(__x86_64__) && defined(__AVX512F__) && !defined(DT_FLOAT64) /* a register holds 16 lanes */
+#define WHOLE_LOAD(v) __asm__("" : "+v"(v))
+#else
+#define WHOLE_LOAD(v) (void)0
+#endif
+#if defined(__clang__) && VW == 16 && (SW == 3 || SW == 4)
+#define STRIDED16_TAPS 1 /* both kernels' taps at strides 3 and 4 */
+__attribute__((always_inline)) static inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 v3)
+{
+    WHOLE_LOAD(v0);
+    WHOLE_LOAD(v1);
+    WHOLE_LOAD(v2);
+    WHOLE_LOAD(v3);
+    const T16 lo = __builtin_shufflevector(v0, v1, LANES(STRIDED_LO, 16, SW, 0));
+    const T16 hi = __builtin_shufflevector(v2, v3, LANES(STRIDED_HI, 16, SW, 0));
+    return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, 16, SW, 0));
+}
+/* (any address space) */
+#define STRIDED_LOAD16(p) strided16(vload16(0, (p)), vload16(1, (p)), vload16(2, (p)), vload16(SW == 4 ? 3 : 2, (p)))
+#else
+#define STRIDED16_TAPS 0
+#endif

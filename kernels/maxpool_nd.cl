@@ -1,0 +1,444 @@
+/*
+ * MaxPool's general kernels (-DNS=<spatial rank>, any attributes): maxpool,
+ * VW outputs side by side along a row per work-item, and maxpool_window, a
+ * window's taps across the lanes; -DWITH_INDICES=0|1, -DSTORAGE_ORDER=0|1
+ * and a DT_* dtype macro (common.h). No barriers: on PoCL a work-item's
+ * vectors are its SIMD, on GPUs neighbouring work-items read neighbouring
+ * input. The host rejects attributes that leave a window without a tap
+ * inside the input. Built after maxpool_lanes.h.
+ */
+#ifndef NS
+#error "maxpool_nd.cl: -DNS=<spatial rank>"
+#endif
+
+/*
+ * The general kernel: any rank, kernel, stride, dilation and padding. The
+ * geometry is run-time data (clpool__maxpool_geom), so one program per rank, dtype,
+ * Indices variant, lane count (-DVW, -DNB) and last-dim stride class (-DSW)
+ * serves every attribute set. A work-item owns NB blocks of VW neighbouring
+ * outputs along the last spatial dim of one output row (one position in N,
+ * C and the other spatial dims): its windows' taps on the other dims are the
+ * same for every lane and are narrowed to the input once, and along the last
+ * dim lane j's tap kw reads column (ow0 + j) * stride - pad + kw * dilation.
+ * A tap loads its lanes as vectors where the last dim's stride is 1 or 2,
+ * or 3 or 4 with 16 lanes under clang (-DSW; 0: any stride, VW single
+ * loads), skips the taps whose lanes are all in the padding, and updates the best with a
+ * select, without a data-dependent branch (one output per work-item,
+ * branching on each compare, had mispredicted on random data and run at
+ * 0.1-1.9 GB/s). A tap with lanes in the padding masks them out (its loads
+ * read the neighbouring elements where they stay in the buffer, clamped
+ * columns elsewhere). Every lane starts from its window's first tap inside
+ * the input and takes a tap only if it is strictly better, so padding never
+ * wins and ties keep the first tap in row-major order. Lanes past the row's
+ * end are computed alongside and not stored.
+ */
+
+#define LAST (NS - 1)
+#define OUTER_SLOTS (NS > 1 ? NS - 1 : 1) /* no zero-length arrays */
+/* VW elements base[at[0]], ..., base[at[VW - 1]] (at: a private long array). */
+#define GATHER_SRC(j, n, base, at) ((base)[(at)[j]])
+#define GATHER(base, at) ((TV(VW))(LANES(GATHER_SRC, VW, base, at)))
+/* SW = 1 to 4 (the last dim's stride; 3 and 4 only with 16 lanes, through
+ * clang's shuffles): a tap's VW lanes load as vectors from lane 0's element
+ * p, reading TAP_SPAN elements; VW loads of single elements otherwise (x86's
+ * gathers ran stride 3 at a third of the speed). */
+#if SW == 1 || SW == 2 || STRIDED16_TAPS
+#define VECTOR_TAPS 1
+#define TAP_SPAN (SW * VW)
+#if SW == 1
+#define TAP_LOAD(p) VLOADV(VW, p)
+#elif SW == 2 && VW == 16
+#define TAP_LOAD(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
+#elif SW == 2
+#define TAP_LOAD(p) (vload16(0, (p)).even)
+#else
+#define TAP_LOAD(p) STRIDED_LOAD16(p)
+#endif
+#else
+#define VECTOR_TAPS 0
+#endif
+/* The last dim's stride: a constant where taps load as vectors. */
+#if VECTOR_TAPS
+#define STRIDE_W SW
+#else
+#define STRIDE_W g.stride[LAST]
+#endif
+/* float16/bfloat16 compare order keys kept beside the bits; the other types
+ * compare the bits themselves. */
+#if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
+#define SEPARATE_KEYS 1
+#else
+#define SEPARATE_KEYS 0
+#endif
+#define ALL_LANES ((MASKV(VW))(-1))
+
+/* float32/float64 without Indices first try the value path: a plain max
+ * per tap (x86's maxps keeps the first of equal values and a NaN already
+ * taken) and, beside it, watch += v - v, which turns NaN at a NaN or an
+ * infinity. Where the watch stays clean the maxima are exact; otherwise the
+ * work-item starts over on the exact path (strict compares, the NaN rule).
+ * The exact path's three compares per tap had kept x86's one compare port
+ * busy. */
+#if !WITH_INDICES && (defined(DT_FLOAT32) || defined(DT_FLOAT64))
+#define VALUE_PATH 1
+#else
+#define VALUE_PATH 0
+#endif
+
+/* The best taps so far of a work-item's NB blocks of VW lanes. NB blocks
+ * side by side keep NB compare-select chains in flight: one block's chain,
+ * a compare and a select per tap, had left the core waiting on it. */
+typedef struct maxpool_best {
+    TV(VW) bits[NB];
+#if SEPARATE_KEYS
+    KTV(VW) key[NB];
+#endif
+#if WITH_INDICES
+    LONGV(VW) at[NB]; /* in-plane offsets */
+#endif
+#if VALUE_PATH
+    TV(VW) watch[NB];
+#endif
+} maxpool_best;
+
+/* Block b's lanes take tap v (storage bits) where it is strictly better and
+ * `inside` is set; at + cols: the lanes' in-plane offsets. */
+static inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) inside, long at, LONGV(VW) cols, int exact)
+{
+#if VALUE_PATH
+    if (!exact) {
+        const TV(VW) u = select(best->bits[b], v, inside); /* padding lanes offer the best itself */
+        best->bits[b] = MAX_KEEP_FIRST(best->bits[b], u);
+        best->watch[b] += u - u;
+        return;
+    }
+#else
+    (void)exact;
+#endif
+    const KTV(VW) k = KEYV(VW, v);
+#if SEPARATE_KEYS
+    const MASKV(VW) take = BETTERV(VW, k, best->key[b]) & inside;
+    best->key[b] = select(best->key[b], k, take);
+#else
+    const MASKV(VW) take = BETTERV(VW, k, best->bits[b]) & inside;
+#endif
+    best->bits[b] = select(best->bits[b], v, take);
+#if WITH_INDICES
+    best->at[b] = select(best->at[b], at + cols, LONG_MASKV(VW, take));
+#else
+    (void)at;
+    (void)cols;
+#endif
+}
+
+/* ceil(a / d) for a >= 0, d >= 1, without the overflow of (a + d - 1) / d
+ * (dilations and pads may be near 2^63). */
+static inline long ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
+
+/* The taps on every dim but the last of output row `out_row` (a position in
+ * N, C and those dims): start[d] (tap 0's coordinate), the taps [lo[d],
+ * hi[d]) inside the input, j[d] = lo[d]. Returns the row's plane (n * C + c). */
+static inline long outer_taps(const clpool__maxpool_geom *g, long out_row, long *start, long *lo, long *hi, long *j)
+{
+    long rem = out_row;
+    for (int d = LAST - 1; d >= 0; --d) {
+        const long o = rem % g->out_dims[d];
+        rem /= g->out_dims[d];
+        const long s = o * g->stride[d] - g->pad_begin[d], dl = g->dilation[d];
+        start[d] = s;
+        lo[d] = ceil_div(-s, dl);                                  /* first tap at >= 0 */
+        hi[d] = min(ceil_div(g->in_dims[d] - s, dl), g->ksize[d]); /* first tap at >= in */
+        j[d] = lo[d];
+    }
+    return rem;
+}
+
+/* The input row (within the plane) of taps j[] on every dim but the last. */
+static inline long tap_row(const clpool__maxpool_geom *g, const long *start, const long *j)
+{
+    long row = 0;
+    for (int d = 0; d < LAST; ++d) row = row * g->in_dims[d] + start[d] + j[d] * g->dilation[d];
+    return row;
+}
+
+/* Steps j[] to the next row of taps in row-major order; 0 after the last
+ * (j[] is then back at lo[]). */
+static inline int next_tap_row(const long *lo, const long *hi, long *j)
+{
+#if NS > 1
+    for (int d = LAST - 1; d >= 0; --d) {
+        if (++j[d] < hi[d]) return 1;
+        j[d] = lo[d];
+    }
+#else
+    (void)lo;
+    (void)hi;
+    (void)j;
+#endif
+    return 0;
+}
+
+/* An in-plane offset as the Indices count it: column-major (the first
+ * spatial dim fastest) with storage_order 1. */
+static inline long spatial_index(const clpool__maxpool_geom *g, long at)
+{
+#if STORAGE_ORDER == 1
+    long coord[NS];
+    for (int d = NS - 1; d >= 0; --d) {
+        coord[d] = at % g->in_dims[d];
+        at /= g->in_dims[d];
+    }
+    for (int d = NS - 1; d >= 0; --d) at = at * g->in_dims[d] + coord[d];
+#else
+    (void)g;
+#endif
+    return at;
+}
+
+/* Both general kernels' arguments: input, output, Indices (if wanted), geometry. */
+#if WITH_INDICES
+#define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const clpool__maxpool_geom g
+#else
+#define GENERAL_ARGS __global const T *in, __global T *out, const clpool__maxpool_geom g
+#endif
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS)
+{
+    const long gid = (long)get_global_id(0);
+    if (gid >= g.items) return;
+    const long OW = g.out_dims[LAST], row_items = (OW + NB * VW - 1) / (NB * VW);
+    const long out_row = gid / row_items, ow0 = (gid - out_row * row_items) * (NB * VW);
+
+    long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
+    const long nc = outer_taps(&g, out_row, start, lo, hi, j);
+    const long plane_at = g.in_offset + nc * g.in_plane;
+    __global const T *plane = in + plane_at;
+
+    /* Along the last dim: lane l's tap kw is column col0 + lane_at[l] + kw * DW. */
+    const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
+    const long col0 = ow0 * STRIDE_W - g.pad_begin[LAST];
+    const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
+    long lane_at[NB * VW], first_col[NB * VW];
+    for (int l = 0; l < NB * VW; ++l) {
+        lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
+        const long c = col0 + lane_at[l];
+        first_col[l] = min(c + ceil_div(-c, DW) * DW, W - 1); /* the lane's first tap inside */
+    }
+    LONGV(VW) lane_cols[NB];
+#pragma unroll
+    for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
+    /* Taps [in_lo, in_hi) have every live lane inside the row. */
+    const long last_col = col0 + (live - 1) * STRIDE_W;
+    const long in_lo = min(ceil_div(-col0, DW), KW);
+    const long in_hi = max(min(KW, ceil_div(W - last_col, DW)), in_lo);
+    /* Taps [any_lo, any_hi) have some live lane inside; the rest are all padding. */
+    const long any_lo = min(ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, ceil_div(W - col0, DW)), in_hi);
+
+    const long first_row = tap_row(&g, start, j);
+    maxpool_best best;
+    for (int exact = !VALUE_PATH;; exact = 1) {
+#pragma unroll
+        for (int b = 0; b < NB; ++b) {
+            best.bits[b] = GATHER(plane + first_row * W, first_col + b * VW);
+#if SEPARATE_KEYS
+            best.key[b] = KEYV(VW, best.bits[b]);
+#endif
+#if WITH_INDICES
+            best.at[b] = first_row * W + VLOADV(VW, first_col + b * VW);
+#endif
+#if VALUE_PATH
+            best.watch[b] = best.bits[b] - best.bits[b];
+#endif
+        }
+        /* j[] holds each dim's first tap (the odometer ends where it starts) */
+        for (;;) {
+            const long row_at = tap_row(&g, start, j) * W;
+            long fast_hi = in_hi;
+#if VECTOR_TAPS /* the vector loads stay inside the input buffer */
+            const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
+            fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
+#endif
+            for (long kw = any_lo; kw < any_hi; ++kw) {
+                const long c = col0 + kw * DW; /* lane 0's column */
+                const long at = row_at + c;
+                if (kw >= in_lo && kw < fast_hi) {
+#pragma unroll
+                    for (int b = 0; b < NB; ++b) {
+#if VECTOR_TAPS
+                        const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
+#else
+                        const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
+#endif
+                        take_tap(&best, b, v, ALL_LANES, at, lane_cols[b], exact);
+                    }
+                } else { /* lanes in the padding: masked out */
+                    /* The columns grow with the lane: lanes [first, end) are inside. */
+                    const long stride = STRIDE_W;
+                    const int first = (int)min(ceil_div(-c, stride), (long)(NB * VW));
+                    const int end = (int)min(ceil_div(W - c, stride), (long)(NB * VW));
+#pragma unroll
+                    for (int b = 0; b < NB; ++b) {
+                        const INTV(VW) lane = LANE_IDS + b * VW;
+                        const MASKV(VW) inside = TO_MASKV(VW, (lane >= first) & (lane < end));
+                        TV(VW) v;
+#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
+                        const long from = plane_at + at + b * VW * SW;
+                        if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
+                            v = TAP_LOAD(in + from);
+                        } else
+#endif
+                        {
+                            long clamped[VW];
+                            for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
+                            v = GATHER(plane + row_at, clamped);
+                        }
+                        take_tap(&best, b, v, inside, at, lane_cols[b], exact);
+                    }
+                }
+            }
+            if (!next_tap_row(lo, hi, j)) break;
+        }
+#if VALUE_PATH
+        int clean = 1;
+#pragma unroll
+        for (int b = 0; b < NB; ++b) clean &= MASK_ALL(best.watch[b] == best.watch[b]);
+        if (clean) break;
+#endif
+        if (exact) break;
+    }
+
+#pragma unroll
+    for (int b = 0; b < NB; ++b) {
+        const int lanes = min(live - b * VW, VW);
+        if (lanes <= 0) break;
+        const long out_at = out_row * OW + ow0 + b * VW;
+        STORE_LANES(T, STORE_BITSV, best.bits[b], lanes, out + g.out_offset + out_at);
+#if WITH_INDICES && STORAGE_ORDER == 1
+        long at[VW];
+        VSTOREV(VW, best.at[b], at);
+        for (int l = 0; l < lanes; ++l) indices[g.idx_offset + out_at + l] = nc * g.in_plane + spatial_index(&g, at[l]);
+#elif WITH_INDICES
+        STORE_LANES(long, STORE_LONGV, nc * g.in_plane + best.at[b], lanes, indices + g.idx_offset + out_at);
+#endif
+    }
+}
+
+/*
+ * The window kernel (maxpool_window): rows of few outputs under wide windows
+ * (a window over a whole plane, as in CBAM's channel attention; SPP's bins),
+ * where the row kernel's lanes, one per output, would mostly idle (a 28x28
+ * window over 28x28 planes: 1 lane of 16). A work-item owns one output; its
+ * lanes are WCHUNKS * VW consecutive taps of the window along the last dim,
+ * for every row of taps on the other dims in turn. Every lane starts from
+ * the window's first tap inside the input and keeps its first strictly
+ * better tap and that tap's in-plane offset; the lanes are then reduced to
+ * the best, ties to the smaller offset, which is the first in row-major
+ * order (the NaN rule: any NaN is best, the first of them wins).
+ */
+#define WCHUNKS 2 /* chunks of VW taps side by side: two compare-select chains */
+/* A lane's best tap, as its offset in the plane: an int where the host
+ * knows planes hold at most INT_MAX elements (-DWINDOW_INT_AT=1), so one
+ * select and one add per chunk, not two of each (long vectors fill two
+ * registers). */
+#if defined(WINDOW_INT_AT) && WINDOW_INT_AT
+#define WINDOW_AT int
+#define WINDOW_ATV INTV(VW)
+#define WINDOW_CONVERT_AT(x) (x)
+#define WINDOW_AT_MASK(m) CONVERT_INTV(VW, m)
+#else
+#define WINDOW_AT long
+#define WINDOW_ATV LONGV(VW)
+#define WINDOW_CONVERT_AT(x) CONVERT_LONGV(VW, x)
+#define WINDOW_AT_MASK(m) LONG_MASKV(VW, m)
+#endif
+#if SEPARATE_KEYS
+#define BITS_BETTER(x, y) (ORDER_KEY(x) > ORDER_KEY(y))
+#else
+#define BITS_BETTER(x, y) MAX_BETTER(x, y)
+#endif
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
+{
+    const long gid = (long)get_global_id(0);
+    if (gid >= g.items) return;
+    const long OW = g.out_dims[LAST], out_row = gid / OW, ow = gid - out_row * OW;
+    long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
+    const long nc = outer_taps(&g, out_row, start, lo, hi, j);
+    const long plane_at = g.in_offset + nc * g.in_plane;
+    __global const T *plane = in + plane_at;
+
+    /* Along the last dim: tap t (0..taps-1) inside the input is column c_first + t * DW. */
+    const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
+    const long s = ow * g.stride[LAST] - g.pad_begin[LAST];
+    const long klo = ceil_div(-s, DW);
+    const long taps = min(ceil_div(W - s, DW), KW) - klo, c_first = s + klo * DW;
+    const INTV(VW) lane = LANE_IDS;
+    const WINDOW_ATV lane_cols = WINDOW_CONVERT_AT(min(lane, (int)min(taps - 1, (long)VW - 1))) * (WINDOW_AT)DW; /* in range */
+
+    const long first_at = tap_row(&g, start, j) * W + c_first;
+    TV(VW) bits[WCHUNKS];
+    WINDOW_ATV at[WCHUNKS];
+#if SEPARATE_KEYS
+    KTV(VW) key[WCHUNKS];
+#define CHUNK_KEY(a) key[a]
+#else
+#define CHUNK_KEY(a) bits[a]
+#endif
+#pragma unroll
+    for (int a = 0; a < WCHUNKS; ++a) {
+        bits[a] = (TV(VW))(plane[first_at]);
+        at[a] = (WINDOW_ATV)((WINDOW_AT)first_at);
+#if SEPARATE_KEYS
+        key[a] = KEYV(VW, bits[a]);
+#endif
+    }
+    for (;;) {
+        const long row_at = tap_row(&g, start, j) * W + c_first;
+        for (long t = 0; t < taps; t += WCHUNKS * VW) {
+#pragma unroll
+            for (int a = 0; a < WCHUNKS; ++a) {
+                const long t0 = t + a * VW;
+                if (t0 >= taps) break;
+                const int n = (int)min((long)VW, taps - t0); /* taps in this chunk */
+                const long at0 = row_at + t0 * DW;
+                TV(VW) v;
+                if (DW == 1 && plane_at + at0 + VW <= g.in_limit) {
+                    v = VLOADV(VW, plane + at0);
+                } else {
+                    long tap_at[VW];
+                    for (int l = 0; l < VW; ++l) tap_at[l] = min(l, n - 1) * DW;
+                    v = GATHER(plane + at0, tap_at);
+                }
+                const KTV(VW) k = KEYV(VW, v);
+                const MASKV(VW) take = BETTERV(VW, k, CHUNK_KEY(a)) & TO_MASKV(VW, lane < n);
+#if SEPARATE_KEYS
+                key[a] = select(key[a], k, take);
+#endif
+                bits[a] = select(bits[a], v, take);
+                at[a] = select(at[a], (WINDOW_AT)at0 + lane_cols, WINDOW_AT_MASK(take));
+            }
+        }
+        if (!next_tap_row(lo, hi, j)) break;
+    }
+
+    T lane_bits[WCHUNKS * VW];
+    WINDOW_AT lane_at[WCHUNKS * VW];
+#pragma unroll
+    for (int a = 0; a < WCHUNKS; ++a) {
+        VSTOREV(VW, bits[a], lane_bits + a * VW);
+        VSTOREV(VW, at[a], lane_at + a * VW);
+    }
+    T win = lane_bits[0];
+    long win_at = (long)lane_at[0];
+    for (int l = 1; l < WCHUNKS * VW; ++l) {
+        const T x = lane_bits[l];
+        if (BITS_BETTER(x, win) || (!BITS_BETTER(win, x) && lane_at[l] < win_at)) {
+            win = x;
+            win_at = (long)lane_at[l];
+        }
+    }
+    out[g.out_offset + gid] = win;
+#if WITH_INDICES
+    indices[g.idx_offset + gid] = nc * g.in_plane + spatial_index(&g, win_at);
+#endif
+}
