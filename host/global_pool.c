@@ -202,15 +202,6 @@ clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q,
                          output_offset, num_wait, wait, event, fn);
 }
 
-int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size,
-                                  int32_t spatial_rank, int col_major)
-{
-    /* enough groups of 16 planes for four per compute unit; the kernel counts
-     * column-major positions over at most 3 spatial dims */
-    return grouped_ok(ctx, dtype, GLOBAL_MAX, 0, plane_size) && planes / 16 >= 4 * (int64_t)ctx->info.compute_units &&
-           (!col_major || spatial_rank <= 3);
-}
-
 clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype,
                                                 int64_t planes, int64_t plane_size, cl_mem input, size_t input_offset,
                                                 cl_mem output, size_t output_offset, cl_mem indices,

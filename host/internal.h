@@ -178,13 +178,7 @@ clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q,
                                         int64_t plane_size, cl_mem input, size_t input_offset, cl_mem output,
                                         size_t output_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
                                         const char *fn);
-/* Whether MaxPool's windows over whole planes with Indices can take
- * clpool__launch_global_max_indices (CPUs, float32/float64, planes of at
- * least 16, enough of them to fill the device; column-major Indices over at
- * most 3 spatial dims). */
-int clpool__global_max_indices_ok(const clpool_context *ctx, clpool_dtype dtype, int64_t planes, int64_t plane_size,
-                                  int32_t spatial_rank, int col_major);
-/* Those windows' maxima and Indices (int64, the element offset of each
+/* MaxPool's windows over whole planes: their maxima and Indices (int64, the element offset of each
  * plane's first maximum; col_major: storage_order 1 over the spatial dims
  * dims[0..3), padded with 1 past the rank). */
 clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype,
@@ -224,6 +218,11 @@ clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clp
  * CPUs when the bytes exceed 1.5x the device's cache, so the output would be
  * evicted unread; its lines are then not read for ownership first. */
 int clpool__stream_stores(const clpool_context *ctx, uint64_t moved);
+/* The same rule from plain data (planners): `cpu` a CPU device, `cache_bytes` its planned cache. */
+static inline int clpool__stream_stores_for(int cpu, uint64_t cache_bytes, uint64_t moved)
+{
+    return cpu && cache_bytes > 0 && moved > cache_bytes + cache_bytes / 2;
+}
 
 /* A call with no work: honour the wait list and hand back an event. */
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,

@@ -1,30 +1,17 @@
-/* MaxPool: attribute validation, shape inference and launch. */
-#include <stdio.h>
+/* MaxPool: attribute validation, shape inference, and the launch of the
+ * plan host/maxpool_plan.c makes. */
 #include <string.h>
 
-#include "internal.h"
-#include "../kernels/args.h"
+#include "maxpool_plan.h"
 
 _Static_assert(CLPOOL__ARGS_MAX_SPATIAL == CLPOOL_MAX_SPATIAL, "the kernels' geometry holds every spatial dim");
 
-/* MaxPool's programs: each kernel family after the headers it uses, in
- * order (kernels/), so a program compiles only its own family. */
-#define MAXPOOL2D_HEADERS "maxpool_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
-static const char *const nd_parts[] = {"maxpool_lanes.h", "maxpool_nd.cl", NULL};
-static const char *const parts_2d[] = {MAXPOOL2D_HEADERS, "maxpool2d_argmax.h", "maxpool2d_block.h",
-                                       "maxpool2d_sweep.h", "maxpool2d.cl", NULL};
-static const char *const plane_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
-                                          "maxpool2d_plane.cl", NULL};
-static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
-                                         "maxpool2d_flat.cl", NULL};
-static const char *const parts_3d[] = {"maxpool3d.cl", NULL};
-
 /* Per-dim results of validation: effective padding and output size. */
-typedef struct maxpool_plan {
+typedef struct maxpool_dims {
     int32_t ns;
     int64_t pad_begin[CLPOOL_MAX_SPATIAL];
     int64_t out[CLPOOL_MAX_SPATIAL];
-} maxpool_plan;
+} maxpool_dims;
 
 clpool_status clpool_maxpool_params_init(clpool_maxpool_params *p, int32_t spatial_rank, const int64_t *kernel_shape)
 {
@@ -94,8 +81,8 @@ static int window_has_tap(int64_t o, int64_t in, int64_t k, int64_t s, int64_t d
 }
 
 /* Validate everything and compute padding + output size per spatial dim. */
-static clpool_status plan_maxpool(const clpool_shape *input, const clpool_maxpool_params *params, const char *fn,
-                                  maxpool_plan *plan)
+static clpool_status size_maxpool(const clpool_shape *input, const clpool_maxpool_params *params, const char *fn,
+                                  maxpool_dims *dims)
 {
     clpool_status status = clpool__check_shape(input, fn, "input shape", NULL);
     if (status != CLPOOL_SUCCESS) return status;
@@ -110,7 +97,7 @@ static clpool_status plan_maxpool(const clpool_shape *input, const clpool_maxpoo
         return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
                             "%s: kernel_shape has %d dims but the input has %d spatial dims", fn, (int)p->spatial_rank,
                             (int)ns);
-    plan->ns = ns;
+    dims->ns = ns;
     for (int32_t i = 0; i < ns; ++i) {
         const int64_t in = input->dims[2 + i], k = p->kernel_shape[i], s = p->strides[i], d = p->dilations[i];
         int64_t e, pb = p->pads[i], pe = p->pads[ns + i], out, span;
@@ -159,20 +146,20 @@ static clpool_status plan_maxpool(const clpool_shape *input, const clpool_maxpoo
                                     "(pads/dilations too large for kernel_shape)",
                                     fn, (long long)o, (int)i);
         }
-        plan->pad_begin[i] = pb;
-        plan->out[i] = out;
+        dims->pad_begin[i] = pb;
+        dims->out[i] = out;
     }
     return CLPOOL_SUCCESS;
 }
 
-/* The output (and Indices) shape a plan implies. */
-static void plan_output_shape(const clpool_shape *input, const maxpool_plan *plan, clpool_shape *output)
+/* The output (and Indices) shape the dims imply. */
+static void dims_output_shape(const clpool_shape *input, const maxpool_dims *dims, clpool_shape *output)
 {
     memset(output, 0, sizeof *output);
     output->rank = input->rank;
     output->dims[0] = input->dims[0];
     output->dims[1] = input->dims[1];
-    for (int32_t i = 0; i < plan->ns; ++i) output->dims[2 + i] = plan->out[i];
+    for (int32_t i = 0; i < dims->ns; ++i) output->dims[2 + i] = dims->out[i];
 }
 
 clpool_status clpool_maxpool_output_shape(const clpool_shape *input, const clpool_maxpool_params *params,
@@ -180,9 +167,9 @@ clpool_status clpool_maxpool_output_shape(const clpool_shape *input, const clpoo
 {
     static const char *fn = "clpool_maxpool_output_shape";
     CLPOOL_REQUIRE_NOT_NULL(output, fn);
-    maxpool_plan plan;
-    clpool_status status = plan_maxpool(input, params, fn, &plan);
-    if (status == CLPOOL_SUCCESS) plan_output_shape(input, &plan, output);
+    maxpool_dims dims;
+    clpool_status status = size_maxpool(input, params, fn, &dims);
+    if (status == CLPOOL_SUCCESS) dims_output_shape(input, &dims, output);
     return status;
 }
 
@@ -197,706 +184,84 @@ static int maxpool_dtype_ok(clpool_dtype dtype)
     }
 }
 
-/* One validated MaxPool call: what both kernels need (offsets in elements). */
-typedef struct maxpool_call {
-    const clpool_maxpool_params *params;
-    const maxpool_plan *plan;
-    const clpool_shape *in;
-    clpool_dtype dtype;
-    cl_mem input, output, indices; /* indices may be NULL */
-    cl_mem index_map; /* the 2-D kernel maps its Indices through this (launch_3d_in_two_passes); usually NULL */
-    cl_long in_off, out_off, idx_off;
-    cl_long in_limit; /* elements in the input cl_mem: vector loads may read up to here */
-    size_t esize;
-    int64_t n_out;
-} maxpool_call;
-
-/* Build options shared by all kernels: dtype and the Indices variant. */
-static void common_options(const maxpool_call *c, clpool__options *o)
+clpool_status clpool__maxpool_describe(const clpool_shape *input, const clpool_maxpool_params *params,
+                                       clpool_dtype dtype, int indices, const char *fn, clpool__maxpool_desc *desc)
 {
-    clpool__options_start(o, c->dtype);
-    clpool__options_define(o, "WITH_INDICES", c->indices != NULL);
-    clpool__options_define(o, "STORAGE_ORDER", c->indices ? c->params->storage_order : 0);
-    if (c->index_map) clpool__options_define(o, "INDEX_MAP", 1);
-}
-
-/* Arguments 0..1 (0..2 with Indices, 0..3 with an index map): the buffers;
- * returns the next index. */
-static clpool_status set_buffers(clpool__kernel *k, const maxpool_call *c, cl_uint *next)
-{
-    clpool_status status = clpool__set_buffer_arg(k, 0, c->input);
-    if (status == CLPOOL_SUCCESS) status = clpool__set_buffer_arg(k, 1, c->output);
-    *next = 2;
-    if (status == CLPOOL_SUCCESS && c->indices) status = clpool__set_buffer_arg(k, (*next)++, c->indices);
-    if (status == CLPOOL_SUCCESS && c->index_map)
-        status = clpool__set_buffer_arg(k, (*next)++, c->index_map);
-    return status;
-}
-
-/* set_buffers, then the 2-D kernels' sizes (`rows` output rows per
- * work-item, `gap` fill between the plane kernel's array rows) as the last argument. */
-static clpool_status set_buffers_and_sizes(clpool__kernel *k, const maxpool_call *c, int64_t rows, int64_t gap)
-{
-    const clpool__maxpool2d_sizes sz = {
-        .H = c->in->dims[2],
-        .W = c->in->dims[3],
-        .OH = c->plan->out[0],
-        .OW = c->plan->out[1],
-        .pad_h = c->plan->pad_begin[0],
-        .pad_w = c->plan->pad_begin[1],
-        .in_offset = c->in_off,
-        .out_offset = c->out_off,
-        .idx_offset = c->idx_off,
-        .in_limit = c->in_limit,
-        .planes = c->in->dims[0] * c->in->dims[1],
-        .rows = rows,
-        .gap = gap,
-    };
-    cl_uint a = 0;
-    clpool_status status = set_buffers(k, c, &a);
-    return status == CLPOOL_SUCCESS ? clpool__set_arg(k, a, sizeof sz, &sz) : status;
-}
-
-/* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types) where
- * its vectors are the device's SIMD; 8 elsewhere, where each lane of a
- * work-item's vector is its own register across work-items (GPUs, llvmpipe):
- * 8 lanes are 32 bytes per work-item for float32, and rusticl built a
- * 13x13 float32 program in 18 s instead of 83 s. */
-static int vector_width(const clpool_context *ctx, const maxpool_call *c)
-{
-    return c->esize >= 8 || !ctx->cpu_simd ? 8 : 16;
-}
-
-/* The widest stride along a row whose taps load as vectors, in both
- * kernels: 4 with 16 lanes (four loads and clang shuffles), else 2. */
-static int64_t vector_stride_max(int vw) { return vw == 16 ? 4 : 2; }
-
-/* Output rows per work-item of the exact path (the NaN fallback): 4 where
- * a work-item's vectors are the device's SIMD (they share input rows and the
- * per-item set-up) and the window is at most 3 rows tall, else 1. It unrolls
- * rows x taps: more rows multiplied the build time, on rusticl above all. */
-static int exact_rows(const clpool_context *ctx, const maxpool_call *c)
-{
-    return ctx->cpu_simd && c->params->kernel_shape[0] <= 3 && c->plan->out[0] >= 4 ? 4 : 1;
-}
-
-/* Output rows per work-item of the fast and argmax paths: they stream over
- * the input rows in a loop, so more rows read the rows that neighbouring
- * windows share fewer times (5x5/s1: 1.25 input rows per output row at 16,
- * 2 at 4) and spread a work-item's set-up (edges, carries, PoCL's dispatch)
- * wider, at no build cost. 64 (16 with Indices), halved while that would
- * leave fewer than 8 work-items per compute unit (col_items: work-items
- * across a row); 1 where work-items are not SIMD (GPUs). One PoCL thread,
- * 16 -> 64 rows: int8 3x3/s2 2x64x112x112 56 -> 43 us, float16 134 -> 120,
- * float32 2x2/s2 2x128x56x56 73 -> 65, 3x3/s1 1x32x112x112 91 -> 72, 5x5/s1
- * 2x512x20x20 257 -> 199; with Indices 3x3/s2 2x64x112x112 402 -> 471 (cause
- * not found). */
-static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t col_items)
-{
-    if (!ctx->cpu_simd) return 1;
-    const int64_t planes = c->in->dims[0] * c->in->dims[1], oh = c->plan->out[0];
-    int rows = c->indices ? 16 : 64;
-    while (rows > 1 && planes * col_items * ((oh + rows - 1) / rows) < 8 * (int64_t)ctx->info.compute_units) rows /= 2;
-    return rows;
-}
-
-/* Whether the fast path may run blocks wider than vector_width(): CPUs with
- * 512-bit vectors, without Indices. */
-static int wide_blocks(const clpool_context *ctx, const maxpool_call *c)
-{
-    return !c->indices && ctx->cpu_simd && ctx->vector_bytes >= 64;
-}
-
-/* Fast-path lanes per row as a multiple of vector_width(), at most: on CPUs
- * with 512-bit vectors (native float width 16: PoCL on AVX-512) 2 for 2-byte
- * and 4 for 1-byte types, so one vector fills a register (16 int8 lanes used
- * a quarter of it). Narrower devices gain nothing (Mesa's llvmpipe reports
- * native width 1). Indices keep the argmax path's VW lanes. The plane path
- * runs this width. */
-static int widest(const clpool_context *ctx, const maxpool_call *c)
-{
-    if (!wide_blocks(ctx, c) || c->esize > 2) return 1;
-    return c->esize == 1 ? 4 : 2;
-}
-
-/* Whether consecutive output rows' windows share input rows (kh > sh). */
-static int windows_share_rows(const maxpool_call *c)
-{
-    return c->params->kernel_shape[0] > c->params->strides[0];
-}
-
-/* Inputs beyond an eighth of the device's cache (4 MiB of PoCL's 32): most
- * likely read from memory rather than left in cache by the previous op. */
-static int beyond_cache_reach(const clpool_context *ctx, const maxpool_call *c)
-{
-    const uint64_t in_bytes = (uint64_t)clpool_shape_elements(c->in) * c->esize;
-    const uint64_t cache = ctx->info.cache_bytes;
-    return in_bytes > (cache > 0 ? cache / 8 : (uint64_t)4 << 20);
-}
-
-/* The 2-D path's width: widest(), halved while more than a quarter of a
- * block's lanes would be past the row's end (a partial block stores through
- * a private copy). float32 rows of two 16-lane blocks whose windows share
- * rows (which the row sweep does not take, see sweep_blocks) become one
- * 32-lane block beyond the cache's reach: two work-items each reading half
- * of every row left the input stalled on memory, one reads it front to back
- * (3x3/s2/p1 on 2048 planes of 56x56 from evicted caches: 1.38 -> 1.10 ms;
- * 12% slower in cache, hence only there). */
-static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
-{
-    const int vw = vector_width(ctx, c);
-    const int64_t ow = c->plan->out[1];
-    int widen = widest(ctx, c);
-    if (c->esize == 4 && wide_blocks(ctx, c) && windows_share_rows(c) && ow <= 2 * vw && beyond_cache_reach(ctx, c))
-        widen = 2;
-    while (widen > 1 && vw * widen * 3 > 4 * ow) widen /= 2;
-    return widen;
-}
-
-/* Stride 2 with an odd left pad: the row loads start at the output column
- * times 2, aligned where rows are, and tap 0 comes from one broadcast
- * element (-DODD_START, kernels/maxpool2d_common.h; its 16-lane row taps run on
- * CPUs only). For float32 and the 16-bit floats without Indices only: one
- * thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150 46.5 -> 41.9
- * us; float16 8x64x112x112 0.20-0.22 -> 0.18-0.20 ms (one shift per output
- * row under COLUMNS_FIRST); int8 and uint8 lost up to 20-25% (their
- * one-lane shift takes seven shuffles without AVX-512 VBMI) and float32
- * with Indices 7%. */
-static int odd_start_loads(const clpool_context *ctx, const maxpool_call *c)
-{
-    return ctx->cpu_simd && c->params->strides[1] == 2 && c->plan->pad_begin[1] % 2 != 0 &&
-           (c->esize == 4 || c->esize == 2) && !c->indices;
-}
-
-/* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: it
- * owns one block), on CPUs for inputs beyond an eighth of the device's cache
- * (4 MiB of PoCL's 32) whose rows hold at least 3 blocks, or 2 where
- * windows share no rows: the sweep reads the input front to back, a stream
- * the hardware prefetcher follows (3x3/s2 over 160 MB: 4.5-5.9 ms against
- * 7.0-8.8 ms; 2x2/s2 8x128x56x56 from evicted caches, two work-items a row:
- * 0.52 against 0.77 ms, the same in cache). 16, doubled up to 64 while
- * that covers more of a row and the blocks' carries stay within 16 KiB
- * (they live in memory; 1x64x1448x1448 3x3/s2: 26-34 ms with whole rows,
- * 32-42 ms with thirds). Powers of two keep the programs few. The carries
- * cost where the tensor stays in cache, most of all where every block of a
- * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long, and
- * 3x3/s2 8x64x64x64 1.5x, 20% faster from evicted caches: such float32 rows
- * are one wider block instead, see fast_widen). Windows one row high (1-D
- * pooling, 1xk) sweep within the cache's reach too: they carry nothing, and
- * without the sweep a 1-D work-item is one block of one row (3/s2/p1 over
- * 8x256x4096 planned within reach: 0.55-0.58 of copy -> 1.03-1.07 in
- * `clpool bench`, session 22). */
-static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
-{
-    if (!ctx->cpu_simd) return 0;
-    const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
-    const int one_row = c->params->kernel_shape[0] == 1; /* windows one row high carry nothing */
-    if (row_blocks < (windows_share_rows(c) ? 3 : 2) || (!one_row && !beyond_cache_reach(ctx, c))) return 0;
-    /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
-     * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's loads instead
-     * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool2d_fast.h): two, a third for taps 2 or more past the first,
-     * and the broadcast element of odd_start_loads */
-    const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0], kw = c->params->kernel_shape[1];
-    const int columns_first = c->esize <= 2 && !c->indices && c->params->strides[1] == 2 && kh - sh <= 1;
-    const int odd = odd_start_loads(ctx, c);
-    const int64_t carry_vectors = columns_first ? 2 + (kw - odd > 2) + odd : kh > sh ? kh - sh : 1;
-    const int64_t carry_bytes = carry_vectors * block * (int64_t)c->esize * (c->indices ? 4 : 1);
-    int n = 16;
-    while (n < row_blocks && n < 64 && 2 * n * carry_bytes <= 16384) n *= 2;
-    return n;
-}
-
-/* The 2-D kernel serves 2-D windows up to 13x13 (SPP's 9 and 13 included)
- * with strides 1 or 2 and no dilation, specialised on kernel and stride;
- * strides 3 and 4 too where a work-item has 16 lanes (a row's taps load as
- * four vectors and clang shuffles; CPUs). Everything else takes the general
- * kernel, which keeps the number of programs small. Its argmax and exact paths keep a lane's best tap (kh * KW + kw) at
- * the element's width: with Indices, 1-byte types allow 127 taps. float32's
- * argmax path keeps the best tap as its index's offset within 16 lanes'
- * windows (ARGMAX_OFFSETS), an int. */
-static int use_2d_fast_path(const clpool_context *ctx, const maxpool_call *c)
-{
-    const clpool_maxpool_params *p = c->params;
-    const int64_t H = c->in->dims[2], W = c->in->dims[3];
-    if (c->plan->ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0; /* int lane math */
-    const int64_t max_stride = vector_stride_max(vector_width(ctx, c));
-    for (int i = 0; i < 2; ++i)
-        if (p->kernel_shape[i] > 13 || p->strides[i] > max_stride || p->dilations[i] != 1) return 0;
-    if (c->indices && c->esize == 4) {
-        const int64_t row_step = p->storage_order ? 1 : W, col_step = p->storage_order ? H : 1;
-        const int64_t cols = p->kernel_shape[1] - 1 + p->strides[1] * 15; /* a window's and 16 lanes' reach */
-        if ((p->kernel_shape[0] - 1) * row_step + cols * col_step > INT32_MAX) return 0;
-    }
-    return !(c->indices && c->esize == 1 && p->kernel_shape[0] * p->kernel_shape[1] > 127);
-}
-
-/* Bytes of each of the plane path's two private arrays (maxpool2d_plane.cl): 16 KiB in
- * all, half of a core's L1 data cache. */
-#define PLANE_BYTES 8192
-
-/* The plane path's geometry: `gap` lowest values between rows (at least the
- * windows' reach past either end of a row) and `band` output rows per
- * work-item, the most whose arrays fit PLANE_BYTES. */
-typedef struct plane_plan {
-    int64_t gap, band, elems;
-} plane_plan;
-
-/* Whether stride-1 windows without Indices take the plane path, and its
- * plan: on CPUs with 512-bit vectors (where a work-item's private arrays stay
- * in its core's L1), for windows at least 9 taps wide or tall, or 5 for 1-
- * and 2-byte types, whose band holds at least 2(k - 1) output rows or the
- * whole plane, so that re-read rows stay few. One thread, 8x512x20x20
- * (SPP's windows), column blocks against the plane path: 13x13 float32
- * 3.70 -> 1.83 ms, int8 1.60 -> 0.74; 9x9 float16 1.85 -> 1.09; 5x5
- * float16 1.05 -> 0.91, int8 0.70 -> 0.58, but float32 1.04 -> 1.23 (the
- * band's copy costs more than the 16-lane blocks lose on 20-wide rows). */
-static int plane_path(const clpool_context *ctx, const maxpool_call *c, plane_plan *pp)
-{
-    const clpool_maxpool_params *p = c->params;
-    if (c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || p->strides[0] != 1 || p->strides[1] != 1) return 0;
-    const int64_t kh = p->kernel_shape[0], kw = p->kernel_shape[1];
-    const int64_t k = kh > kw ? kh : kw;
-    if (k < 9 && (k < 5 || c->esize >= 4)) return 0;
-    const int64_t W = c->in->dims[3], OH = c->plan->out[0], OW = c->plan->out[1], pad_w = c->plan->pad_begin[1];
-    const int64_t right = OW - 1 - pad_w + kw - 1 - (W - 1);
-    pp->gap = pad_w > right ? pad_w : right;
-    if (pp->gap < 0) pp->gap = 0;
-    pp->elems = PLANE_BYTES / (int64_t)c->esize;
-    const int64_t pitch = W + pp->gap, lanes = vector_width(ctx, c) * widest(ctx, c);
-    /* the lead gap and the rows, then a vector of rounding up and the tails
-     * the passes read and fill (maxpool2d_plane: 3 vectors + kw) */
-    const int64_t room = pp->elems - pp->gap - 4 * lanes - kw;
-    const int64_t band = room / pitch - (kh - 1);
-    const int64_t need = OH < 2 * (kh - 1) ? OH : 2 * (kh - 1); /* >= 1 */
-    if (band < need) return 0;
-    pp->band = band < OH ? band : OH;
-    return 1;
-}
-
-/* The 2-D kernels' options: common_options, the window, the strides and
- * the lanes (VW, and WIDEN blocks of them at once). */
-static void options_2d(const clpool_context *ctx, const maxpool_call *c, int widen, clpool__options *o)
-{
-    const clpool_maxpool_params *p = c->params;
-    common_options(c, o);
-    clpool__options_define(o, "KH", p->kernel_shape[0]);
-    clpool__options_define(o, "KW", p->kernel_shape[1]);
-    clpool__options_define(o, "SH", p->strides[0]);
-    clpool__options_define(o, "SW", p->strides[1]);
-    clpool__options_define(o, "VW", vector_width(ctx, c));
-    clpool__options_define(o, "WIDEN", widen);
-    clpool__options_define(o, "EXACT_ROWS", exact_rows(ctx, c));
-}
-
-static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                                  const plane_plan *pp, cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    const cl_long planes = c->in->dims[0] * c->in->dims[1];
-    clpool__options options;
-    options_2d(ctx, c, widest(ctx, c), &options);
-    clpool__options_define(&options, "PLANE_ELEMS", pp->elems);
-    clpool_status status = clpool__kernel_get(ctx, plane_parts, &options, "maxpool2d_plane", k);
-    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, pp->band, pp->gap);
+    maxpool_dims dims;
+    clpool_status status = size_maxpool(input, params, fn, &dims);
     if (status != CLPOOL_SUCCESS) return status;
-    const uint64_t items[2] = {(uint64_t)planes, (uint64_t)((c->plan->out[0] + pp->band - 1) / pp->band)};
-    return clpool__launch(ctx, q, k, 2, items, 1, num_wait, wait, event);
-}
-
-/* Bytes of the flat path's private array (maxpool2d_flat.cl): half of a core's L1
- * data cache. 8 KiB had left SPP's 13x13 over 64-wide rows bands of 19
- * output rows re-reading 12 more: 0.36 ms against 0.22 (one thread each,
- * 1x128x64x64, in cache). */
-#define FLAT_BYTES 16384
-
-/*
- * Whether a call takes the flat path, and its band (output rows per
- * work-item): types of at most 4 bytes (1-byte ones on rows of at most 127:
- * their lane columns are bytes) at stride 1 without Indices, output rows as wide as the
- * input's (OW == W, "same" padding: SPPF's 5x5/p2, SPP's 9x9 and 13x13),
- * on CPUs with 512-bit vectors, where column blocks would leave more than a
- * quarter of their lanes idle (20-wide rows: 12 of 32) or the plane path
- * would take the call (windows of 9 or more, which it combines through two
- * private arrays). The band is the most output rows whose array fits
- * FLAT_BYTES, and must hold 2(kh - 1) of them or the whole plane. Medians of
- * alternations, two threads, in cache, column blocks or plane path against
- * the flat path: 5x5/p2 1x512x20x20 0.052-0.063 -> 0.043-0.051 ms (from
- * evicted caches, 8x512x20x20: 0.434 -> 0.353 ms), 1x512x19x19 0.056 ->
- * 0.051; 9x9/p4 1x512x13x13 0.062 -> 0.036, 1x128x64x64 0.227 -> 0.167;
- * 13x13/p6 1x512x20x20 0.119 -> 0.091. Where column blocks fill their
- * lanes they win: 5x5/p2 on 13-, 26- and 40-wide rows by 17-23%, 3x3/p1 on
- * 56-wide rows 0.024 against 0.036 ms. 1- and 2-byte types (session 21,
- * 5x5/p2 8x512x20x20, medians of 7-11 alternations against column blocks):
- * int8 0.56 -> 0.16 ms, uint8 0.62 -> 0.26, float16 0.80 -> 0.52, bfloat16
- * 1.06 -> 0.55; against the plane path on rows of 56-127 int8 is 15-40%
- * faster, the 16-bit floats even (1x64xWxW, W 64, 100, 127).
- */
-static int flat_path(const clpool_context *ctx, const maxpool_call *c, int64_t *band)
-{
-    const clpool_maxpool_params *p = c->params;
-    if (c->esize > 4 || c->indices || !ctx->cpu_simd || ctx->vector_bytes < 64 || p->strides[0] != 1 ||
-        p->strides[1] != 1)
-        return 0;
-    const int64_t W = c->in->dims[3], OH = c->plan->out[0], kh = p->kernel_shape[0];
-    if (c->esize == 1 && W > 127) return 0; /* its lane columns are bytes */
-    const int64_t lanes = vector_width(ctx, c) * widest(ctx, c), block_lanes = (W + lanes - 1) / lanes * lanes;
-    plane_plan pp;
-    if (c->plan->out[1] != W || (4 * W >= 3 * block_lanes && !plane_path(ctx, c, &pp))) return 0;
-    /* the band's rows, then the vector the last one's loads may run past and the fill after it */
-    const int64_t b = (FLAT_BYTES / (int64_t)c->esize - 2 * lanes) / W - (kh - 1);
-    const int64_t need = OH < 2 * (kh - 1) ? OH : 2 * (kh - 1);
-    if (b < need || b < 1) return 0;
-    *band = b < OH ? b : OH;
-    return 1;
-}
-
-static clpool_status launch_flat(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                                 int64_t band, cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    const cl_long planes = c->in->dims[0] * c->in->dims[1];
-    clpool__options options;
-    options_2d(ctx, c, widest(ctx, c), &options);
-    clpool__options_define(&options, "FLAT_ELEMS", FLAT_BYTES / (int64_t)c->esize);
-    clpool__options_define(&options, "PAD_W", c->plan->pad_begin[1]);
-    clpool_status status = clpool__kernel_get(ctx, flat_parts, &options, "maxpool2d_flat", k);
-    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, band, 0);
-    if (status != CLPOOL_SUCCESS) return status;
-    const uint64_t items[2] = {(uint64_t)planes, (uint64_t)((c->plan->out[0] + band - 1) / band)};
-    return clpool__launch(ctx, q, k, 2, items, 1, num_wait, wait, event);
-}
-
-static clpool_status launch_2d(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                               cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    const int vw = vector_width(ctx, c);
-    plane_plan pp;
-    int64_t band;
-    if (flat_path(ctx, c, &band)) return launch_flat(ctx, q, k, c, band, num_wait, wait, event);
-    if (plane_path(ctx, c, &pp)) return launch_plane(ctx, q, k, c, &pp, num_wait, wait, event);
-    const int widen = fast_widen(ctx, c);
-    const int block = vw * widen; /* outputs per row of a work-item's block */
-    const int sweep = sweep_blocks(ctx, c, block);
-    const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
-    const int64_t col_items = (c->plan->out[1] + item_cols - 1) / item_cols;
-    const int rows = stream_rows(ctx, c, col_items);
-    const int odd_start = odd_start_loads(ctx, c);
-    /* the fast path's whole output vectors around the cache (kernels/maxpool2d_fast.h, STORE_WHOLE) */
-    const int stream = !c->indices && clpool__stream_stores(ctx, ((uint64_t)clpool_shape_elements(c->in) +
-                                                                  (uint64_t)c->n_out) * c->esize);
-    clpool__options options;
-    options_2d(ctx, c, widen, &options);
-    clpool__options_define(&options, "SWEEP_BLOCKS", sweep);
-    clpool__options_define(&options, "ODD_START", odd_start);
-    clpool__options_define(&options, "STREAM_STORES", stream);
-    clpool_status status = clpool__kernel_get(ctx, parts_2d, &options, "maxpool2d", k);
-    if (status == CLPOOL_SUCCESS) status = set_buffers_and_sizes(k, c, rows, 0);
-    if (status != CLPOOL_SUCCESS) return status;
-    const uint64_t items[3] = {(uint64_t)col_items,
-                               (uint64_t)((c->plan->out[0] + rows - 1) / rows),
-                               (uint64_t)(c->in->dims[0] * c->in->dims[1])};
-    return clpool__launch(ctx, q, k, 3, items, 1, num_wait, wait, event);
-}
-
-/* The general kernels' geometry of a call (all but `items`). */
-static void fill_geometry(const maxpool_call *c, clpool__maxpool_geom *g)
-{
-    memset(g, 0, sizeof *g);
-    g->in_plane = 1;
-    for (int32_t i = 0; i < c->plan->ns; ++i) {
-        g->in_dims[i] = c->in->dims[2 + i];
-        g->out_dims[i] = c->plan->out[i];
-        g->ksize[i] = c->params->kernel_shape[i];
-        g->stride[i] = c->params->strides[i];
-        g->pad_begin[i] = c->plan->pad_begin[i];
-        g->dilation[i] = c->params->dilations[i];
-        g->in_plane *= g->in_dims[i];
+    memset(desc, 0, sizeof *desc);
+    desc->ns = dims.ns;
+    desc->planes = input->dims[0] * input->dims[1];
+    for (int32_t i = 0; i < dims.ns; ++i) {
+        desc->in[i] = input->dims[2 + i];
+        desc->out[i] = dims.out[i];
+        desc->kernel[i] = params->kernel_shape[i];
+        desc->stride[i] = params->strides[i];
+        desc->dilation[i] = params->dilations[i];
+        desc->pad[i] = dims.pad_begin[i];
     }
-    g->in_offset = c->in_off;
-    g->out_offset = c->out_off;
-    g->idx_offset = c->idx_off;
-    g->in_limit = c->in_limit;
+    desc->storage_order = params->storage_order;
+    desc->dtype = dtype;
+    desc->esize = (int64_t)clpool_dtype_size(dtype);
+    desc->indices = indices != 0;
+    desc->input = CLPOOL__MP_INPUT;
+    desc->output = CLPOOL__MP_OUTPUT;
+    desc->index_buf = indices ? CLPOOL__MP_INDICES : CLPOOL__MP_NONE;
+    return CLPOOL_SUCCESS;
 }
 
-/* Builds (or finds) general kernel `name` with `options` and runs g->items work-items. */
-static clpool_status launch_general(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                                    const char *name, const clpool__options *options, const clpool__maxpool_geom *g,
-                                    cl_uint num_wait, const cl_event *wait, cl_event *event)
+/* The planner's view of the context's device. */
+static void device_caps(const clpool_context *ctx, clpool__device_caps *caps)
 {
-    clpool_status status = clpool__kernel_get(ctx, nd_parts, options, name, k);
-    cl_uint a = 0;
-    if (status == CLPOOL_SUCCESS) status = set_buffers(k, c, &a);
-    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(k, a, sizeof *g, g);
-    if (status != CLPOOL_SUCCESS) return status;
-    return clpool__launch_1d(ctx, q, k, (uint64_t)g->items, CLPOOL__LOCAL_BUDGET, num_wait, wait, event);
+    caps->cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    caps->cpu_simd = ctx->cpu_simd;
+    caps->vector_bytes = ctx->vector_bytes;
+    caps->cache_bytes = ctx->info.cache_bytes;
+    caps->compute_units = ctx->info.compute_units;
 }
 
-/* The general kernel: VW outputs along the last spatial dim per work-item,
- * its stride compiled in where the taps load as vectors (1 or 2; 3 or 4 with 16 lanes). */
-static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                               cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    const int32_t ns = c->plan->ns;
-    const int vw = vector_width(ctx, c);
-    clpool__maxpool_geom g;
-    fill_geometry(c, &g);
-    const int64_t ow = c->plan->out[ns - 1];
-    const int64_t blocks = (ow + vw - 1) / vw, nb = ctx->cpu_simd ? (blocks < 4 ? blocks : 4) : 1;
-    g.items = c->n_out / ow * ((blocks + nb - 1) / nb);
-    const int64_t sw = c->params->strides[ns - 1];
-    clpool__options options;
-    common_options(c, &options);
-    clpool__options_define(&options, "NS", ns);
-    clpool__options_define(&options, "VW", vw);
-    clpool__options_define(&options, "NB", nb);
-    clpool__options_define(&options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
-    return launch_general(ctx, q, k, c, "maxpool", &options, &g, num_wait, wait, event);
-}
-
-/* The window kernel: one output per work-item, its lanes along the window's
- * row of taps. For rows of few outputs under wide windows (kernel at least 8
- * taps along the row and twice the row's outputs), where the row kernel's
- * lanes would mostly idle. */
-static int use_window_kernel(const clpool_context *ctx, const maxpool_call *c)
-{
-    const int32_t last = c->plan->ns - 1;
-    const int64_t kw = c->params->kernel_shape[last];
-    return ctx->cpu_simd && kw >= 8 && kw >= 2 * c->plan->out[last];
-}
-
-static clpool_status launch_window(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
-                                   cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    clpool__maxpool_geom g;
-    fill_geometry(c, &g);
-    g.items = c->n_out;
-    clpool__options options;
-    common_options(c, &options);
-    clpool__options_define(&options, "NS", c->plan->ns);
-    clpool__options_define(&options, "VW", vector_width(ctx, c));
-    clpool__options_define(&options, "NB", 1);
-    clpool__options_define(&options, "SW", 0);
-    clpool__options_define(&options, "WINDOW_INT_AT", g.in_plane <= INT32_MAX);
-    return launch_general(ctx, q, k, c, "maxpool_window", &options, &g, num_wait, wait, event);
-}
-
-/* A call's view: `shape` (rank 4: one batch of `planes` planes of h x w)
- * pooled by the windows of c's spatial dims `dims` (two indices; -1: a
- * window of 1, the dim passes through); params, plan and shape are *view's. */
-static void view_2d(const maxpool_call *c, int64_t planes, int64_t h, int64_t w, const int32_t dims[2],
-                    maxpool_call *view, clpool_maxpool_params *params, maxpool_plan *plan, clpool_shape *shape)
-{
-    const clpool_maxpool_params *p = c->params;
-    *view = *c;
-    *params = *p;
-    *plan = *c->plan;
-    *shape = (clpool_shape){4, {1, planes, h, w}};
-    params->spatial_rank = plan->ns = 2;
-    for (int32_t i = 0; i < 2; ++i) {
-        const int32_t d = dims[i];
-        params->kernel_shape[i] = d >= 0 ? p->kernel_shape[d] : 1;
-        params->strides[i] = d >= 0 ? p->strides[d] : 1;
-        params->dilations[i] = d >= 0 ? p->dilations[d] : 1;
-        plan->pad_begin[i] = d >= 0 ? c->plan->pad_begin[d] : 0;
-        plan->out[i] = d >= 0 ? c->plan->out[d] : shape->dims[2 + i];
-    }
-    view->n_out = planes * plan->out[0] * plan->out[1];
-    view->params = params;
-    view->plan = plan;
-    view->in = shape;
-}
-
-/*
- * The 2-D view of a call whose window is 2-D in all but name, so that it
- * can take the 2-D kernels: 1-D pooling as rows of height 1, and N-D pooling
- * whose leading spatial dims have windows of 1 (kernel 1, stride 1, no pads:
- * video models' 1xkxk) with those dims folded into the planes. The flat
- * input offsets, and so the Indices, stay the same, except for column-major
- * Indices (storage_order 1) over 3 or more dims, which keep the general kernel.
- * Fills *view (pointing at *params, *plan and *shape) and returns 1 if the
- * call has such a view.
- */
-static int view_as_2d(const maxpool_call *c, maxpool_call *view, clpool_maxpool_params *params, maxpool_plan *plan,
-                      clpool_shape *shape)
-{
-    const clpool_maxpool_params *p = c->params;
-    const int32_t ns = c->plan->ns;
-    if (ns == 2 || (ns > 2 && c->indices && p->storage_order == 1)) return 0;
-    int64_t planes = c->in->dims[0] * c->in->dims[1];
-    /* The leading dims fold into the planes where their windows are 1 and
-     * keep the dim's size: stride 1 and no pads (validation rejects a window
-     * of 1 in the padding), or a dim of 1. */
-    for (int32_t i = 0; i < ns - 2; ++i) {
-        if (p->kernel_shape[i] != 1 || c->plan->out[i] != c->in->dims[2 + i]) return 0;
-        planes *= c->in->dims[2 + i];
-    }
-    if (ns == 1) /* rows of height 1 */
-        view_2d(c, planes, 1, c->in->dims[2], (const int32_t[]){-1, 0}, view, params, plan, shape);
-    else
-        view_2d(c, planes, c->in->dims[ns], c->in->dims[ns + 1], (const int32_t[]){ns - 2, ns - 1}, view, params,
-                plan, shape);
-    return 1;
-}
-
-/* A call of 2 spatial dims (or a view as one) by the 2-D kernels where they
- * serve it, else (and for any other rank) by the general kernel. */
-static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpool_call *c, cl_uint num_wait,
-                            const cl_event *wait, cl_event *event)
+/* One planned launch: its program's kernel, the buffers by role (mems,
+ * indexed by clpool__mp_buffer), the by-value struct, the enqueue. */
+static clpool_status run_launch(clpool_context *ctx, cl_command_queue q, const clpool__mp_launch *l,
+                                const cl_mem *mems, cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
     clpool__kernel k = {0};
-    const clpool_status status = use_window_kernel(ctx, c) ? launch_window(ctx, q, &k, c, num_wait, wait, event)
-                                 : use_2d_fast_path(ctx, c) ? launch_2d(ctx, q, &k, c, num_wait, wait, event)
-                                                             : launch_nd(ctx, q, &k, c, num_wait, wait, event);
+    clpool_status status = clpool__kernel_get(ctx, l->parts, &l->options, l->kernel, &k);
+    cl_uint a = 0;
+    for (; status == CLPOOL_SUCCESS && a < 4 && l->buffers[a] != CLPOOL__MP_NONE; ++a)
+        status = clpool__set_buffer_arg(&k, a, mems[l->buffers[a]]);
+    if (status == CLPOOL_SUCCESS) {
+        if (l->arg_kind == CLPOOL__MP_ARGS_GEOM)
+            status = clpool__set_arg(&k, a, sizeof l->geom, &l->geom);
+        else if (l->arg_kind == CLPOOL__MP_ARGS_2D)
+            status = clpool__set_arg(&k, a, sizeof l->sizes2d, &l->sizes2d);
+        else
+            status = clpool__set_arg(&k, a, sizeof l->sizes3d, &l->sizes3d);
+    }
+    if (status == CLPOOL_SUCCESS)
+        status = clpool__launch(ctx, q, &k, l->dims, l->items, l->cpu_local, num_wait, wait, event);
     clpool__kernel_put(ctx, &k);
     return status;
 }
 
-/*
- * 3-D windows in two 2-D passes through a temporary buffer: the windows of
- * the last two dims first ([N*C*D, H, W] -> [N*C*D, OH, OW]), then the first
- * dim's over rows of OH*OW ([N*C, D, OH*OW] -> the output). Each pass keeps
- * the first maximum (and the first NaN) of its taps, so the first in
- * (d, h, w) order wins, as in one pass. A kernel of one output per
- * work-item (session 12) had run 3x3x3/s2 1x64x16x56x56 float32 at 0.4 GB/s
- * on one thread; the general kernel reads each input row for up to 3 output
- * planes where the passes read it once.
- *
- * With (row-major) Indices the first pass's, flat input offsets already,
- * go to the buffer ahead of its values, and the second pass maps its own,
- * offsets into the first pass's output, through them as it stores them
- * (-DINDEX_MAP). Only the 2-D kernels can; where the second pass would
- * take the general kernel, so does the call. 3x3x3/s2 on 2x64x16x56x56
- * float32, two threads: 3.4-5.7 ms on the general kernel -> 2.0-2.2 ms.
- *
- * The buffer is a context scratch slot; the second pass waits on the
- * first's event (out-of-order queues). Where it cannot be allocated the
- * general kernel runs the call instead.
- */
-static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
-                                             cl_uint num_wait, const cl_event *wait, cl_event *event)
+/* The two-pass 3-D plan: the first pass into a context scratch slot, the
+ * second waiting on its event (out-of-order queues). Where the slot cannot
+ * be allocated the plan's fallback, which needs none, runs the call. */
+static clpool_status run_two_passes(clpool_context *ctx, cl_command_queue q, const clpool__maxpool_plan *plan,
+                                    cl_mem *mems, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                                    const char *fn)
 {
-    const int64_t planes = c->in->dims[0] * c->in->dims[1], D = c->in->dims[2];
-    const int64_t across_out = planes * D * c->plan->out[1] * c->plan->out[2];
-    maxpool_call across, down;
-    clpool_maxpool_params across_params, down_params;
-    maxpool_plan across_plan, down_plan;
-    clpool_shape across_shape, down_shape;
-    view_2d(c, planes * D, c->in->dims[3], c->in->dims[4], (const int32_t[]){1, 2}, &across, &across_params,
-            &across_plan, &across_shape);
-    view_2d(c, planes, D, c->plan->out[1] * c->plan->out[2], (const int32_t[]){0, -1}, &down, &down_params, &down_plan,
-            &down_shape);
-    if (c->indices && (c->params->storage_order != 0 || !use_2d_fast_path(ctx, &down)))
-        return launch(ctx, q, c, num_wait, wait, event);
-    /* [the first pass's Indices, if any][its values][16 elements the second
-     * pass's map loads may read past the Indices]: offsets of either type */
-    const size_t index_bytes = c->indices ? (size_t)across_out * sizeof(cl_long) : 0;
-    const size_t tail = c->indices ? 16 * sizeof(cl_long) : 0;
     clpool__scratch_lease mid;
-    clpool_status status = clpool__scratch_get(ctx, q, index_bytes + (size_t)across_out * c->esize + tail,
-                                               "clpool_enqueue_maxpool", "3-D pooling's first pass", &mid);
-    if (status == CLPOOL_ERROR_OPENCL) /* no memory for it: the general kernel needs none */
-        return launch(ctx, q, c, num_wait, wait, event);
+    clpool_status status = clpool__scratch_get(ctx, q, plan->scratch_bytes, fn, "3-D pooling's first pass", &mid);
+    if (status == CLPOOL_ERROR_OPENCL) return run_launch(ctx, q, &plan->fallback, mems, num_wait, wait, event);
     if (status != CLPOOL_SUCCESS) return status;
-    across.output = mid.mem;
-    across.out_off = (cl_long)(index_bytes / c->esize);
-    across.indices = c->indices ? mid.mem : NULL;
-    across.idx_off = 0;
-    down.input = mid.mem;
-    down.in_off = across.out_off;
-    down.in_limit = across.out_off + across_out;
-    down.index_map = across.indices;
+    mems[CLPOOL__MP_SCRATCH] = mid.mem;
     cl_event first = NULL, last = NULL;
-    status = launch(ctx, q, &across, num_wait, wait, &first);
-    if (status == CLPOOL_SUCCESS) status = launch(ctx, q, &down, 1, &first, &last);
+    status = run_launch(ctx, q, &plan->launch[0], mems, num_wait, wait, &first);
+    if (status == CLPOOL_SUCCESS) status = run_launch(ctx, q, &plan->launch[1], mems, 1, &first, &last);
     clpool__scratch_done(ctx, &mid, first, last, event);
     return status;
-}
-
-/*
- * Whether a 3-D call takes the one-pass kernel (kernels/maxpool3d.cl):
- * float32 on CPUs with 16-lane vectors, without Indices or with row-major
- * ones, no dilation, height and row strides of at most 7 and 2, windows of
- * at most 7 taps a side (its loops unroll them), planes whose offsets fit
- * an int. See launch_3d_fused for what it saves.
- */
-static int fused_3d(const clpool_context *ctx, const maxpool_call *c)
-{
-    const clpool_maxpool_params *p = c->params;
-    const int64_t plane = c->in->dims[2] * c->in->dims[3] * c->in->dims[4];
-    if (c->plan->ns != 3 || (c->indices && p->storage_order != 0) || c->dtype != CLPOOL_FLOAT32 ||
-        vector_width(ctx, c) != 16 || p->strides[1] > 7 || p->strides[2] > 2 || plane > INT32_MAX / 2)
-        return 0;
-    for (int32_t i = 0; i < 3; ++i)
-        if (p->kernel_shape[i] > 7 || p->dilations[i] != 1) return 0;
-    return 1;
-}
-
-/*
- * 3-D windows in one pass: a work-item per plane through every output depth
- * slice, or per band of its output rows where the planes alone leave fewer
- * than 8 work-items per compute unit (a few planes of few output rows leave
- * the device part idle). 3x3x3/s2 over 2x64x16x56x56 float32, `clpool
- * bench` against the two passes (session 23, Zen 5 EPYC): 1.02-1.08 ->
- * 0.84-0.88 ms, with Indices 2.38 -> 1.01-1.07 ms.
- */
-static clpool_status launch_3d_fused(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
-                                     cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    const clpool_maxpool_params *p = c->params;
-    const int64_t planes = c->in->dims[0] * c->in->dims[1], OH = c->plan->out[1];
-    const int64_t want = 8 * (int64_t)ctx->info.compute_units;
-    int64_t bands = planes >= want ? 1 : (want + planes - 1) / planes;
-    if (bands > OH) bands = OH;
-    const int64_t band_rows = (OH + bands - 1) / bands;
-    bands = (OH + band_rows - 1) / band_rows;
-    const clpool__maxpool3d_sizes sz = {
-        .D = c->in->dims[2],
-        .H = c->in->dims[3],
-        .W = c->in->dims[4],
-        .OD = c->plan->out[0],
-        .OH = OH,
-        .OW = c->plan->out[2],
-        .stride_d = p->strides[0],
-        .pad_d = c->plan->pad_begin[0],
-        .pad_h = c->plan->pad_begin[1],
-        .pad_w = c->plan->pad_begin[2],
-        .in_offset = c->in_off,
-        .out_offset = c->out_off,
-        .idx_offset = c->idx_off,
-        .in_limit = c->in_limit,
-        .planes = planes,
-        .band_rows = band_rows,
-        .bands = bands,
-    };
-    clpool__options options;
-    common_options(c, &options);
-    clpool__options_define(&options, "KD", p->kernel_shape[0]);
-    clpool__options_define(&options, "KH", p->kernel_shape[1]);
-    clpool__options_define(&options, "KW", p->kernel_shape[2]);
-    clpool__options_define(&options, "SH", p->strides[1]);
-    clpool__options_define(&options, "SW", p->strides[2]);
-    clpool__kernel k = {0};
-    cl_uint a = 0;
-    clpool_status status = clpool__kernel_get(ctx, parts_3d, &options, "maxpool3d", &k);
-    if (status == CLPOOL_SUCCESS) status = set_buffers(&k, c, &a);
-    if (status == CLPOOL_SUCCESS) status = clpool__set_arg(&k, a, sizeof sz, &sz);
-    if (status == CLPOOL_SUCCESS)
-        status = clpool__launch_1d(ctx, q, &k, (uint64_t)(planes * bands), 1, num_wait, wait, event);
-    clpool__kernel_put(ctx, &k);
-    return status;
-}
-
-/* Whether every window is the whole plane (one output per plane, each
- * window's taps inside the input covering every element): GlobalMaxPool
- * then computes the same result (first NaN, else first maximum). */
-static int windows_are_whole_planes(const clpool_shape *in, const clpool_maxpool_params *p, const maxpool_plan *plan)
-{
-    for (int32_t i = 0; i < plan->ns; ++i) {
-        const int64_t n = in->dims[2 + i];
-        /* a dim of 1: validation left the window a tap, element 0 */
-        if (plan->out[i] != 1 ||
-            (n > 1 && (p->dilations[i] != 1 || p->kernel_shape[i] - 1 - plan->pad_begin[i] < n - 1)))
-            return 0;
-    }
-    return 1;
 }
 
 clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue, const clpool_maxpool_params *params,
@@ -910,13 +275,13 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
         return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
                             "%s: dtype %s (%d) is not supported by MaxPool (float32, float64, float16, bfloat16, int8, uint8)",
                             fn, clpool_dtype_name(dtype), (int)dtype);
-    clpool_shape out_shape;
-    maxpool_plan plan;
-    clpool_status status = plan_maxpool(input_shape, params, fn, &plan);
+    clpool__maxpool_desc desc;
+    clpool_status status = clpool__maxpool_describe(input_shape, params, dtype, indices != NULL, fn, &desc);
     if (status != CLPOOL_SUCCESS) return status;
-    plan_output_shape(input_shape, &plan, &out_shape);
     const size_t esize = clpool_dtype_size(dtype);
-    const int64_t n_in = clpool_shape_elements(input_shape), n_out = clpool_shape_elements(&out_shape);
+    int64_t n_out = desc.planes;
+    for (int32_t i = 0; i < desc.ns; ++i) n_out *= desc.out[i];
+    const int64_t n_in = clpool_shape_elements(input_shape);
     if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
     if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
     cl_command_queue q;
@@ -931,38 +296,27 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
             CLPOOL_SUCCESS)
         return status;
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
-    /* Windows over whole planes (CBAM's channel attention, SPP's top bin)
-     * without Indices: GlobalMaxPool's kernels, which split long planes
-     * across work-items. 7x7 over 32x2048x7x7 float32: 1459 -> 142 us. */
-    const int col_major = params->storage_order != 0;
-    if (windows_are_whole_planes(input_shape, params, &plan)) {
-        if (!indices && clpool__global_pool_dtype_ok(dtype))
-            return clpool__launch_global_max(ctx, q, dtype, n_out, n_in / n_out, input, input_offset, output,
-                                             output_offset, num_wait, wait, event, fn);
-        /* With Indices too, on CPUs (see global_max_pool_indices). */
-        if (indices && clpool__global_max_indices_ok(ctx, dtype, n_out, n_in / n_out, plan.ns, col_major)) {
-            int64_t dims[3] = {1, 1, 1};
-            for (int32_t i = 0; i < plan.ns && i < 3; ++i) dims[i] = input_shape->dims[2 + i];
-            return clpool__launch_global_max_indices(ctx, q, dtype, n_out, n_in / n_out, input, input_offset, output,
-                                                     output_offset, indices, indices_offset, col_major, dims, num_wait,
-                                                     wait, event);
-        }
-    }
 
-    maxpool_call call = {.params = params, .plan = &plan, .in = input_shape, .input = input, .output = output,
-                         .indices = indices, .in_off = (cl_long)(input_offset / esize),
-                         .out_off = (cl_long)(output_offset / esize),
-                         .idx_off = (cl_long)(indices_offset / sizeof(cl_long)), .n_out = n_out, .esize = esize};
-    call.dtype = dtype;
-    call.in_limit = (cl_long)(in_bytes / esize);
-    maxpool_call view;
-    clpool_maxpool_params view_params;
-    maxpool_plan view_plan;
-    clpool_shape view_shape;
-    if (view_as_2d(&call, &view, &view_params, &view_plan, &view_shape))
-        return launch(ctx, q, &view, num_wait, wait, event);
-    if (plan.ns == 3)
-        return fused_3d(ctx, &call) ? launch_3d_fused(ctx, q, &call, num_wait, wait, event)
-                                    : launch_3d_in_two_passes(ctx, q, &call, num_wait, wait, event);
-    return launch(ctx, q, &call, num_wait, wait, event);
+    desc.in_off = (int64_t)(input_offset / esize);
+    desc.out_off = (int64_t)(output_offset / esize);
+    desc.idx_off = (int64_t)(indices_offset / sizeof(cl_long));
+    desc.in_limit = (int64_t)(in_bytes / esize);
+    clpool__device_caps caps;
+    device_caps(ctx, &caps);
+    clpool__maxpool_plan plan;
+    clpool__maxpool_plan_call(&caps, &desc, &plan);
+    cl_mem mems[CLPOOL__MP_SCRATCH + 1] = {NULL, input, output, indices, NULL};
+    switch (plan.path) {
+    case CLPOOL__MP_GLOBAL_MAX:
+        return clpool__launch_global_max(ctx, q, dtype, plan.planes, plan.plane_size, input, input_offset, output,
+                                         output_offset, num_wait, wait, event, fn);
+    case CLPOOL__MP_GLOBAL_MAX_INDICES:
+        return clpool__launch_global_max_indices(ctx, q, dtype, plan.planes, plan.plane_size, input, input_offset,
+                                                 output, output_offset, indices, indices_offset, plan.col_major,
+                                                 plan.dims, num_wait, wait, event);
+    case CLPOOL__MP_3D_TWO_PASS:
+        return run_two_passes(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    default:
+        return run_launch(ctx, q, &plan.launch[0], mems, num_wait, wait, event);
+    }
 }

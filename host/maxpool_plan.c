@@ -1,0 +1,637 @@
+/*
+ * MaxPool's planner (maxpool_plan.h): every path choice and -D value of
+ * MaxPool, from plain data. The rules read only the device's capabilities
+ * and the call's descriptor; views of a call (1-D, N-D as 2-D, the two 3-D
+ * passes) are descriptors too, planned by the same rules.
+ */
+#include <string.h>
+
+#include "maxpool_plan.h"
+
+/* ------------------------------------------------------------ thresholds */
+
+/* SIMD registers of 512 bits: where the widened, plane and flat paths pay. */
+#define WIDE_SIMD_BYTES 64
+/* Lanes per row where a work-item's vectors are the CPU's SIMD (PoCL). */
+#define LANES_SIMD 16
+/* Lanes elsewhere and for 8-byte types: each lane is a register across
+ * work-items (GPUs, llvmpipe), and more lanes multiply rusticl's build time. */
+#define LANES_OTHER 8
+/* Work-items per compute unit below which work is cut finer. */
+#define ITEMS_PER_CU 8
+/* The 2-D kernels unroll windows up to SPP's 13x13. */
+#define MAX_2D_WINDOW 13
+/* 1-byte types' argmax keeps a window's best tap in the element's width. */
+#define ARGMAX_BYTE_TAPS 127
+/* Exact-path rows per work-item on CPU SIMD for windows at most 3 tall:
+ * rows share input and set-up; more rows multiply the unrolled build. */
+#define EXACT_ROWS_SIMD 4
+#define EXACT_ROWS_MAX_KH 3
+/* Fast-path (argmax-path) rows per work-item on CPU SIMD: a longer stream
+ * re-reads the rows neighbouring windows share fewer times. */
+#define STREAM_ROWS 64
+#define STREAM_ROWS_INDICES 16
+/* Inputs beyond this share of the cache are most likely read from memory. */
+#define CACHE_REACH_DIVISOR 8
+#define CACHE_REACH_UNKNOWN ((uint64_t)4 << 20) /* where the device does not say */
+/* Row sweeps cover 16 to 64 blocks (powers of two keep the programs few),
+ * with the blocks' carries within 16 KiB (they stay in L1). */
+#define SWEEP_MIN_BLOCKS 16
+#define SWEEP_MAX_BLOCKS 64
+#define SWEEP_CARRY_BYTES 16384
+/* Each of the plane path's two private arrays: together half of an L1. */
+#define PLANE_BYTES 8192
+/* The plane path's windows: at least 9 taps a side (5 for 1- and 2-byte
+ * types), where column blocks re-read the most. */
+#define PLANE_MIN_TAPS 9
+#define PLANE_MIN_TAPS_NARROW 5
+/* The flat path's private array: half of an L1. */
+#define FLAT_BYTES 16384
+/* 1-byte types' flat-path lane columns are bytes. */
+#define FLAT_BYTE_MAX_W 127
+/* The window kernel: rows of few outputs under windows at least this wide. */
+#define WINDOW_MIN_TAPS 8
+/* The general kernel's blocks per work-item on CPU SIMD: spreads an item's cost. */
+#define ND_BLOCKS_SIMD 4
+/* The one-pass 3-D kernel unrolls windows up to 7 a side, height strides
+ * up to 7 and row strides up to 2 (its row loads). */
+#define FUSED_3D_MAX_TAPS 7
+#define FUSED_3D_MAX_SH 7
+#define FUSED_3D_MAX_SW 2
+/* Elements the two-pass route's map loads may read past the Indices. */
+#define INDEX_MAP_TAIL 16
+/* global_max_pool_indices: planes of at least 16 in groups of 16, four
+ * groups per compute unit, column-major Indices over at most 3 dims. */
+#define GLOBAL_INDICES_MIN_PLANE 16
+#define GLOBAL_INDICES_GROUPS_PER_CU 4
+
+/* ------------------------------------------------------------ programs */
+
+/* Each kernel family after the headers it uses, in order (kernels/), so a
+ * program compiles only its own family. */
+#define MAXPOOL2D_HEADERS "maxpool_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
+static const char *const nd_parts[] = {"maxpool_lanes.h", "maxpool_nd.cl", NULL};
+static const char *const parts_2d[] = {MAXPOOL2D_HEADERS, "maxpool2d_argmax.h", "maxpool2d_block.h",
+                                       "maxpool2d_sweep.h", "maxpool2d.cl", NULL};
+static const char *const plane_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
+                                          "maxpool2d_plane.cl", NULL};
+static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
+                                         "maxpool2d_flat.cl", NULL};
+static const char *const parts_3d[] = {"maxpool3d.cl", NULL};
+
+/* ------------------------------------------------------------ shapes */
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int64_t in_elements(const clpool__maxpool_desc *d)
+{
+    int64_t n = d->planes;
+    for (int32_t i = 0; i < d->ns; ++i) n *= d->in[i];
+    return n;
+}
+
+static int64_t out_elements(const clpool__maxpool_desc *d)
+{
+    int64_t n = d->planes;
+    for (int32_t i = 0; i < d->ns; ++i) n *= d->out[i];
+    return n;
+}
+
+/* ------------------------------------------------------------ rules */
+
+/* Outputs per row of a work-item: the CPU's SIMD width, else 8. */
+static int vector_width(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    return d->esize >= 8 || !caps->cpu_simd ? LANES_OTHER : LANES_SIMD;
+}
+
+/* The widest row stride whose taps load as vectors: 4 with 16 lanes (four
+ * loads and shuffles), else 2. */
+static int64_t vector_stride_max(int vw) { return vw == LANES_SIMD ? 4 : 2; }
+
+/* The exact path's rows per work-item (-DEXACT_ROWS). */
+static int exact_rows(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    return caps->cpu_simd && d->kernel[0] <= EXACT_ROWS_MAX_KH && d->out[0] >= EXACT_ROWS_SIMD ? EXACT_ROWS_SIMD : 1;
+}
+
+/* The fast and argmax paths' rows per work-item: STREAM_ROWS, halved while
+ * fewer than ITEMS_PER_CU work-items per compute unit would be left; 1 off
+ * CPU SIMD. col_items: work-items across a row. */
+static int stream_rows(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int64_t col_items)
+{
+    if (!caps->cpu_simd) return 1;
+    int rows = d->indices ? STREAM_ROWS_INDICES : STREAM_ROWS;
+    while (rows > 1 && d->planes * col_items * ceil_div(d->out[0], rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
+        rows /= 2;
+    return rows;
+}
+
+/* Whether the fast path may run blocks wider than vector_width(). */
+static int wide_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    return !d->indices && caps->cpu_simd && caps->vector_bytes >= WIDE_SIMD_BYTES;
+}
+
+/* Fast-path blocks per row at most (-DWIDEN): 2 for 2-byte and 4 for 1-byte
+ * types with 512-bit SIMD, so one vector fills a register. */
+static int widest(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    if (!wide_blocks(caps, d) || d->esize > 2) return 1;
+    return d->esize == 1 ? 4 : 2;
+}
+
+static int windows_share_rows(const clpool__maxpool_desc *d) { return d->kernel[0] > d->stride[0]; }
+
+static int beyond_cache_reach(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    const uint64_t in_bytes = (uint64_t)in_elements(d) * (uint64_t)d->esize;
+    return in_bytes > (caps->cache_bytes > 0 ? caps->cache_bytes / CACHE_REACH_DIVISOR : CACHE_REACH_UNKNOWN);
+}
+
+/* The 2-D path's width: widest(), halved while over a quarter of a block's
+ * lanes would pass the row's end; float32 rows of two 16-lane blocks whose
+ * windows share rows are one 32-lane block beyond the cache's reach (one
+ * work-item then reads each row front to back). */
+static int fast_widen(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    const int vw = vector_width(caps, d);
+    const int64_t ow = d->out[1];
+    int widen = widest(caps, d);
+    if (d->esize == 4 && wide_blocks(caps, d) && windows_share_rows(d) && ow <= 2 * vw && beyond_cache_reach(caps, d))
+        widen = 2;
+    while (widen > 1 && vw * widen * 3 > 4 * ow) widen /= 2;
+    return widen;
+}
+
+/* Stride 2 under an odd left pad (-DODD_START): row loads aligned, tap 0 from
+ * a broadcast; float32 and the 16-bit floats without Indices on CPU SIMD,
+ * the types and variant where it pays. */
+static int odd_start_loads(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    return caps->cpu_simd && d->stride[1] == 2 && d->pad[1] % 2 != 0 && (d->esize == 4 || d->esize == 2) &&
+           !d->indices;
+}
+
+/* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: one
+ * block): on CPU SIMD, for inputs beyond the cache's reach (any input for
+ * windows one row high, which carry nothing) whose rows hold at least 3
+ * blocks (2 where windows share no rows), so the input streams front to back. */
+static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block)
+{
+    if (!caps->cpu_simd) return 0;
+    const int64_t row_blocks = ceil_div(d->out[1], block);
+    const int one_row = d->kernel[0] == 1;
+    if (row_blocks < (windows_share_rows(d) ? 3 : 2) || (!one_row && !beyond_cache_reach(caps, d))) return 0;
+    /* per block, kh - min(sh, kh) input rows (one slot at least) of a vector, 4x with Indices; 1- and
+     * 2-byte types at row stride 2 carry a row's loads instead (COLUMNS_FIRST, ROW_LOADS) */
+    const int64_t kh = d->kernel[0], sh = d->stride[0], kw = d->kernel[1];
+    const int columns_first = d->esize <= 2 && !d->indices && d->stride[1] == 2 && kh - sh <= 1;
+    const int odd = odd_start_loads(caps, d);
+    const int64_t carry_vectors = columns_first ? 2 + (kw - odd > 2) + odd : kh > sh ? kh - sh : 1;
+    const int64_t carry_bytes = carry_vectors * block * d->esize * (d->indices ? 4 : 1);
+    int n = SWEEP_MIN_BLOCKS;
+    while (n < row_blocks && n < SWEEP_MAX_BLOCKS && 2 * n * carry_bytes <= SWEEP_CARRY_BYTES) n *= 2;
+    return n;
+}
+
+/* The 2-D kernels serve windows up to 13x13, strides up to
+ * vector_stride_max(), no dilation, int lane math; Indices need their
+ * offsets within an int (float32) or a window's taps within a byte (int8). */
+static int use_2d_kernels(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    const int64_t H = d->in[0], W = d->in[1];
+    if (d->ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0;
+    const int64_t max_stride = vector_stride_max(vector_width(caps, d));
+    for (int i = 0; i < 2; ++i)
+        if (d->kernel[i] > MAX_2D_WINDOW || d->stride[i] > max_stride || d->dilation[i] != 1) return 0;
+    if (d->indices && d->esize == 4) {
+        const int64_t row_step = d->storage_order ? 1 : W, col_step = d->storage_order ? H : 1;
+        const int64_t cols = d->kernel[1] - 1 + d->stride[1] * 15; /* a window's and 16 lanes' reach */
+        if ((d->kernel[0] - 1) * row_step + cols * col_step > INT32_MAX) return 0;
+    }
+    return !(d->indices && d->esize == 1 && d->kernel[0] * d->kernel[1] > ARGMAX_BYTE_TAPS);
+}
+
+/* The plane path's geometry: `gap` lowest values between rows (the windows'
+ * reach past either end of a row), `band` output rows per work-item. */
+typedef struct plane_geometry {
+    int64_t gap, band, elems;
+} plane_geometry;
+
+/* Whether stride-1 windows without Indices take the plane path (512-bit CPU
+ * SIMD, large windows) and its geometry: the band must hold 2(kh - 1) output
+ * rows or the whole plane, so re-read rows stay few. */
+static int plane_path(const clpool__device_caps *caps, const clpool__maxpool_desc *d, plane_geometry *pg)
+{
+    if (d->indices || !caps->cpu_simd || caps->vector_bytes < WIDE_SIMD_BYTES || d->stride[0] != 1 ||
+        d->stride[1] != 1)
+        return 0;
+    const int64_t kh = d->kernel[0], kw = d->kernel[1];
+    const int64_t k = kh > kw ? kh : kw;
+    if (k < PLANE_MIN_TAPS && (k < PLANE_MIN_TAPS_NARROW || d->esize >= 4)) return 0;
+    const int64_t W = d->in[1], OH = d->out[0], OW = d->out[1], pad_w = d->pad[1];
+    const int64_t right = OW - 1 - pad_w + kw - 1 - (W - 1);
+    pg->gap = pad_w > right ? pad_w : right;
+    if (pg->gap < 0) pg->gap = 0;
+    pg->elems = PLANE_BYTES / d->esize;
+    const int64_t pitch = W + pg->gap, lanes = vector_width(caps, d) * widest(caps, d);
+    /* the lead gap and the rows, then a vector of rounding up and the tails the passes read and fill */
+    const int64_t room = pg->elems - pg->gap - 4 * lanes - kw;
+    const int64_t band = room / pitch - (kh - 1);
+    const int64_t need = OH < 2 * (kh - 1) ? OH : 2 * (kh - 1);
+    if (band < need) return 0;
+    pg->band = band < OH ? band : OH;
+    return 1;
+}
+
+/* Whether a call takes the flat path, and its band: types of at most 4
+ * bytes at stride 1 without Indices on 512-bit CPU SIMD, output rows as wide
+ * as the input's, where column blocks would idle over a quarter of their
+ * lanes or the plane path would take the call. */
+static int flat_path(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int64_t *band)
+{
+    if (d->esize > 4 || d->indices || !caps->cpu_simd || caps->vector_bytes < WIDE_SIMD_BYTES || d->stride[0] != 1 ||
+        d->stride[1] != 1)
+        return 0;
+    const int64_t W = d->in[1], OH = d->out[0], kh = d->kernel[0];
+    if (d->esize == 1 && W > FLAT_BYTE_MAX_W) return 0;
+    const int64_t lanes = vector_width(caps, d) * widest(caps, d), block_lanes = ceil_div(W, lanes) * lanes;
+    plane_geometry pg;
+    if (d->out[1] != W || (4 * W >= 3 * block_lanes && !plane_path(caps, d, &pg))) return 0;
+    /* the band's rows, then the vector the last one's loads may run past and the fill after it */
+    const int64_t b = (FLAT_BYTES / d->esize - 2 * lanes) / W - (kh - 1);
+    const int64_t need = OH < 2 * (kh - 1) ? OH : 2 * (kh - 1);
+    if (b < need || b < 1) return 0;
+    *band = b < OH ? b : OH;
+    return 1;
+}
+
+/* The window kernel: rows of few outputs under wide windows, where the row
+ * kernel's lanes would mostly idle (CPU SIMD). */
+static int use_window_kernel(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    const int64_t kw = d->kernel[d->ns - 1];
+    return caps->cpu_simd && kw >= WINDOW_MIN_TAPS && kw >= 2 * d->out[d->ns - 1];
+}
+
+/* The one-pass 3-D kernel: float32 on 16-lane CPU SIMD, row-major Indices
+ * or none, no dilation, windows and strides its loops unroll, planes whose
+ * offsets fit an int. */
+static int fused_3d(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+{
+    if (d->ns != 3 || (d->indices && d->storage_order != 0) || d->dtype != CLPOOL_FLOAT32 ||
+        vector_width(caps, d) != LANES_SIMD || d->stride[1] > FUSED_3D_MAX_SH || d->stride[2] > FUSED_3D_MAX_SW ||
+        d->in[0] * d->in[1] * d->in[2] > INT32_MAX / 2)
+        return 0;
+    for (int32_t i = 0; i < 3; ++i)
+        if (d->kernel[i] > FUSED_3D_MAX_TAPS || d->dilation[i] != 1) return 0;
+    return 1;
+}
+
+/* Whether every window is its whole plane (one output per plane, the taps
+ * inside the input covering every element): GlobalMaxPool's result. */
+static int windows_are_whole_planes(const clpool__maxpool_desc *d)
+{
+    for (int32_t i = 0; i < d->ns; ++i) {
+        const int64_t n = d->in[i];
+        /* a dim of 1: validation left the window a tap, element 0 */
+        if (d->out[i] != 1 || (n > 1 && (d->dilation[i] != 1 || d->kernel[i] - 1 - d->pad[i] < n - 1))) return 0;
+    }
+    return 1;
+}
+
+/* Whether whole-plane windows with Indices take global_max_pool_indices:
+ * CPUs, float32/float64, see GLOBAL_INDICES_*. */
+static int global_max_indices_ok(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int64_t planes,
+                                 int64_t plane_size)
+{
+    return caps->cpu && plane_size >= GLOBAL_INDICES_MIN_PLANE &&
+           (d->dtype == CLPOOL_FLOAT32 || d->dtype == CLPOOL_FLOAT64) &&
+           planes / 16 >= GLOBAL_INDICES_GROUPS_PER_CU * (int64_t)caps->compute_units &&
+           (d->storage_order == 0 || d->ns <= 3);
+}
+
+/* ------------------------------------------------------------ launches */
+
+/* Options every MaxPool program has: the dtype and the Indices variant. */
+static void common_options(const clpool__maxpool_desc *d, clpool__options *o)
+{
+    clpool__options_start(o, d->dtype);
+    clpool__options_define(o, "WITH_INDICES", d->indices);
+    clpool__options_define(o, "STORAGE_ORDER", d->indices ? d->storage_order : 0);
+    if (d->index_map) clpool__options_define(o, "INDEX_MAP", 1);
+}
+
+/* The buffer arguments: input, output, then Indices and the index map where used. */
+static void set_buffers(const clpool__maxpool_desc *d, clpool__mp_launch *l)
+{
+    int n = 0;
+    memset(l->buffers, 0, sizeof l->buffers);
+    l->buffers[n++] = d->input;
+    l->buffers[n++] = d->output;
+    if (d->indices) l->buffers[n++] = d->index_buf;
+    if (d->index_map) l->buffers[n++] = d->map_buf;
+}
+
+static void start_launch(clpool__mp_path path, const char *const *parts, const char *kernel,
+                         const clpool__maxpool_desc *d, clpool__mp_launch *l)
+{
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    l->parts = parts;
+    l->kernel = kernel;
+    common_options(d, &l->options);
+    set_buffers(d, l);
+}
+
+/* The 2-D kernels' options after the common ones: window, strides, lanes. */
+static void options_2d(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int widen, clpool__options *o)
+{
+    clpool__options_define(o, "KH", d->kernel[0]);
+    clpool__options_define(o, "KW", d->kernel[1]);
+    clpool__options_define(o, "SH", d->stride[0]);
+    clpool__options_define(o, "SW", d->stride[1]);
+    clpool__options_define(o, "VW", vector_width(caps, d));
+    clpool__options_define(o, "WIDEN", widen);
+    clpool__options_define(o, "EXACT_ROWS", exact_rows(caps, d));
+}
+
+/* The 2-D kernels' sizes: `rows` output rows per work-item, `gap` fill
+ * between the plane kernel's array rows. */
+static void sizes_2d(const clpool__maxpool_desc *d, int64_t rows, int64_t gap, clpool__mp_launch *l)
+{
+    l->arg_kind = CLPOOL__MP_ARGS_2D;
+    l->sizes2d = (clpool__maxpool2d_sizes){
+        .H = d->in[0], .W = d->in[1], .OH = d->out[0], .OW = d->out[1],
+        .pad_h = d->pad[0], .pad_w = d->pad[1],
+        .in_offset = d->in_off, .out_offset = d->out_off, .idx_offset = d->idx_off,
+        .in_limit = d->in_limit, .planes = d->planes, .rows = rows, .gap = gap,
+    };
+}
+
+/* A work-item per (plane, band of `band` output rows). */
+static void plane_items(const clpool__maxpool_desc *d, int64_t band, clpool__mp_launch *l)
+{
+    l->dims = 2;
+    l->items[0] = (uint64_t)d->planes;
+    l->items[1] = (uint64_t)ceil_div(d->out[0], band);
+    l->cpu_local = 1;
+}
+
+static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+{
+    plane_geometry pg;
+    int64_t band;
+    if (flat_path(caps, d, &band)) {
+        start_launch(CLPOOL__MP_FLAT, flat_parts, "maxpool2d_flat", d, l);
+        options_2d(caps, d, widest(caps, d), &l->options);
+        clpool__options_define(&l->options, "FLAT_ELEMS", FLAT_BYTES / d->esize);
+        clpool__options_define(&l->options, "PAD_W", d->pad[1]);
+        sizes_2d(d, band, 0, l);
+        plane_items(d, band, l);
+        return;
+    }
+    if (plane_path(caps, d, &pg)) {
+        start_launch(CLPOOL__MP_PLANE, plane_parts, "maxpool2d_plane", d, l);
+        options_2d(caps, d, widest(caps, d), &l->options);
+        clpool__options_define(&l->options, "PLANE_ELEMS", pg.elems);
+        sizes_2d(d, pg.band, pg.gap, l);
+        plane_items(d, pg.band, l);
+        return;
+    }
+    const int widen = fast_widen(caps, d);
+    const int block = vector_width(caps, d) * widen; /* outputs per row of a work-item's block */
+    const int sweep = sweep_blocks(caps, d, block);
+    const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
+    const int64_t col_items = ceil_div(d->out[1], item_cols);
+    const int rows = stream_rows(caps, d, col_items);
+    /* the fast path's whole output vectors around the cache (STORE_WHOLE) */
+    const uint64_t moved = ((uint64_t)in_elements(d) + (uint64_t)out_elements(d)) * (uint64_t)d->esize;
+    const int stream = !d->indices && clpool__stream_stores_for(caps->cpu, caps->cache_bytes, moved);
+    start_launch(CLPOOL__MP_2D, parts_2d, "maxpool2d", d, l);
+    options_2d(caps, d, widen, &l->options);
+    clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep);
+    clpool__options_define(&l->options, "ODD_START", odd_start_loads(caps, d));
+    clpool__options_define(&l->options, "STREAM_STORES", stream);
+    sizes_2d(d, rows, 0, l);
+    l->dims = 3;
+    l->items[0] = (uint64_t)col_items;
+    l->items[1] = (uint64_t)ceil_div(d->out[0], rows);
+    l->items[2] = (uint64_t)d->planes;
+    l->cpu_local = 1;
+}
+
+/* The general kernels' geometry (all but `items`). */
+static void fill_geometry(const clpool__maxpool_desc *d, clpool__maxpool_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->in_plane = 1;
+    for (int32_t i = 0; i < d->ns; ++i) {
+        g->in_dims[i] = d->in[i];
+        g->out_dims[i] = d->out[i];
+        g->ksize[i] = d->kernel[i];
+        g->stride[i] = d->stride[i];
+        g->pad_begin[i] = d->pad[i];
+        g->dilation[i] = d->dilation[i];
+        g->in_plane *= g->in_dims[i];
+    }
+    g->in_offset = d->in_off;
+    g->out_offset = d->out_off;
+    g->idx_offset = d->idx_off;
+    g->in_limit = d->in_limit;
+}
+
+/* The general kernel: NB blocks of VW outputs along the last dim per
+ * work-item, its stride compiled in where the taps load as vectors. */
+static void plan_nd(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+{
+    const int vw = vector_width(caps, d);
+    const int64_t ow = d->out[d->ns - 1], sw = d->stride[d->ns - 1];
+    const int64_t blocks = ceil_div(ow, vw);
+    const int64_t nb = caps->cpu_simd ? (blocks < ND_BLOCKS_SIMD ? blocks : ND_BLOCKS_SIMD) : 1;
+    start_launch(CLPOOL__MP_ND, nd_parts, "maxpool", d, l);
+    clpool__options_define(&l->options, "NS", d->ns);
+    clpool__options_define(&l->options, "VW", vw);
+    clpool__options_define(&l->options, "NB", nb);
+    clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
+    l->arg_kind = CLPOOL__MP_ARGS_GEOM;
+    fill_geometry(d, &l->geom);
+    l->geom.items = out_elements(d) / ow * ceil_div(blocks, nb);
+    l->dims = 1;
+    l->items[0] = (uint64_t)l->geom.items;
+    l->cpu_local = CLPOOL__LOCAL_BUDGET;
+}
+
+/* The window kernel: one output per work-item, its lanes along the window's row. */
+static void plan_window(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+{
+    start_launch(CLPOOL__MP_WINDOW, nd_parts, "maxpool_window", d, l);
+    l->arg_kind = CLPOOL__MP_ARGS_GEOM;
+    fill_geometry(d, &l->geom);
+    l->geom.items = out_elements(d);
+    clpool__options_define(&l->options, "NS", d->ns);
+    clpool__options_define(&l->options, "VW", vector_width(caps, d));
+    clpool__options_define(&l->options, "NB", 1);
+    clpool__options_define(&l->options, "SW", 0);
+    clpool__options_define(&l->options, "WINDOW_INT_AT", l->geom.in_plane <= INT32_MAX);
+    l->dims = 1;
+    l->items[0] = (uint64_t)l->geom.items;
+    l->cpu_local = CLPOOL__LOCAL_BUDGET;
+}
+
+/* One launch for a call of 2 spatial dims (or a view as one) by the 2-D
+ * kernels where they serve it, else (any rank) by a general kernel. */
+static void plan_one(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+{
+    if (use_window_kernel(caps, d))
+        plan_window(caps, d, l);
+    else if (use_2d_kernels(caps, d))
+        plan_2d(caps, d, l);
+    else
+        plan_nd(caps, d, l);
+}
+
+/* The one-pass 3-D kernel: a work-item per plane through every output depth
+ * slice, or per band of its output rows where planes alone leave fewer than
+ * ITEMS_PER_CU work-items per compute unit. */
+static void plan_3d(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+{
+    const int64_t planes = d->planes, OH = d->out[1];
+    const int64_t want = ITEMS_PER_CU * (int64_t)caps->compute_units;
+    int64_t bands = planes >= want ? 1 : ceil_div(want, planes);
+    if (bands > OH) bands = OH;
+    const int64_t band_rows = ceil_div(OH, bands);
+    bands = ceil_div(OH, band_rows);
+    start_launch(CLPOOL__MP_3D, parts_3d, "maxpool3d", d, l);
+    clpool__options_define(&l->options, "KD", d->kernel[0]);
+    clpool__options_define(&l->options, "KH", d->kernel[1]);
+    clpool__options_define(&l->options, "KW", d->kernel[2]);
+    clpool__options_define(&l->options, "SH", d->stride[1]);
+    clpool__options_define(&l->options, "SW", d->stride[2]);
+    l->arg_kind = CLPOOL__MP_ARGS_3D;
+    l->sizes3d = (clpool__maxpool3d_sizes){
+        .D = d->in[0], .H = d->in[1], .W = d->in[2], .OD = d->out[0], .OH = OH, .OW = d->out[2],
+        .stride_d = d->stride[0], .pad_d = d->pad[0], .pad_h = d->pad[1], .pad_w = d->pad[2],
+        .in_offset = d->in_off, .out_offset = d->out_off, .idx_offset = d->idx_off, .in_limit = d->in_limit,
+        .planes = planes, .band_rows = band_rows, .bands = bands,
+    };
+    l->dims = 1;
+    l->items[0] = (uint64_t)(planes * bands);
+    l->cpu_local = 1;
+}
+
+/* ------------------------------------------------------------ views */
+
+/* A view of d: `planes` planes of h x w pooled by the windows of d's spatial
+ * dims `dims` (two indices; -1: a window of 1, the dim passes through). */
+static void view_2d(const clpool__maxpool_desc *d, int64_t planes, int64_t h, int64_t w, const int32_t dims[2],
+                    clpool__maxpool_desc *view)
+{
+    *view = *d;
+    view->ns = 2;
+    view->planes = planes;
+    view->in[0] = h;
+    view->in[1] = w;
+    for (int32_t i = 0; i < 2; ++i) {
+        const int32_t s = dims[i];
+        view->kernel[i] = s >= 0 ? d->kernel[s] : 1;
+        view->stride[i] = s >= 0 ? d->stride[s] : 1;
+        view->dilation[i] = s >= 0 ? d->dilation[s] : 1;
+        view->pad[i] = s >= 0 ? d->pad[s] : 0;
+        view->out[i] = s >= 0 ? d->out[s] : view->in[i];
+    }
+}
+
+/* The 2-D view of a call whose window is 2-D in all but name: 1-D pooling
+ * as rows of height 1, and N-D pooling whose leading dims have windows of 1
+ * (kernel 1, out == in) folded into the planes. The flat offsets, and so
+ * the Indices, stay; column-major Indices over 3+ dims do not: no view. */
+static int view_as_2d(const clpool__maxpool_desc *d, clpool__maxpool_desc *view)
+{
+    const int32_t ns = d->ns;
+    if (ns == 2 || (ns > 2 && d->indices && d->storage_order == 1)) return 0;
+    int64_t planes = d->planes;
+    for (int32_t i = 0; i < ns - 2; ++i) {
+        if (d->kernel[i] != 1 || d->out[i] != d->in[i]) return 0;
+        planes *= d->in[i];
+    }
+    if (ns == 1)
+        view_2d(d, planes, 1, d->in[0], (const int32_t[]){-1, 0}, view);
+    else
+        view_2d(d, planes, d->in[ns - 2], d->in[ns - 1], (const int32_t[]){ns - 2, ns - 1}, view);
+    return 1;
+}
+
+/*
+ * 3-D windows in two 2-D passes through scratch: the last two dims' windows
+ * ([planes*D, H, W] -> [planes*D, OH, OW]), then the first dim's over rows
+ * of OH*OW. Each pass keeps its first maximum, so the (d, h, w) first wins.
+ * With Indices the first pass's go to scratch ahead of its values and the
+ * second maps its own through them (-DINDEX_MAP, the 2-D kernel only: where
+ * the second pass would not take it, nor does the call). Returns 0 then.
+ */
+static int plan_two_passes(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__maxpool_plan *plan)
+{
+    const int64_t planes = d->planes, D = d->in[0];
+    const int64_t across_out = planes * D * d->out[1] * d->out[2];
+    clpool__maxpool_desc across, down;
+    view_2d(d, planes * D, d->in[1], d->in[2], (const int32_t[]){1, 2}, &across);
+    view_2d(d, planes, D, d->out[1] * d->out[2], (const int32_t[]){0, -1}, &down);
+    if (d->indices && (d->storage_order != 0 || !use_2d_kernels(caps, &down))) return 0;
+    /* scratch: [the first pass's Indices, if any][its values][the map loads' overrun] */
+    const int64_t index_bytes = d->indices ? across_out * 8 : 0;
+    const int64_t tail = d->indices ? INDEX_MAP_TAIL * 8 : 0;
+    plan->scratch_bytes = (size_t)(index_bytes + across_out * d->esize + tail);
+    across.output = CLPOOL__MP_SCRATCH;
+    across.out_off = index_bytes / d->esize;
+    across.index_buf = d->indices ? CLPOOL__MP_SCRATCH : CLPOOL__MP_NONE;
+    across.idx_off = 0;
+    down.input = CLPOOL__MP_SCRATCH;
+    down.in_off = across.out_off;
+    down.in_limit = across.out_off + across_out;
+    down.index_map = d->indices;
+    down.map_buf = CLPOOL__MP_SCRATCH;
+    plan_one(caps, &across, &plan->launch[0]);
+    plan_one(caps, &down, &plan->launch[1]);
+    /* without scratch memory, the general kernel (it needs none) */
+    plan_one(caps, d, &plan->fallback);
+    plan->launches = 2;
+    return 1;
+}
+
+void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__maxpool_desc *d,
+                               clpool__maxpool_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    const int64_t n_out = out_elements(d);
+    /* Windows over whole planes: GlobalMaxPool's kernels, which split long
+     * planes across work-items; with Indices where global_max_pool_indices serves. */
+    if (windows_are_whole_planes(d)) {
+        plan->planes = n_out;
+        plan->plane_size = in_elements(d) / n_out;
+        plan->col_major = d->storage_order != 0;
+        for (int32_t i = 0; i < 3; ++i) plan->dims[i] = i < d->ns ? d->in[i] : 1;
+        if (!d->indices && clpool__global_pool_dtype_ok(d->dtype)) {
+            plan->path = CLPOOL__MP_GLOBAL_MAX;
+            return;
+        }
+        if (d->indices && global_max_indices_ok(caps, d, plan->planes, plan->plane_size)) {
+            plan->path = CLPOOL__MP_GLOBAL_MAX_INDICES;
+            return;
+        }
+    }
+    clpool__maxpool_desc view;
+    plan->launches = 1;
+    if (view_as_2d(d, &view)) {
+        plan_one(caps, &view, &plan->launch[0]);
+    } else if (d->ns == 3 && fused_3d(caps, d)) {
+        plan_3d(caps, d, &plan->launch[0]);
+    } else if (d->ns == 3 && plan_two_passes(caps, d, plan)) {
+        plan->path = CLPOOL__MP_3D_TWO_PASS;
+        return;
+    } else {
+        plan_one(caps, d, &plan->launch[0]);
+    }
+    plan->path = plan->launch[0].path;
+}
