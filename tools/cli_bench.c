@@ -15,9 +15,9 @@
  *               device running them and with the device idle
  *   --startup   first-call latency: context creation, a first MaxPool (program
  *               build included) vs a second one, and clpool_context_warm_up
- * POCL_AFFINITY defaults to 1 here (a value in the environment wins): without
- * pinning, PoCL's two worker threads often share one core of this 2-core VM
- * and every kernel, the copy included, runs at half speed in that process.
+ * POCL_AFFINITY defaults to 1 here (a value in the environment wins): unpinned,
+ * PoCL's worker threads can share one core and every kernel, the copy
+ * included, runs at a fraction of its speed in that process.
  */
 #include <stdio.h>
 #include <stdlib.h>
