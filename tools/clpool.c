@@ -32,7 +32,7 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command commands[] = {
-    {"devices", "clpool devices", "List the OpenCL devices; the number before each is what --device N selects.\n"},
+    {"devices", "clpool devices", "List the OpenCL devices; the number before each is what --device DEV selects.\n"},
     {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device DEV] -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
      "Run one op on .npy arrays. OP: MaxPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool, Max.\n"
      "  -i IN.npy        an input (Max takes 1 to 64, the others one)\n"
