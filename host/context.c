@@ -14,19 +14,9 @@ static size_t default_local_size(const clpool_device_info *info)
     return want ? want : 1;
 }
 
-/*
- * The cache size a context's path choices (row sweeps, streamed stores)
- * plan for. CPUs: the reported global memory cache, but at most 4 MiB per
- * compute unit or 32 MiB, whichever is more. PoCL reports the package's
- * whole L3, which on a VM is its host's, shared with cores the device does
- * not have: session 22's Xeon VM reported 300 MiB to two vCPUs, and planned
- * at that, 8-32 MiB MaxPool inputs took the in-cache paths, 0.85-0.97 of copy
- * from memory against 1.01-1.08 with the row sweep (which in cache was no
- * slower there: 3x3/s2 8x64x64x64 0.57-0.63 -> 0.45-0.55 ms). 4 MiB is a Zen 4
- * core's share of its CCX, 32 MiB the whole CCX the thresholds were tuned on.
- * $CLPOOL_DEVICE_CACHE_BYTES overrides it (the tests pin it, so every
- * machine takes the same paths).
- */
+/* The cache size a context's path choices (row sweeps, streamed stores) plan for: $CLPOOL_DEVICE_CACHE_BYTES,
+ * else the reported cache, on CPUs at most 4 MiB per compute unit or 32 MiB, whichever is more, because PoCL
+ * reports the package's whole L3 (on a VM its host's, shared with cores the device does not have). */
 #define CACHE_PER_COMPUTE_UNIT ((uint64_t)4 << 20)
 #define CACHE_PLANNED_MIN ((uint64_t)32 << 20)
 static clpool_status planned_cache_bytes(clpool_device_info *info)

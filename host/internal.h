@@ -95,14 +95,8 @@ typedef struct clpool__kernel {
     clpool__arg_memo *memo;     /* values last set on `kernel` (launch.c); NULL: set every argument */
 } clpool__kernel;
 
-/*
- * A program's build options: the dtype and (name, value) defines, rendered
- * as "-DDT_FLOAT32 -DKH=3 ..." only when a program is built. Every launch
- * writes them (programs are found by them), so a define is two stores:
- * rendering them as text at each launch had been 1,600 of a tiny MaxPool's
- * 10,400 host instructions (callgrind, session 24), snprintf 7,700 of
- * 16,600 before that (session 22).
- */
+/* A program's build options: the dtype and (name, value) defines, rendered as "-DDT_FLOAT32 -DKH=3 ..." only
+ * when a program is built. Every launch writes them to find its program, so a define is two stores, not text. */
 #define CLPOOL__OPTIONS_DEFINES 24
 #define CLPOOL__OPTIONS_TEXT_MAX 1024
 typedef struct clpool__options {
@@ -200,13 +194,9 @@ clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue,
 clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
                                    const char *fn, const char *what, size_t *mem_size);
 
-/* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0
- * and 1 round up, so kernels bounds-check them; dim 2 is exact). On
- * ctx->cpu_simd devices a work-group is cpu_local items along dim 0 whatever
- * the shape: PoCL compiles a work-group function per local size (0.7 s each
- * here), so shape-fitted sizes cost a compile per new shape. Kernels whose
- * items are long loops pass 1, those with a few elements per item the budget
- * (CLPOOL__LOCAL_BUDGET). */
+/* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0 and 1 round up, so kernels
+ * bounds-check them). On cpu_simd devices a work-group is cpu_local items whatever the shape (1 for long loops,
+ * else CLPOOL__LOCAL_BUDGET): PoCL compiles a work-group function per local size, so no compile per shape. */
 #define CLPOOL__LOCAL_BUDGET 0
 clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
                              const uint64_t *items, size_t cpu_local, cl_uint num_wait, const cl_event *wait,

@@ -48,17 +48,9 @@ static clpool_status set_kernel_arg(clpool__kernel *k, cl_uint index, size_t siz
     return CLPOOL_SUCCESS;
 }
 
-/*
- * PoCL copies each clSetKernelArg value into a fresh aligned allocation and
- * frees the old one (about 440 host instructions a call, callgrind, session
- * 24), more malloc traffic against the worker threads that free its
- * commands. Arguments stay set on a cl_kernel between enqueues (the value is
- * captured at each enqueue), and a checked-out kernel is its caller's alone,
- * so a by-value argument whose bytes equal those last set is skipped. An
- * argument keeps the arena bytes it took when first set. Buffers are always
- * set: a released cl_mem's handle may come back as a new buffer's, and a
- * driver may resolve a buffer to its device address when it is set.
- */
+/* A by-value argument whose bytes equal those last set on this (checked-out, so unshared) kernel is not set
+ * again: PoCL copies each value into a fresh allocation. Buffers are always set: a released cl_mem's handle
+ * may come back as a new buffer's, and a driver may resolve a buffer to its device address when it is set. */
 #define ARG_MEMO_ARGS 8
 #define ARG_MEMO_BYTES 1024
 struct clpool__arg_memo {

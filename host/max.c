@@ -119,14 +119,9 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
     L->rank = r;
 }
 
-/* Blocks of vw lanes per work-item along the innermost dim: one on GPUs
- * (neighbouring work-items read neighbouring blocks); on CPUs about 4 KiB of
- * output, 16 KiB when streaming (a work-item ends with a fence that waits for
- * its stores), halved while that would leave fewer than 8 work-items per
- * compute unit. A work-item's fixed cost (PoCL's dispatch, the outer dims'
- * division) had dominated at 256 bytes for 1-byte types: clpool bench (two
- * threads), broadcast Max 16x64x128x128 against 1x64x1x1, int8 0.68-0.79 ->
- * 0.41-0.54 ms, uint8 0.69-0.72 -> 0.45-0.48 ms. */
+/* Blocks of vw lanes per work-item along the innermost dim: one on GPUs (neighbours read neighbouring blocks);
+ * on CPUs about 4 KiB of output (16 KiB when streaming: a work-item ends with a fence), to spread its fixed
+ * cost, halved while fewer than 8 work-items per compute unit would remain. */
 static int blocks_per_item(const clpool_context *ctx, const max_layout *L, int vw, size_t es, int stream)
 {
     if (!(ctx->info.type & CL_DEVICE_TYPE_CPU)) return 1;

@@ -22,11 +22,8 @@ typedef struct clpool__maxpool_geom {
 
 _Static_assert(sizeof(clpool__maxpool_geom) == (6 * CLPOOL_MAX_SPATIAL + 6) * 8, "geometry must have no padding");
 
-/* Mirrors `maxpool2d_sizes` in kernels/maxpool.cl: one by-value argument
- * instead of 11-12 scalars, because PoCL copies each argument at every
- * enqueue (an aligned malloc and free each). A raw PoCL launch of 2
- * buffers + 11 longs cost 2.3-3.3 us, of 2 buffers + one 11-long struct
- * 1.6-1.7 (medians of 50,000, tools-free harness, session 22). */
+/* Mirrors `maxpool2d_sizes` in kernels/maxpool.cl: one by-value argument instead of
+ * 11-12 scalars, because PoCL copies (mallocs and frees) each argument at every enqueue. */
 typedef struct clpool__maxpool2d_sizes {
     cl_long H, W, OH, OW;
     cl_long pad_h, pad_w;
@@ -289,11 +286,9 @@ static clpool_status set_buffers_and_sizes(clpool__kernel *k, const maxpool_call
     return status == CLPOOL_SUCCESS ? clpool__set_arg(k, a, sizeof sz, &sz) : status;
 }
 
-/* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types) where
- * its vectors are the device's SIMD; 8 elsewhere, where each lane of a
- * work-item's vector is its own register across work-items (GPUs, llvmpipe):
- * 8 lanes are 32 bytes per work-item for float32, and rusticl built a
- * 13x13 float32 program in 18 s instead of 83 s. */
+/* Outputs per row of a 2-D work-item: 16 lanes (8 for 8-byte types) where its vectors are the
+ * device's SIMD; 8 elsewhere (GPUs, llvmpipe), where each lane is a register of its own and
+ * wider programs take several times longer to build (see docs/design.md). */
 static int vector_width(const clpool_context *ctx, const maxpool_call *c)
 {
     return c->esize >= 8 || !ctx->cpu_simd ? 8 : 16;
@@ -303,26 +298,17 @@ static int vector_width(const clpool_context *ctx, const maxpool_call *c)
  * kernels: 4 with 16 lanes (four loads and clang shuffles), else 2. */
 static int64_t vector_stride_max(int vw) { return vw == 16 ? 4 : 2; }
 
-/* Output rows per work-item of the exact path (the NaN fallback): 4 where
- * a work-item's vectors are the device's SIMD (they share input rows and the
- * per-item set-up) and the window is at most 3 rows tall, else 1. It unrolls
- * rows x taps: more rows multiplied the build time, on rusticl above all. */
+/* Output rows per work-item of the exact path (the NaN fallback): 4 where a work-item's vectors
+ * are the device's SIMD and the window is at most 3 rows tall (they share input rows), else 1:
+ * it unrolls rows x taps, so more rows multiply the build time. */
 static int exact_rows(const clpool_context *ctx, const maxpool_call *c)
 {
     return ctx->cpu_simd && c->params->kernel_shape[0] <= 3 && c->plan->out[0] >= 4 ? 4 : 1;
 }
 
-/* Output rows per work-item of the fast and argmax paths: they stream over
- * the input rows in a loop, so more rows read the rows that neighbouring
- * windows share fewer times (5x5/s1: 1.25 input rows per output row at 16,
- * 2 at 4) and spread a work-item's set-up (edges, carries, PoCL's dispatch)
- * wider, at no build cost. 64 (16 with Indices), halved while that would
- * leave fewer than 8 work-items per compute unit (col_items: work-items
- * across a row); 1 where work-items are not SIMD (GPUs). One PoCL thread,
- * 16 -> 64 rows: int8 3x3/s2 2x64x112x112 56 -> 43 us, float16 134 -> 120,
- * float32 2x2/s2 2x128x56x56 73 -> 65, 3x3/s1 1x32x112x112 91 -> 72, 5x5/s1
- * 2x512x20x20 257 -> 199; with Indices 3x3/s2 2x64x112x112 402 -> 471 (cause
- * not found). */
+/* Output rows per work-item of the fast and argmax paths: 64 (16 with Indices), halved while fewer
+ * than 8 work-items per compute unit would remain; 1 where work-items are not SIMD (GPUs). Their
+ * row loop reads shared input rows fewer times and spreads the set-up, at no build cost. */
 static int stream_rows(const clpool_context *ctx, const maxpool_call *c, int64_t col_items)
 {
     if (!ctx->cpu_simd) return 1;
@@ -339,12 +325,9 @@ static int wide_blocks(const clpool_context *ctx, const maxpool_call *c)
     return !c->indices && ctx->cpu_simd && ctx->vector_bytes >= 64;
 }
 
-/* Fast-path lanes per row as a multiple of vector_width(), at most: on CPUs
- * with 512-bit vectors (native float width 16: PoCL on AVX-512) 2 for 2-byte
- * and 4 for 1-byte types, so one vector fills a register (16 int8 lanes used
- * a quarter of it). Narrower devices gain nothing (Mesa's llvmpipe reports
- * native width 1). Indices keep the argmax path's VW lanes. The plane path
- * runs this width. */
+/* Fast-path lanes per row as a multiple of vector_width(), at most: 2 for 2-byte and 4 for 1-byte
+ * types on CPUs with 512-bit vectors, so one vector fills a register; 1 on narrower devices and
+ * with Indices. The plane path runs this width. */
 static int widest(const clpool_context *ctx, const maxpool_call *c)
 {
     if (!wide_blocks(ctx, c) || c->esize > 2) return 1;
@@ -366,14 +349,9 @@ static int beyond_cache_reach(const clpool_context *ctx, const maxpool_call *c)
     return in_bytes > (cache > 0 ? cache / 8 : (uint64_t)4 << 20);
 }
 
-/* The 2-D path's width: widest(), halved while more than a quarter of a
- * block's lanes would be past the row's end (a partial block stores through
- * a private copy). float32 rows of two 16-lane blocks whose windows share
- * rows (which the row sweep does not take, see sweep_blocks) become one
- * 32-lane block beyond the cache's reach: two work-items each reading half
- * of every row left the input stalled on memory, one reads it front to back
- * (3x3/s2/p1 on 2048 planes of 56x56 from evicted caches: 1.38 -> 1.10 ms;
- * 12% slower in cache, hence only there). */
+/* The 2-D path's width: widest(), halved while over a quarter of a block's lanes would pass the
+ * row's end (a partial block stores through a private copy). Beyond the cache's reach, float32 rows
+ * of two 16-lane blocks with shared rows become one 32-lane block: one work-item streams each row. */
 static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
 {
     const int vw = vector_width(ctx, c);
@@ -385,49 +363,27 @@ static int fast_widen(const clpool_context *ctx, const maxpool_call *c)
     return widen;
 }
 
-/* Stride 2 with an odd left pad: the row loads start at the output column
- * times 2, aligned where rows are, and tap 0 comes from one broadcast
- * element (-DODD_START, kernels/maxpool.cl; its 16-lane row taps run on
- * CPUs only). For float32 and the 16-bit floats without Indices only: one
- * thread, 3x3/s2/p1 1x16x112x112 24.5 -> 20.5 us, 1x16x150x150 46.5 -> 41.9
- * us; float16 8x64x112x112 0.20-0.22 -> 0.18-0.20 ms (one shift per output
- * row under COLUMNS_FIRST); int8 and uint8 lost up to 20-25% (their
- * one-lane shift takes seven shuffles without AVX-512 VBMI) and float32
- * with Indices 7%. */
+/* Stride 2 with an odd left pad (-DODD_START, CPUs): row loads start aligned and tap 0 comes from one
+ * broadcast element. float32 and the 16-bit floats without Indices only: 1-byte types lose (their
+ * one-lane shift takes seven shuffles without AVX-512 VBMI), and so does float32 with Indices. */
 static int odd_start_loads(const clpool_context *ctx, const maxpool_call *c)
 {
     return ctx->cpu_simd && c->params->strides[1] == 2 && c->plan->pad_begin[1] % 2 != 0 &&
            (c->esize == 4 || c->esize == 2) && !c->indices;
 }
 
-/* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: it
- * owns one block), on CPUs for inputs beyond an eighth of the device's cache
- * (4 MiB of PoCL's 32) whose rows hold at least 3 blocks, or 2 where
- * windows share no rows: the sweep reads the input front to back, a stream
- * the hardware prefetcher follows (3x3/s2 over 160 MB: 4.5-5.9 ms against
- * 7.0-8.8 ms; 2x2/s2 8x128x56x56 from evicted caches, two work-items a row:
- * 0.52 against 0.77 ms, the same in cache). 16, doubled up to 64 while
- * that covers more of a row and the blocks' carries stay within 16 KiB
- * (they live in memory; 1x64x1448x1448 3x3/s2: 26-34 ms with whole rows,
- * 32-42 ms with thirds). Powers of two keep the programs few. The carries
- * cost where the tensor stays in cache, most of all where every block of a
- * row is an edge block (SPPF's 5x5 over 20-wide rows: twice as long, and
- * 3x3/s2 8x64x64x64 1.5x, 20% faster from evicted caches: such float32 rows
- * are one wider block instead, see fast_widen). Windows one row high (1-D
- * pooling, 1xk) sweep within the cache's reach too: they carry nothing, and
- * without the sweep a 1-D work-item is one block of one row (3/s2/p1 over
- * 8x256x4096 planned within reach: 0.55-0.58 of copy -> 1.03-1.07 in
- * `clpool bench`, session 22). */
+/* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: one block), on CPUs: inputs beyond an
+ * eighth of the cache with rows of 3 blocks or more (2 where windows share no rows), and windows one row high
+ * (they carry nothing). The sweep reads the input front to back, a stream the prefetcher follows. */
 static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int block)
 {
     if (!ctx->cpu_simd) return 0;
     const int64_t row_blocks = (c->plan->out[1] + block - 1) / block;
     const int one_row = c->params->kernel_shape[0] == 1; /* windows one row high carry nothing */
     if (row_blocks < (windows_share_rows(c) ? 3 : 2) || (!one_row && !beyond_cache_reach(ctx, c))) return 0;
-    /* per block, CARRY = kh - min(sh, kh) input rows (one slot at least) of a vector (with Indices a key, the
-     * value, the column and a flag: about 4); 1- and 2-byte types at row stride 2 carry a row's loads instead
-     * (COLUMNS_FIRST and ROW_LOADS, kernels/maxpool.cl): two, a third for taps 2 or more past the first,
-     * and the broadcast element of odd_start_loads */
+    /* Per block: kh - min(sh, kh) input rows (at least one) of a vector, 4 with Indices; 1- and 2-byte types at
+     * row stride 2 carry a row's loads instead (COLUMNS_FIRST, kernels/maxpool.cl): 2, +1 for taps 2 or more
+     * past the first, +1 for odd_start_loads' broadcast element. */
     const int64_t kh = c->params->kernel_shape[0], sh = c->params->strides[0], kw = c->params->kernel_shape[1];
     const int columns_first = c->esize <= 2 && !c->indices && c->params->strides[1] == 2 && kh - sh <= 1;
     const int odd = odd_start_loads(ctx, c);
@@ -438,14 +394,9 @@ static int sweep_blocks(const clpool_context *ctx, const maxpool_call *c, int bl
     return n;
 }
 
-/* The 2-D kernel serves 2-D windows up to 13x13 (SPP's 9 and 13 included)
- * with strides 1 or 2 and no dilation, specialised on kernel and stride;
- * strides 3 and 4 too where a work-item has 16 lanes (a row's taps load as
- * four vectors and clang shuffles; CPUs). Everything else takes the general
- * kernel, which keeps the number of programs small. Its argmax and exact paths keep a lane's best tap (kh * KW + kw) at
- * the element's width: with Indices, 1-byte types allow 127 taps. float32's
- * argmax path keeps the best tap as its index's offset within 16 lanes'
- * windows (ARGMAX_OFFSETS), an int. */
+/* The 2-D kernel, specialised on window and stride, serves windows up to 13x13 without dilation, strides 1-2
+ * (3-4 with 16 lanes); the general kernel takes the rest, keeping programs few. Its argmax and exact paths
+ * keep a lane's best tap at the element's width: with Indices, 1-byte types allow 127 taps. */
 static int use_2d_fast_path(const clpool_context *ctx, const maxpool_call *c)
 {
     const clpool_maxpool_params *p = c->params;
@@ -473,15 +424,9 @@ typedef struct plane_plan {
     int64_t gap, band, elems;
 } plane_plan;
 
-/* Whether stride-1 windows without Indices take the plane path, and its
- * plan: on CPUs with 512-bit vectors (where a work-item's private arrays stay
- * in its core's L1), for windows at least 9 taps wide or tall, or 5 for 1-
- * and 2-byte types, whose band holds at least 2(k - 1) output rows or the
- * whole plane, so that re-read rows stay few. One thread, 8x512x20x20
- * (SPP's windows), column blocks against the plane path: 13x13 float32
- * 3.70 -> 1.83 ms, int8 1.60 -> 0.74; 9x9 float16 1.85 -> 1.09; 5x5
- * float16 1.05 -> 0.91, int8 0.70 -> 0.58, but float32 1.04 -> 1.23 (the
- * band's copy costs more than the 16-lane blocks lose on 20-wide rows). */
+/* Whether stride-1 windows without Indices take the plane path, and its plan: CPUs with 512-bit vectors (the
+ * private arrays stay in L1), windows of 9 taps or more (5 for 1- and 2-byte types; float32 5x5 is faster on
+ * column blocks), bands of at least 2(k - 1) output rows or the whole plane, so that re-read rows stay few. */
 static int plane_path(const clpool_context *ctx, const maxpool_call *c, plane_plan *pp)
 {
     const clpool_maxpool_params *p = c->params;
@@ -534,34 +479,13 @@ static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpoo
     return clpool__launch(ctx, q, k, 2, items, 1, num_wait, wait, event);
 }
 
-/* Bytes of the flat path's private array (maxpool.cl): half of a core's L1
- * data cache. 8 KiB had left SPP's 13x13 over 64-wide rows bands of 19
- * output rows re-reading 12 more: 0.36 ms against 0.22 (one thread each,
- * 1x128x64x64, in cache). */
+/* Bytes of the flat path's private array (maxpool.cl): half of a core's L1 data cache, so that
+ * bands stay tall (8 KiB: 1.6x slower on SPP's 13x13 over 64-wide rows, see docs/design.md). */
 #define FLAT_BYTES 16384
 
-/*
- * Whether a call takes the flat path, and its band (output rows per
- * work-item): types of at most 4 bytes (1-byte ones on rows of at most 127:
- * their lane columns are bytes) at stride 1 without Indices, output rows as wide as the
- * input's (OW == W, "same" padding: SPPF's 5x5/p2, SPP's 9x9 and 13x13),
- * on CPUs with 512-bit vectors, where column blocks would leave more than a
- * quarter of their lanes idle (20-wide rows: 12 of 32) or the plane path
- * would take the call (windows of 9 or more, which it combines through two
- * private arrays). The band is the most output rows whose array fits
- * FLAT_BYTES, and must hold 2(kh - 1) of them or the whole plane. Medians of
- * alternations, two threads, in cache, column blocks or plane path against
- * the flat path: 5x5/p2 1x512x20x20 0.052-0.063 -> 0.043-0.051 ms (from
- * evicted caches, 8x512x20x20: 0.434 -> 0.353 ms), 1x512x19x19 0.056 ->
- * 0.051; 9x9/p4 1x512x13x13 0.062 -> 0.036, 1x128x64x64 0.227 -> 0.167;
- * 13x13/p6 1x512x20x20 0.119 -> 0.091. Where column blocks fill their
- * lanes they win: 5x5/p2 on 13-, 26- and 40-wide rows by 17-23%, 3x3/p1 on
- * 56-wide rows 0.024 against 0.036 ms. 1- and 2-byte types (session 21,
- * 5x5/p2 8x512x20x20, medians of 7-11 alternations against column blocks):
- * int8 0.56 -> 0.16 ms, uint8 0.62 -> 0.26, float16 0.80 -> 0.52, bfloat16
- * 1.06 -> 0.55; against the plane path on rows of 56-127 int8 is 15-40%
- * faster, the 16-bit floats even (1x64xWxW, W 64, 100, 127).
- */
+/* The flat path and its band, on CPUs with 512-bit vectors: stride 1 without Indices, OW == W ("same" padding:
+ * SPPF, SPP), types of at most 4 bytes (1-byte: rows of at most 127), where column blocks would idle over a quarter
+ * of their lanes or the plane path would take the call. The band must hold 2(kh - 1) output rows or the plane. */
 static int flat_path(const clpool_context *ctx, const maxpool_call *c, int64_t *band)
 {
     const clpool_maxpool_params *p = c->params;
@@ -683,10 +607,8 @@ static clpool_status launch_nd(clpool_context *ctx, cl_command_queue q, clpool__
     return launch_general(ctx, q, k, c, "maxpool", &options, &g, num_wait, wait, event);
 }
 
-/* The window kernel: one output per work-item, its lanes along the window's
- * row of taps. For rows of few outputs under wide windows (kernel at least 8
- * taps along the row and twice the row's outputs), where the row kernel's
- * lanes would mostly idle. */
+/* The window kernel (one output per work-item, lanes along the window's row of taps) for rows of few
+ * outputs under wide windows (at least 8 taps and twice the row's outputs), where the row kernel's lanes idle. */
 static int use_window_kernel(const clpool_context *ctx, const maxpool_call *c)
 {
     const int32_t last = c->plan->ns - 1;
@@ -736,16 +658,9 @@ static void view_2d(const maxpool_call *c, int64_t planes, int64_t h, int64_t w,
     view->in = shape;
 }
 
-/*
- * The 2-D view of a call whose window is 2-D in all but name, so that it
- * can take the 2-D kernels: 1-D pooling as rows of height 1, and N-D pooling
- * whose leading spatial dims have windows of 1 (kernel 1, stride 1, no pads:
- * video models' 1xkxk) with those dims folded into the planes. The flat
- * input offsets, and so the Indices, stay the same, except for column-major
- * Indices (storage_order 1) over 3 or more dims, which keep the general kernel.
- * Fills *view (pointing at *params, *plan and *shape) and returns 1 if the
- * call has such a view.
- */
+/* Returns 1 and fills *view (pointing at *params, *plan, *shape) where the call is 2-D pooling in all but name,
+ * so that the 2-D kernels take it: 1-D as rows of height 1, leading windows of 1 (video's 1xkxk) folded into
+ * planes. Flat offsets, so Indices, stay the same; column-major Indices over 3+ dims keep the general kernel. */
 static int view_as_2d(const maxpool_call *c, maxpool_call *view, clpool_maxpool_params *params, maxpool_plan *plan,
                       clpool_shape *shape)
 {
@@ -781,27 +696,9 @@ static clpool_status launch(clpool_context *ctx, cl_command_queue q, const maxpo
     return status;
 }
 
-/*
- * 3-D windows in two 2-D passes through a temporary buffer: the windows of
- * the last two dims first ([N*C*D, H, W] -> [N*C*D, OH, OW]), then the first
- * dim's over rows of OH*OW ([N*C, D, OH*OW] -> the output). Each pass keeps
- * the first maximum (and the first NaN) of its taps, so the first in
- * (d, h, w) order wins, as in one pass. A kernel of one output per
- * work-item (session 12) had run 3x3x3/s2 1x64x16x56x56 float32 at 0.4 GB/s
- * on one thread; the general kernel reads each input row for up to 3 output
- * planes where the passes read it once.
- *
- * With (row-major) Indices the first pass's, flat input offsets already,
- * go to the buffer ahead of its values, and the second pass maps its own,
- * offsets into the first pass's output, through them as it stores them
- * (-DINDEX_MAP). Only the 2-D kernels can; where the second pass would
- * take the general kernel, so does the call. 3x3x3/s2 on 2x64x16x56x56
- * float32, two threads: 3.4-5.7 ms on the general kernel -> 2.0-2.2 ms.
- *
- * The buffer is a context scratch slot; the second pass waits on the
- * first's event (out-of-order queues). Where it cannot be allocated the
- * general kernel runs the call instead.
- */
+/* 3-D windows in two 2-D passes through a context scratch buffer, the last two dims' windows and then the first
+ * dim's over rows of OH*OW: each input row is read once, where the general kernel reads it for up to 3 output
+ * planes. Each pass keeps its first maximum (and first NaN), so the first in (d, h, w) order wins. */
 static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
                                              cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
@@ -816,9 +713,9 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
     view_2d(c, planes, D, c->plan->out[1] * c->plan->out[2], (const int32_t[]){0, -1}, &down, &down_params, &down_plan,
             &down_shape);
     if (c->indices && (c->params->storage_order != 0 || !use_2d_fast_path(ctx, &down)))
-        return launch(ctx, q, c, num_wait, wait, event);
-    /* [the first pass's Indices, if any][its values][16 elements the second
-     * pass's map loads may read past the Indices]: offsets of either type */
+        return launch(ctx, q, c, num_wait, wait, event); /* only the 2-D kernels map Indices */
+    /* Indices: the first pass's flat offsets go ahead of its values and the second maps its own through them
+     * (-DINDEX_MAP, the 2-D kernels only). Layout: [Indices][values][16 elements the map loads may overrun]. */
     const size_t index_bytes = c->indices ? (size_t)across_out * sizeof(cl_long) : 0;
     const size_t tail = c->indices ? 16 * sizeof(cl_long) : 0;
     clpool__scratch_lease mid;
@@ -842,13 +739,9 @@ static clpool_status launch_3d_in_two_passes(clpool_context *ctx, cl_command_que
     return status;
 }
 
-/*
- * Whether a 3-D call takes the one-pass kernel (kernels/maxpool3d.cl):
- * float32 on CPUs with 16-lane vectors, without Indices or with row-major
- * ones, no dilation, height and row strides of at most 7 and 2, windows of
- * at most 7 taps a side (its loops unroll them), planes whose offsets fit
- * an int. See launch_3d_fused for what it saves.
- */
+/* Whether a 3-D call takes the one-pass kernel (kernels/maxpool3d.cl): float32 on CPUs with 16-lane vectors,
+ * row-major Indices or none, no dilation, windows of at most 7 taps a side (its loops unroll them), height and
+ * row strides of at most 7 and 2, planes whose offsets fit an int. */
 static int fused_3d(const clpool_context *ctx, const maxpool_call *c)
 {
     const clpool_maxpool_params *p = c->params;
@@ -861,14 +754,9 @@ static int fused_3d(const clpool_context *ctx, const maxpool_call *c)
     return 1;
 }
 
-/*
- * 3-D windows in one pass: a work-item per plane through every output depth
- * slice, or per band of its output rows where the planes alone leave fewer
- * than 8 work-items per compute unit (a few planes of few output rows leave
- * the device part idle). 3x3x3/s2 over 2x64x16x56x56 float32, `clpool
- * bench` against the two passes (session 23, Zen 5 EPYC): 1.02-1.08 ->
- * 0.84-0.88 ms, with Indices 2.38 -> 1.01-1.07 ms.
- */
+/* 3-D windows in one pass, which reads the input once and writes no intermediate: a work-item per plane through
+ * every output depth slice, or per band of output rows where planes alone leave fewer than 8 work-items per
+ * compute unit (the device would idle). */
 static clpool_status launch_3d_fused(clpool_context *ctx, cl_command_queue q, const maxpool_call *c,
                                      cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
@@ -963,9 +851,8 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
             CLPOOL_SUCCESS)
         return status;
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
-    /* Windows over whole planes (CBAM's channel attention, SPP's top bin)
-     * without Indices: GlobalMaxPool's kernels, which split long planes
-     * across work-items. 7x7 over 32x2048x7x7 float32: 1459 -> 142 us. */
+    /* Windows over whole planes (CBAM's channel attention, SPP's top bin) without Indices: GlobalMaxPool's
+     * kernels, which split long planes across work-items. */
     const int col_major = params->storage_order != 0;
     if (windows_are_whole_planes(input_shape, params, &plan)) {
         if (!indices && clpool__global_pool_dtype_ok(dtype))

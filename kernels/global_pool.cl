@@ -187,11 +187,8 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
  * plane's maximum is +-0 (the first zero's sign: that plane is redone).
  */
 
-/* Planes of at most PREFETCH_PLANE_BYTES (common.h) prefetch the next
- * group's plane (the next work-item's, 16 planes on) while they read their
- * own: on a Zen 5 EPYC, 32x2048x7x7 from memory took 0.38-0.40 ms without
- * and 0.27-0.30 ms with (0.75 -> 0.92 of copy), 16x1024x14x14 0.29-0.30 ->
- * 0.23-0.26; 28x28 planes gained nothing from memory, 56x56 lost 5-15%. */
+/* Planes of at most PREFETCH_PLANE_BYTES (common.h) prefetch the next group's plane (the next work-item's,
+ * 16 planes on) while they read their own: such planes are too short a run for the hardware prefetcher. */
 
 /* y[0..count) = the maxima of the count <= 16 planes of n >= 16 elements at x. */
 inline void group_max(__global const T *x, const long n, __global T *y, const long count)
@@ -257,17 +254,9 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const g
 }
 
 /*
- * MaxPool with Indices where every window is a whole plane (CPUs, float32
- * and float64, planes of at least 16; host/maxpool.c): GlobalMaxPool's 16
- * planes per work-item, then each maximum's first position, found again by
- * comparison while the planes are in cache (the output holds that element's
- * bits already: the first zero's sign, the first NaN), as the Indices count
- * it (col_major: storage_order 1, the first of the spatial dims d0, d1, d2
- * fastest; dims past the rank are 1). Positions tracked through the scan, as
- * the window kernel does, cost a select per vector: CBAM's 28x28 over
- * 8x512x28x28 read 0.70-0.75 of copy there. A maximum per plane in turn,
- * located at once from L1, was slower than the 16 planes' transposed
- * reduction and a look from L2 (0.75-0.93 against 0.63-0.81 ms, 5 alternations).
+ * MaxPool with Indices where every window is a whole plane (CPUs, float32/float64, planes of 16 or more): GlobalMaxPool's
+ * 16 planes per work-item, then each maximum's first position found again by comparison while the planes are in cache,
+ * cheaper than tracking positions through the scan (col_major: storage_order 1, d0 fastest; dims past the rank are 1).
  */
 __kernel void global_max_pool_indices(__global const T *in, __global T *out, __global long *indices,
                                       const global_sizes sz)
@@ -397,12 +386,8 @@ CLPOOL_DEFINE_CONTRIBUTION(AT16, 16)
  * inf for ordinary inputs, and pow dominates the cost anyway. */
 #define VECTOR_SUM (OP != OP_LP || LP_KIND != 0)
 
-/* Sum of contribution(x[i]) for i in [first, end) by `step` into k. The
- * vector loop prefetches PREFETCH_AHEAD_BYTES ahead: the hardware prefetcher
- * alone kept a Zen 5 EPYC's reads 5-10% short of copy (two threads, from
- * memory: GlobalAveragePool 8x256x56x56 0.98 -> 1.06-1.11 of copy,
- * GlobalLpPool p=2 0.90-1.01 -> 1.05-1.10, 1x3x1024x1024 0.87-0.94 ->
- * 0.98-1.01; in cache no slower). */
+/* Sum of contribution(x[i]) for i in [first, end) by `step` into k. The vector loop prefetches
+ * PREFETCH_AHEAD_BYTES ahead: the hardware prefetcher alone left the reads short of copy speed. */
 inline void sum_range(kahan *k, __global const T *x, long first, long end, long step, AT p)
 {
     long i = first;
@@ -499,13 +484,9 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const gl
 
 #if (defined(DT_FLOAT32) || defined(DT_FLOAT64)) && VECTOR_SUM
 /*
- * `global_pool_grouped` for the sums (planes of 16 to SHORT_SUM elements):
- * within a plane 16 plain lane sums (a ragged end is the vector ending at the
- * plane's end, its lanes already counted dropped), then TRANSPOSED_REDUCE16
- * and the finish, all 16 planes at once: the same error bound as short_sum,
- * and IEEE inf/NaN by themselves. 32x2048x7x7 float32 averages: 56 -> 45
- * instructions per plane (callgrind, one thread), 0.30 -> 0.285 ms from
- * memory (Zen 5 EPYC, two threads, three alternations).
+ * `global_pool_grouped` for the sums (planes of 16 to SHORT_SUM elements): 16 plain lane sums within a plane (a ragged
+ * end's vector ends at the plane's end, its counted lanes dropped), then TRANSPOSED_REDUCE16 and the finish for all
+ * 16 planes at once: fewer instructions per plane, short_sum's error bound, and IEEE inf/NaN by themselves.
  */
 #define ADD2(a, b) ((a) + (b))
 __kernel void global_pool_grouped(__global const T *in, __global T *out, const global_sizes sz, const AT p)

@@ -58,25 +58,11 @@ __attribute__((always_inline)) inline T16 strided16(T16 v0, T16 v1, T16 v2, T16 
 
 #if defined(NS)
 /*
- * The general kernel: any rank, kernel, stride, dilation and padding. The
- * geometry is run-time data (maxpool_geom), so one program per rank, dtype,
- * Indices variant, lane count (-DVW, -DNB) and last-dim stride class (-DSW)
- * serves every attribute set. A work-item owns NB blocks of VW neighbouring
- * outputs along the last spatial dim of one output row (one position in N,
- * C and the other spatial dims): its windows' taps on the other dims are the
- * same for every lane and are narrowed to the input once, and along the last
- * dim lane j's tap kw reads column (ow0 + j) * stride - pad + kw * dilation.
- * A tap loads its lanes as vectors where the last dim's stride is 1 or 2,
- * or 3 or 4 with 16 lanes under clang (-DSW; 0: any stride, VW single
- * loads), skips the taps whose lanes are all in the padding, and updates the best with a
- * select, without a data-dependent branch (one output per work-item,
- * branching on each compare, had mispredicted on random data and run at
- * 0.1-1.9 GB/s). A tap with lanes in the padding masks them out (its loads
- * read the neighbouring elements where they stay in the buffer, clamped
- * columns elsewhere). Every lane starts from its window's first tap inside
- * the input and takes a tap only if it is strictly better, so padding never
- * wins and ties keep the first tap in row-major order. Lanes past the row's
- * end are computed alongside and not stored.
+ * The general kernel: any rank, kernel, stride, dilation and padding as run-time data (maxpool_geom), so one program
+ * per rank, dtype, Indices variant, lanes (-DVW, -DNB) and last-dim stride class (-DSW) serves every attribute set.
+ * A work-item owns NB blocks of VW outputs of one output row; taps load as vectors where the stride allows and update
+ * the best with a select, never a data-dependent branch (those mispredict on random data). Each lane starts from its
+ * first tap inside the input and takes only strictly better taps: padding never wins, ties keep the first tap.
  */
 
 /* Mirrors clpool__maxpool_geom in host/maxpool.c (all 64-bit, no padding). */
@@ -735,9 +721,7 @@ typedef __global long *index_sink;
         loads(row, r, ok);                                                                         \
         ROW_TAPS_OF_LOADS(type, n, r, taps);                                                       \
         /* Under ODD_START the taps are watched, in pairs, rather than the loads and `before`:   \
-         * a compare of the splat became a scalar compare and three moves to broadcast its mask,  \
-         * and a compare of tap 0 alone a second copy of its shuffles (one thread, float32       \
-         * 3x3/s2/p1 on 1x64x112x112, medians of 11 alternations: 83-84 -> 78-81 us) */          \
+         * a compare of the splat or of tap 0 alone compiles to extra moves and shuffles. */      \
         if (ODD_START)                                                                             \
             _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2) watch(ok, taps[kw], taps[min(kw + 1, KW - 1)]); \
     }
@@ -1500,16 +1484,9 @@ __attribute__((always_inline)) inline int row_needs_exact(__global const T *plan
 }
 
 /*
- * Redoes a block of `rows` rows x `lanes` (up to block_lanes) outputs on the
- * exact path, EXACT_ROWS rows x VW lanes at a time, but only the groups whose
- * windows hold a value the fast path could not combine exactly (NEEDS_EXACT):
- * the others keep what the fast (or argmax, or plane) path stored. Each input
- * row is scanned at most once per VW lanes, in order, until a group's
- * question is settled: it needs the exact path where the last such row found
- * lies at or below its windows' first row. With one NaN in each plane, which
- * had sent every block it fell in to the exact path, all of its rows,
- * float32 3x3/s2/p1 on 8x64x112x112 took 1.9 ms, now 0.9-1.3 (0.45-0.8
- * without the NaN).
+ * Redoes a block of `rows` x `lanes` outputs on the exact path, EXACT_ROWS x VW at a time, only for the groups whose
+ * windows hold a value the fast path could not combine (NEEDS_EXACT): the others keep what it stored. Each input row
+ * is scanned at most once per VW lanes, so a NaN costs its own groups, not every row of its block.
  */
 __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T *plane, __global T *out,
                                                                 index_sink indices, const int H, const int W,
@@ -1556,11 +1533,9 @@ __attribute__((always_inline)) inline void maxpool2d_redo_exact(__global const T
  * like the fast path: the window's row results (key, bits, column) carry
  * over, NEW more input rows per output row.
  */
-/* Row h's per-lane best (key, bits, first column holding it) of its KW
- * taps, and whether the row lies inside the plane (*inside: if not, nothing
- * else is set). Here `interior` also means every row of the block inside
- * the plane (INTERIOR_NEEDS_ROWS): checking rows one by one, as the fast path
- * does, cost this path's interior blocks about 4% on one thread. */
+/* Row h's per-lane best (key, bits, first column holding it) of its KW taps, and whether the row lies inside
+ * the plane (*inside: if not, nothing else is set). Here `interior` also means every row of the block is inside
+ * the plane (INTERIOR_NEEDS_ROWS), which spares interior blocks a check per row. */
 #define INTERIOR_NEEDS_ROWS 1
 __attribute__((always_inline)) inline void argmax_row(__global const T *plane, const int H, const int W, const long h,
                                                       const int w0, const MASKV(VW) *valid, const int interior,
@@ -1764,14 +1739,9 @@ __attribute__((always_inline)) inline int maxpool2d_block(__global const T *plan
 #endif
 #if SWEEP_BLOCKS
 /*
- * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a
- * work-item owns up to SWEEP_BLOCKS * BW outputs of each of its rows (the
- * whole row of most tensors) and goes across them for each output row in
- * turn, so it reads its input rows front to back, one stream the hardware
- * prefetcher follows. A work-item per column block reads its block down 16
- * rows before the next block's: at DRAM sizes that took up to 1.6x as long.
- * The blocks' carries live in a private array. Blocks are FVW outputs wide,
- * block k starting at block_start(k * FVW) as without the sweep.
+ * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a work-item goes across up to SWEEP_BLOCKS
+ * blocks of FVW outputs of each of its rows in turn (carries in a private array), so it reads its input front to
+ * back, one stream the hardware prefetcher follows, where blocks read down 16 rows at a time stall on DRAM.
  */
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
 
@@ -1791,11 +1761,8 @@ __attribute__((always_inline)) inline long sweep_block(const long k, const long 
     return ow;
 }
 
-/* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next
- * (past a plane's end, into the next plane's first rows, which the next
- * work-item reads): the hardware prefetchers alone left the sweep stalled on
- * DRAM. float32 3x3/s2, 8x64x112x112, one thread: 1213 -> 1001 us at 4 KiB
- * (2 KiB: 1119, 8 KiB: 999). PREFETCH: common.h. */
+/* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next (past a plane's end, into the
+ * next plane's first rows): the hardware prefetchers alone left the sweep stalled on DRAM. PREFETCH: common.h. */
 
 /* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_AHEAD_BYTES
  * ahead, within the buffer (buf_lo/buf_hi). */
@@ -1807,12 +1774,8 @@ __attribute__((always_inline)) inline void sweep_prefetch(__global const T *plan
     if (from < to) prefetch_bytes(plane + from, (to - from) * (long)sizeof(T));
 }
 
-/* A sweep's watches: one per block where windows span rows, so a NaN sends
- * only its own blocks to the exact path (float32 NaN case, 3x3/s2 under the
- * sweep: 0.71-0.78 -> 0.90-0.93 of copy); one for all blocks where they do
- * not, since a 1-D block's scan is one row and its work too little to pay
- * for a watch in memory (1-D 3/s2 8x256x4096: 1.06-1.09 -> 0.83-0.87 of
- * copy with one each). */
+/* A sweep's watches: one per block where windows span rows, so a NaN sends only its own blocks to the exact
+ * path; one for all blocks where they do not: a 1-D block's scan is one row, too little to pay for a watch in memory. */
 #define SWEEP_WATCHES (KH > 1 ? SWEEP_MAX : 1)
 #define SWEEP_WATCH(k) (SWEEP_WATCHES > 1 ? (k) : 0)
 
@@ -2140,11 +2103,8 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
     const long at0 = h0 * W; /* the array's element q is the plane's at0 + q */
     const int guarded = at0 + q_lo - PAD_W < buf_lo || at0 + q_hi + FVW + KW > buf_hi;
     FAST_ELEM a[FLAT_ELEMS] __attribute__((aligned(64)));
-    /* The next plane's band, which is mostly this thread's next work-item
-     * (PoCL hands a thread consecutive work-groups): its input, and its
-     * output lines for writing. SPPF's 20x20 planes are 1.6 KiB apiece, too
-     * short a run for the hardware prefetcher (5x5/p2 8x512x20x20, Xeon VM,
-     * session 24: 0.68-0.74 -> 0.83-0.96 of copy, four alternations). */
+    /* Prefetch the next plane's band (mostly this thread's next work-item: PoCL hands a thread consecutive
+     * work-groups), its input and its output lines: small planes are too short a run for the hardware prefetcher. */
     if ((q_hi - q_lo) * (long)sizeof(T) <= PREFETCH_PLANE_BYTES) {
         prefetch_bytes(plane + H * W + at0 + q_lo, (q_hi - q_lo) * (long)sizeof(T));
         prefetch_write_bytes(out + o + OH * OW, rows * OW * (long)sizeof(T));
@@ -2216,9 +2176,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
                     guarded, h0 >= 0 && h_end < H, w_from, w_end, buf_lo, buf_hi);
 #else
     ow0 = block_start(ow0, OW, BW);
-    /* A small plane in one work-item: prefetch the next plane's input and
-     * output as the flat path does (int8 2x2/s2 8x128x56x56, 3 KiB planes:
-     * 0.82-0.90 -> 0.95-1.01 of copy, session 24). */
+    /* A small plane in one work-item: prefetch the next plane's input and output as the flat path does. */
     if (ow0 == 0 && OW <= BW && oh0 == 0 && rows == OH && H * W * (long)sizeof(T) <= PREFETCH_PLANE_BYTES) {
         prefetch_bytes(plane + H * W, H * W * (long)sizeof(T));
         prefetch_write_bytes(out + (nc + 1) * OH * OW, OH * OW * (long)sizeof(T));

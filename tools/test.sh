@@ -7,7 +7,8 @@
 set -euo pipefail
 CLPOOL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$CLPOOL_ROOT/tools/common.sh"
-CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd clang" # clang: the kernel-warnings test
+# clang: the kernel-warnings test; groff-base: the man-page test
+CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd clang groff-base"
 clpool_setup
 
 BUILD="$CLPOOL_ROOT/build"

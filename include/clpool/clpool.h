@@ -166,9 +166,9 @@ CLPOOL_API clpool_status clpool_device_get_info(uint32_t index, clpool_device_in
 /**
  * Holds the cl_context, device, a default queue and the program cache.
  * Kernel programs are built on first use and kept for the context's life;
- * their binaries are also cached on disk in $CLPOOL_CACHE_DIR (default
- * $XDG_CACHE_HOME/clpool or ~/.cache/clpool; "off" disables it), which makes
- * later first calls ~20x faster. A bad cache entry is rebuilt, never an error.
+ * their binaries may also be cached on disk in $CLPOOL_CACHE_DIR (default
+ * $XDG_CACHE_HOME/clpool or ~/.cache/clpool; "off" disables it). A bad or
+ * stale cache entry is rebuilt, never an error.
  */
 typedef struct clpool_context clpool_context;
 
@@ -196,8 +196,7 @@ CLPOOL_API void clpool_context_release(clpool_context *ctx);
 
 /**
  * Free the device memory a context keeps between calls: the scratch buffers
- * of multi-pass ops (3-D MaxPool in two passes, the global pools' two-pass
- * form), at most 4. A call reuses one once the last command that used it is
+ * of multi-pass ops, at most 4. A call reuses one once the last command that used it is
  * done, or at once on the same in-order queue; it never adds a dependency on
  * another call's commands. Later calls allocate again. A buffer leased by a
  * call still in progress on another thread is kept. NULL is a no-op.
@@ -210,9 +209,9 @@ CLPOOL_API void clpool_context_trim(clpool_context *ctx);
  * k3 and 3-D 2x2x2 with and without; the global pools, one- and
  * two-pass; Max of 2 inputs same-shape and broadcast; each only where the op
  * supports the dtype). It runs tiny real ops on the context's queue and
- * waits for them, so first calls later skip the compile (PoCL: ~0.1-0.3 s
- * per program cold). Unsupported dtype/device combinations are skipped, not
- * errors. Thread-safe; may be called again (already built programs are reused).
+ * waits for them, so first calls later skip the compile. Unsupported
+ * dtype/device combinations are skipped, not errors. Thread-safe; may be
+ * called again (already built programs are reused).
  */
 CLPOOL_API clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype);
 
@@ -267,12 +266,9 @@ CLPOOL_API clpool_status clpool_maxpool_output_shape(const clpool_shape *input,
  * `indices` (int64, same shape as output) may be NULL. Byte offsets must be
  * multiples of the element size (8 for indices). The wait list is honoured
  * and `event` (if not NULL) receives an event completing with the op, even
- * when the output is empty. 3-D windows run in one pass for float32 on CPUs
- * (without Indices or with storage_order 0, no dilation, windows up to 7 a
- * side, row stride 1 or 2); without Indices elsewhere in two passes through
- * a scratch buffer the context keeps
- * (clpool_context_trim), and where that cannot be allocated, in one slower
- * pass that needs none.
+ * when the output is empty. Some shapes use a scratch buffer the context
+ * keeps (clpool_context_trim); where it cannot be allocated, the op runs
+ * without one.
  */
 CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue,
                                                 const clpool_maxpool_params *params, clpool_dtype dtype,
@@ -297,9 +293,9 @@ CLPOOL_API clpool_status clpool_global_pool_output_shape(const clpool_shape *inp
  * with compensated (Kahan) summation, float64 in float64; the result is
  * rounded once to the output type (round to nearest even). Max follows the
  * library's NaN rule (NaN propagates); Average and Lp propagate NaN and inf.
- * Large planes may be reduced in two passes (chained by events, through a
- * scratch buffer the context keeps for later calls: clpool_context_trim).
- * Offsets, wait list and event as for clpool_enqueue_maxpool.
+ * Large planes may use a scratch buffer the context keeps
+ * (clpool_context_trim). Offsets, wait list and event as for
+ * clpool_enqueue_maxpool.
  */
 CLPOOL_API clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue,
                                                         clpool_dtype dtype, const clpool_shape *input_shape,
@@ -334,10 +330,8 @@ CLPOOL_API clpool_status clpool_max_output_shape(size_t num_inputs, const clpool
 /**
  * Enqueue Max (ONNX opsets 1, 6, 8, 12, 13) over `num_inputs` >= 1 inputs of
  * one dtype (all twelve clpool dtypes). `inputs[i]` + `input_offsets[i]`
- * (bytes) hold input i with shape `input_shapes[i]`. Inputs are folded four at
- * a time; more than four take further passes that update the output in place
- * (chained by events, no copies). The output may be the same buffer region
- * as an input of the output's shape (in-place). NaN propagates
+ * (bytes) hold input i with shape `input_shapes[i]`. The output may be the
+ * same buffer region as an input of the output's shape (in-place). NaN propagates
  * (numpy.maximum); on ties, including -0.0 vs +0.0, the earlier input wins.
  * Wait list and event as for clpool_enqueue_maxpool.
  */
