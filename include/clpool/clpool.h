@@ -231,7 +231,8 @@ typedef enum clpool_cache_state {
     CLPOOL_CACHE_ON = 0,                /**< entries are read from and written to the directory */
     CLPOOL_CACHE_OFF_REQUESTED = 1,     /**< CLPOOL_CACHE_DIR is "off" (or "0") */
     CLPOOL_CACHE_OFF_NO_DIRECTORY = 2,  /**< CLPOOL_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset or empty */
-    CLPOOL_CACHE_OFF_UNUSABLE = 3,      /**< the directory cannot be created or opened, or is not a directory */
+    CLPOOL_CACHE_OFF_UNUSABLE = 3,      /**< the directory cannot be created or opened, is not a directory, or its
+                                             path is too long */
     CLPOOL_CACHE_OFF_FOREIGN_OWNER = 4, /**< the directory belongs to a user other than the effective one */
     CLPOOL_CACHE_OFF_SHARED = 5         /**< group or others may write to the directory */
 } clpool_cache_state;
@@ -245,8 +246,8 @@ typedef struct clpool_cache_info {
     uint64_t hits;            /**< programs loaded from an entry */
     uint64_t misses;          /**< programs built from source while the cache was on (no usable entry) */
     uint64_t refused;         /**< entries found but not used: not a regular file (a symlink, FIFO, ...), owned
-                                   by another user, damaged, stale, or rejected by the driver; each is then
-                                   replaced by a fresh entry */
+                                   by another user, damaged, stale, or rejected by the driver; the rebuilt
+                                   program's entry is then renamed over it */
     uint64_t writes;          /**< entries written (to a new private file, then renamed into place) */
 } clpool_cache_info;
 
