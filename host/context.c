@@ -64,6 +64,7 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
         floats = 0;
     ctx->vector_bytes = floats * 4;
     ctx->cpu_simd = (ctx->info.type & CL_DEVICE_TYPE_CPU) && floats > 1;
+    clpool__cache_open(ctx);
     *out = ctx;
     return CLPOOL_SUCCESS;
 }
@@ -148,6 +149,7 @@ void clpool_context_release(clpool_context *ctx)
     if (!ctx) return;
     clpool__programs_release(ctx);
     clpool__scratch_release_all(ctx);
+    clpool__cache_close(ctx);
     if (ctx->queue) clReleaseCommandQueue(ctx->queue);
     clReleaseContext(ctx->context);
     pthread_mutex_destroy(&ctx->lock);

@@ -66,6 +66,17 @@ typedef struct clpool__scratch {
     int taken;         /* leased by a call that has not put it back */
 } clpool__scratch;
 
+/* A context's program-binary cache (binary_cache.c), settled at creation. */
+#define CLPOOL__CACHE_PATH_MAX 4096
+typedef struct clpool__cache {
+    int dir_fd;                 /* the checked directory, open for the context's life; -1 when off */
+    clpool_cache_state state;
+    char directory[CLPOOL__CACHE_PATH_MAX];       /* as configured, for the query */
+    char absolute[CLPOOL__CACHE_PATH_MAX];        /* made absolute: mkstemp templates */
+    char reason[CLPOOL__CACHE_PATH_MAX + 160];
+    uint64_t hits, misses, refused, writes;       /* under the context's lock, as builds are */
+} clpool__cache;
+
 struct clpool_context {
     cl_context context;
     cl_device_id device;
@@ -80,6 +91,7 @@ struct clpool_context {
     pthread_mutex_t lock;       /* guards queue creation, the program list, kernel pools and scratch */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
     clpool__scratch scratch[CLPOOL__SCRATCH_SLOTS];
+    clpool__cache cache;
 };
 
 /*
@@ -129,6 +141,10 @@ extern const size_t clpool__source_count;
 
 /* 64-bit FNV-1a continuing from h (start with 0xcbf29ce484222325). */
 uint64_t clpool__fnv1a(uint64_t h, const void *data, size_t len);
+/* Choose and check the context's cache directory (creating it 0700 if
+ * missing) and fill ctx->cache; never fails, an unusable one turns it off. */
+void clpool__cache_open(clpool_context *ctx);
+void clpool__cache_close(clpool_context *ctx);
 /* A built program for `key` from the on-disk cache, or NULL (never an error). */
 cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_len, const char *options);
 /* Store a freshly built program under `key`; failures are ignored. */

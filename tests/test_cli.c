@@ -624,6 +624,29 @@ START_TEST(onnx_test_paths_and_status)
 }
 END_TEST
 
+/* `clpool devices` ends with the program-binary cache's state: on with its
+ * directory, or off and why (a shared directory, CLPOOL_CACHE_DIR=off). */
+START_TEST(devices_show_cache_state)
+{
+    char out[8192], err[1024], dir[1024], want[1200], cmd[1200];
+    path_in_tmp(dir, sizeof dir, "cli-cache");
+    setenv("CLPOOL_CACHE_DIR", dir, 1);
+    ck_assert_int_eq(run_cli_io("devices", out, sizeof out, err, sizeof err), 0);
+    snprintf(want, sizeof want, "\nprogram-binary cache: on, %s\n", dir);
+    ck_assert_msg(strstr(out, want) != NULL, "printed: %s", out);
+    snprintf(cmd, sizeof cmd, "chmod 0777 '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(run_cli_io("devices", out, sizeof out, err, sizeof err), 0);
+    snprintf(want, sizeof want, "\nprogram-binary cache: off: %s is writable by group or others (mode 0777)\n", dir);
+    ck_assert_msg(strstr(out, want) != NULL, "printed: %s", out);
+    setenv("CLPOOL_CACHE_DIR", "off", 1); /* as the suite runs (tests/CMakeLists.txt) */
+    ck_assert_int_eq(run_cli_io("devices", out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strstr(out, "\nprogram-binary cache: off: CLPOOL_CACHE_DIR=off\n") != NULL, "printed: %s", out);
+    snprintf(cmd, sizeof cmd, "rmdir '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     if (!cli()) {
@@ -641,5 +664,6 @@ int main(void)
     tcase_add_test(tc, onnx_test_paths_and_status);
     tcase_add_test(tc, bench_rows_and_bad_arguments);
     tcase_add_test(tc, bench_overhead_rows);
+    tcase_add_test(tc, devices_show_cache_state);
     return cu_run_suite(s, CK_NORMAL);
 }

@@ -100,6 +100,20 @@ static const char *type_name(cl_device_type t)
     return "OTHER";
 }
 
+/* The program-binary cache state of a context on the default device: it
+ * depends on the environment and the directory, not on the device. */
+static void print_cache_state(void)
+{
+    clpool_context *ctx = NULL;
+    if (clpool_context_create(NULL, &ctx) != CLPOOL_SUCCESS) return;
+    clpool_cache_info info = {.struct_size = sizeof info};
+    if (clpool_context_cache_info(ctx, &info) == CLPOOL_SUCCESS) {
+        if (info.state == CLPOOL_CACHE_ON) printf("program-binary cache: on, %s\n", info.directory);
+        else printf("program-binary cache: off: %s\n", info.reason);
+    }
+    clpool_context_release(ctx);
+}
+
 static int cmd_devices(int argc, char **argv)
 {
     if (argc > 0 && cli_is_help(argv[0])) return cli_help("devices");
@@ -125,6 +139,7 @@ static int cmd_devices(int argc, char **argv)
         printf("   %s, %s, driver %s, fp16 %s, fp64 %s\n", info.device_version, info.opencl_c_version,
                info.driver_version, info.has_fp16 ? "yes" : "no", info.has_fp64 ? "yes" : "no");
     }
+    if (n > 0) print_cache_state();
     return 0;
 }
 

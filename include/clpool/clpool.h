@@ -168,7 +168,8 @@ CLPOOL_API clpool_status clpool_device_get_info(uint32_t index, clpool_device_in
  * Kernel programs are built on first use and kept for the context's life;
  * their binaries may also be cached on disk in $CLPOOL_CACHE_DIR (default
  * $XDG_CACHE_HOME/clpool or ~/.cache/clpool; "off" disables it). A bad or
- * stale cache entry is rebuilt, never an error.
+ * stale cache entry is rebuilt, never an error. The cache is per user: see
+ * clpool_context_cache_info() for when a context refuses a directory.
  */
 typedef struct clpool_context clpool_context;
 
@@ -217,6 +218,44 @@ CLPOOL_API clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtyp
 
 /** Device facts of the context's device. */
 CLPOOL_API clpool_status clpool_context_device_info(const clpool_context *ctx, clpool_device_info *info);
+/**
+ * Whether a context uses the on-disk program-binary cache, and if not, why.
+ * A program binary is native code on CPU drivers, so the cache is trusted
+ * only when no other user can write to it: the directory must belong to the
+ * effective user and not be writable by group or others. Otherwise the
+ * cache is off for the context, silently (ops build from source).
+ */
+typedef enum clpool_cache_state {
+    CLPOOL_CACHE_ON = 0,                /**< entries are read from and written to the directory */
+    CLPOOL_CACHE_OFF_REQUESTED = 1,     /**< CLPOOL_CACHE_DIR is "off" (or "0") */
+    CLPOOL_CACHE_OFF_NO_DIRECTORY = 2,  /**< CLPOOL_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset or empty */
+    CLPOOL_CACHE_OFF_UNUSABLE = 3,      /**< the directory cannot be created or opened, is not a directory, or its
+                                             path is too long */
+    CLPOOL_CACHE_OFF_FOREIGN_OWNER = 4, /**< the directory belongs to a user other than the effective one */
+    CLPOOL_CACHE_OFF_SHARED = 5         /**< group or others may write to the directory */
+} clpool_cache_state;
+
+/** A context's program-binary cache: its state, settled when the context was created, and its use since. */
+typedef struct clpool_cache_info {
+    size_t struct_size;       /**< set by the caller to sizeof(clpool_cache_info) */
+    clpool_cache_state state;
+    const char *directory;    /**< the directory chosen ("" if none); valid until the context is released */
+    const char *reason;       /**< one line on why the cache is off ("" when on); same lifetime */
+    uint64_t hits;            /**< programs loaded from an entry */
+    uint64_t misses;          /**< programs built from source while the cache was on (no usable entry) */
+    uint64_t refused;         /**< entries found but not used: not a regular file (a symlink, FIFO, ...), owned
+                                   by another user, damaged, stale, or rejected by the driver; the rebuilt
+                                   program's entry is then renamed over it */
+    uint64_t writes;          /**< entries written (to a new private file, then renamed into place) */
+} clpool_cache_info;
+
+/**
+ * The context's program-binary cache state and counters. Set
+ * `info->struct_size` to sizeof(clpool_cache_info): later versions that grow
+ * the struct accept this size and write no more than it.
+ */
+CLPOOL_API clpool_status clpool_context_cache_info(clpool_context *ctx, clpool_cache_info *info);
+
 /** The context's cl_context / device / default queue (borrowed, not retained). */
 CLPOOL_API cl_context clpool_context_cl_context(const clpool_context *ctx);
 CLPOOL_API cl_device_id clpool_context_cl_device(const clpool_context *ctx);
