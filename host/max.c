@@ -129,7 +129,7 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
  * 0.41-0.54 ms, uint8 0.69-0.72 -> 0.45-0.48 ms. */
 static int blocks_per_item(const clpool_context *ctx, const max_layout *L, int vw, size_t es, int stream)
 {
-    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU)) return 1;
+    if (!ctx->cpu) return 1;
     const int64_t n0 = L->dims[L->rank - 1];
     int64_t rows = 1;
     for (int32_t d = 0; d + 1 < L->rank; ++d) rows *= L->dims[d];
