@@ -76,7 +76,10 @@ oclgrind_stage() {
     failed=1
     cat "$log"
   fi
-  summary+=("oclgrind: $result, $(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log" || echo 'no ctest summary'), $(grep -Eo 'paths reached on the GPU-type device \([0-9]+\)' "$log" | grep -Eo '[0-9]+' || echo 0) GPU paths, $(( $(date +%s) - start )) s")
+  local tests paths
+  tests=$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log" || echo 'no ctest summary')
+  paths=$(grep -Eo 'paths reached on the GPU-type device \([0-9]+\)' "$log" | grep -Eo '[0-9]+' || echo 0)
+  summary+=("oclgrind: $result, $tests, $paths GPU paths, $(( $(date +%s) - start )) s")
 }
 [ -n "${1:-}" ] || oclgrind_stage
 # --- end of the Oclgrind stage ----------------------------------------------
