@@ -34,7 +34,7 @@ static clpool_status planned_cache_bytes(clpool_device_info *info)
     }
     const uint64_t share = info->compute_units * CACHE_PER_COMPUTE_UNIT;
     const uint64_t cap = share > CACHE_PLANNED_MIN ? share : CACHE_PLANNED_MIN;
-    if ((info->type & CL_DEVICE_TYPE_CPU) && info->cache_bytes > cap) info->cache_bytes = cap;
+    if (clpool__cpu_device(info->type) && info->cache_bytes > cap) info->cache_bytes = cap;
     return CLPOOL_SUCCESS;
 }
 
@@ -63,7 +63,8 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
     if (clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof floats, &floats, NULL) != CL_SUCCESS)
         floats = 0;
     ctx->vector_bytes = floats * 4;
-    ctx->cpu_simd = (ctx->info.type & CL_DEVICE_TYPE_CPU) && floats > 1;
+    ctx->cpu = clpool__cpu_device(ctx->info.type);
+    ctx->cpu_simd = ctx->cpu && floats > 1;
     clpool__cache_open(ctx);
     *out = ctx;
     return CLPOOL_SUCCESS;

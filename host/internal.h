@@ -85,6 +85,8 @@ struct clpool_context {
     size_t local_size;          /* work-group size budget for this device */
     size_t max_item_size[3];    /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
     uint32_t vector_bytes;      /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT x 4: the SIMD register width */
+    int cpu;                    /* clpool__cpu_device(info.type): CPU paths (grouped global pools, chunked
+                                 * lanes, Max's long work-items, streamed stores) */
     int cpu_simd;               /* a CPU driver that runs a work-item's vectors as its SIMD and a work-group as a
                                  * loop over its items (PoCL: native float width > 1); not Mesa's llvmpipe
                                  * (width 1), which vectorises across work-items as GPUs do */
@@ -263,6 +265,12 @@ const char *clpool__dtype_macro(clpool_dtype dtype);
 
 /* Pick the device for clpool_context_create() (spec, else CLPOOL_DEVICE, else first GPU, else first). */
 clpool_status clpool__select_device(const char *spec, cl_platform_id *platform, cl_device_id *device);
+
+/* Whether a device of this CL_DEVICE_TYPE takes the CPU paths: the CPU bit
+ * without the GPU bit. Oclgrind's simulator reports every type bit (CPU, GPU,
+ * accelerator, default); clpool__select_device already takes it as a GPU,
+ * and its path choices follow, so that the GPU paths run under its checks. */
+int clpool__cpu_device(cl_device_type type);
 
 /* Probe one device's facts. */
 clpool_status clpool__device_probe(cl_platform_id platform, cl_device_id device, clpool_device_info *info);

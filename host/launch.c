@@ -157,7 +157,7 @@ clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clp
 int clpool__stream_stores(const clpool_context *ctx, uint64_t moved)
 {
     const uint64_t cache = ctx->info.cache_bytes;
-    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && cache > 0 && moved > cache + cache / 2;
+    return ctx->cpu && cache > 0 && moved > cache + cache / 2;
 }
 
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,

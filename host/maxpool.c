@@ -463,6 +463,8 @@ static void options_2d(const clpool_context *ctx, const maxpool_call *c, int wid
     clpool__options_define(o, "VW", vector_width(ctx, c));
     clpool__options_define(o, "WIDEN", widen);
     clpool__options_define(o, "EXACT_ROWS", exact_rows(ctx, c));
+    /* a row's last block overlaps its neighbour on CPUs only (kernels/maxpool.cl, block_start) */
+    clpool__options_define(o, "OVERLAP_BLOCKS", ctx->cpu_simd);
 }
 
 static clpool_status launch_plane(clpool_context *ctx, cl_command_queue q, clpool__kernel *k, const maxpool_call *c,
