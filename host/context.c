@@ -14,19 +14,9 @@ static size_t default_local_size(const clpool_device_info *info)
     return want ? want : 1;
 }
 
-/*
- * The cache size a context's path choices (row sweeps, streamed stores)
- * plan for. CPUs: the reported global memory cache, but at most 4 MiB per
- * compute unit or 32 MiB, whichever is more. PoCL reports the package's
- * whole L3, which on a VM is its host's, shared with cores the device does
- * not have: session 22's Xeon VM reported 300 MiB to two vCPUs, and planned
- * at that, 8-32 MiB MaxPool inputs took the in-cache paths, 0.85-0.97 of copy
- * from memory against 1.01-1.08 with the row sweep (which in cache was no
- * slower there: 3x3/s2 8x64x64x64 0.57-0.63 -> 0.45-0.55 ms). 4 MiB is a Zen 4
- * core's share of its CCX, 32 MiB the whole CCX the thresholds were tuned on.
- * $CLPOOL_DEVICE_CACHE_BYTES overrides it (the tests pin it, so every
- * machine takes the same paths).
- */
+/* The cache size a context's path choices (row sweeps, streamed stores) plan for: $CLPOOL_DEVICE_CACHE_BYTES,
+ * else the reported cache, on CPUs at most 4 MiB per compute unit or 32 MiB, whichever is more, because PoCL
+ * reports the package's whole L3 (on a VM its host's, shared with cores the device does not have). */
 #define CACHE_PER_COMPUTE_UNIT ((uint64_t)4 << 20)
 #define CACHE_PLANNED_MIN ((uint64_t)32 << 20)
 static clpool_status planned_cache_bytes(clpool_device_info *info)
@@ -44,7 +34,7 @@ static clpool_status planned_cache_bytes(clpool_device_info *info)
     }
     const uint64_t share = info->compute_units * CACHE_PER_COMPUTE_UNIT;
     const uint64_t cap = share > CACHE_PLANNED_MIN ? share : CACHE_PLANNED_MIN;
-    if ((info->type & CL_DEVICE_TYPE_CPU) && info->cache_bytes > cap) info->cache_bytes = cap;
+    if (clpool__cpu_device(info->type) && info->cache_bytes > cap) info->cache_bytes = cap;
     return CLPOOL_SUCCESS;
 }
 
@@ -73,7 +63,9 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
     if (clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof floats, &floats, NULL) != CL_SUCCESS)
         floats = 0;
     ctx->vector_bytes = floats * 4;
-    ctx->cpu_simd = (ctx->info.type & CL_DEVICE_TYPE_CPU) && floats > 1;
+    ctx->cpu = clpool__cpu_device(ctx->info.type);
+    ctx->cpu_simd = ctx->cpu && floats > 1;
+    clpool__cache_open(ctx);
     *out = ctx;
     return CLPOOL_SUCCESS;
 }
@@ -158,6 +150,7 @@ void clpool_context_release(clpool_context *ctx)
     if (!ctx) return;
     clpool__programs_release(ctx);
     clpool__scratch_release_all(ctx);
+    clpool__cache_close(ctx);
     if (ctx->queue) clReleaseCommandQueue(ctx->queue);
     clReleaseContext(ctx->context);
     pthread_mutex_destroy(&ctx->lock);

@@ -100,6 +100,11 @@ clpool_status clpool__device_probe(cl_platform_id platform, cl_device_id device,
     return CLPOOL_SUCCESS;
 }
 
+int clpool__cpu_device(cl_device_type type)
+{
+    return (type & CL_DEVICE_TYPE_CPU) && !(type & CL_DEVICE_TYPE_GPU);
+}
+
 clpool_status clpool_device_count(uint32_t *count)
 {
     CLPOOL_REQUIRE_NOT_NULL(count, "clpool_device_count");

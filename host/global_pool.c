@@ -78,7 +78,7 @@ int clpool__global_pool_dtype_ok(clpool_dtype dtype)
 #define GROUPED_SUM_MAX_ELEMENTS 256
 static int grouped_ok(const clpool_context *ctx, clpool_dtype dtype, global_op op, int lp_kind, int64_t plane_size)
 {
-    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU) || plane_size < 16 ||
+    if (!ctx->cpu || plane_size < 16 ||
         (dtype != CLPOOL_FLOAT32 && dtype != CLPOOL_FLOAT64))
         return 0;
     return op == GLOBAL_MAX || (plane_size <= GROUPED_SUM_MAX_ELEMENTS && (op == GLOBAL_AVG || lp_kind != 0));
@@ -109,9 +109,8 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     clpool__options options;
     /* p = 1 and 2 get closed forms, other integers repeated squaring, the rest pow. */
     const int lp_kind = op != GLOBAL_LP ? 0 : p == 1.0 ? 1 : p == 2.0 ? 2 : (p <= 64 && p == (double)(int)p) ? 3 : 0;
-    const int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     /* CPUs stream one contiguous chunk per work-item; GPUs interleave for coalescing. */
-    const int chunked = cpu;
+    const int chunked = ctx->cpu;
     global_options(dtype, op, lp_kind, chunked, &options);
     /* p travels as the accumulation type: double for float64, else float. */
     const cl_double p_double = p;

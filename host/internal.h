@@ -66,6 +66,17 @@ typedef struct clpool__scratch {
     int taken;         /* leased by a call that has not put it back */
 } clpool__scratch;
 
+/* A context's program-binary cache (binary_cache.c), settled at creation. */
+#define CLPOOL__CACHE_PATH_MAX 4096
+typedef struct clpool__cache {
+    int dir_fd;                 /* the checked directory, open for the context's life; -1 when off */
+    clpool_cache_state state;
+    char directory[CLPOOL__CACHE_PATH_MAX];       /* as configured, for the query */
+    char absolute[CLPOOL__CACHE_PATH_MAX];        /* made absolute: mkstemp templates */
+    char reason[CLPOOL__CACHE_PATH_MAX + 160];
+    uint64_t hits, misses, refused, writes;       /* under the context's lock, as builds are */
+} clpool__cache;
+
 struct clpool_context {
     cl_context context;
     cl_device_id device;
@@ -74,12 +85,15 @@ struct clpool_context {
     size_t local_size;          /* work-group size budget for this device */
     size_t max_item_size[3];    /* CL_DEVICE_MAX_WORK_ITEM_SIZES */
     uint32_t vector_bytes;      /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT x 4: the SIMD register width */
+    int cpu;                    /* clpool__cpu_device(info.type): CPU paths (grouped global pools, chunked
+                                 * lanes, Max's long work-items, streamed stores) */
     int cpu_simd;               /* a CPU driver that runs a work-item's vectors as its SIMD and a work-group as a
                                  * loop over its items (PoCL: native float width > 1); not Mesa's llvmpipe
                                  * (width 1), which vectorises across work-items as GPUs do */
     pthread_mutex_t lock;       /* guards queue creation, the program list, kernel pools and scratch */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
     clpool__scratch scratch[CLPOOL__SCRATCH_SLOTS];
+    clpool__cache cache;
 };
 
 /*
@@ -95,14 +109,8 @@ typedef struct clpool__kernel {
     clpool__arg_memo *memo;     /* values last set on `kernel` (launch.c); NULL: set every argument */
 } clpool__kernel;
 
-/*
- * A program's build options: the dtype and (name, value) defines, rendered
- * as "-DDT_FLOAT32 -DKH=3 ..." only when a program is built. Every launch
- * writes them (programs are found by them), so a define is two stores:
- * rendering them as text at each launch had been 1,600 of a tiny MaxPool's
- * 10,400 host instructions (callgrind, session 24), snprintf 7,700 of
- * 16,600 before that (session 22).
- */
+/* A program's build options: the dtype and (name, value) defines, rendered as "-DDT_FLOAT32 -DKH=3 ..." only
+ * when a program is built. Every launch writes them to find its program, so a define is two stores, not text. */
 #define CLPOOL__OPTIONS_DEFINES 24
 #define CLPOOL__OPTIONS_TEXT_MAX 1024
 typedef struct clpool__options {
@@ -139,6 +147,10 @@ extern const size_t clpool__source_count;
 
 /* 64-bit FNV-1a continuing from h (start with 0xcbf29ce484222325). */
 uint64_t clpool__fnv1a(uint64_t h, const void *data, size_t len);
+/* Choose and check the context's cache directory (creating it 0700 if
+ * missing) and fill ctx->cache; never fails, an unusable one turns it off. */
+void clpool__cache_open(clpool_context *ctx);
+void clpool__cache_close(clpool_context *ctx);
 /* A built program for `key` from the on-disk cache, or NULL (never an error). */
 cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_len, const char *options);
 /* Store a freshly built program under `key`; failures are ignored. */
@@ -198,13 +210,9 @@ clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue,
 clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
                                    const char *fn, const char *what, size_t *mem_size);
 
-/* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0
- * and 1 round up, so kernels bounds-check them; dim 2 is exact). On
- * ctx->cpu_simd devices a work-group is cpu_local items along dim 0 whatever
- * the shape: PoCL compiles a work-group function per local size (0.7 s each
- * here), so shape-fitted sizes cost a compile per new shape. Kernels whose
- * items are long loops pass 1, those with a few elements per item the budget
- * (CLPOOL__LOCAL_BUDGET). */
+/* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0 and 1 round up, so kernels
+ * bounds-check them). On cpu_simd devices a work-group is cpu_local items whatever the shape (1 for long loops,
+ * else CLPOOL__LOCAL_BUDGET): PoCL compiles a work-group function per local size, so no compile per shape. */
 #define CLPOOL__LOCAL_BUDGET 0
 clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
                              const uint64_t *items, size_t cpu_local, cl_uint num_wait, const cl_event *wait,
@@ -260,6 +268,12 @@ const char *clpool__dtype_macro(clpool_dtype dtype);
 
 /* Pick the device for clpool_context_create() (spec, else CLPOOL_DEVICE, else first GPU, else first). */
 clpool_status clpool__select_device(const char *spec, cl_platform_id *platform, cl_device_id *device);
+
+/* Whether a device of this CL_DEVICE_TYPE takes the CPU paths: the CPU bit
+ * without the GPU bit. Oclgrind's simulator reports every type bit (CPU, GPU,
+ * accelerator, default); clpool__select_device already takes it as a GPU,
+ * and its path choices follow, so that the GPU paths run under its checks. */
+int clpool__cpu_device(cl_device_type type);
 
 /* Probe one device's facts. */
 clpool_status clpool__device_probe(cl_platform_id platform, cl_device_id device, clpool_device_info *info);

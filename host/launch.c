@@ -48,17 +48,9 @@ static clpool_status set_kernel_arg(clpool__kernel *k, cl_uint index, size_t siz
     return CLPOOL_SUCCESS;
 }
 
-/*
- * PoCL copies each clSetKernelArg value into a fresh aligned allocation and
- * frees the old one (about 440 host instructions a call, callgrind, session
- * 24), more malloc traffic against the worker threads that free its
- * commands. Arguments stay set on a cl_kernel between enqueues (the value is
- * captured at each enqueue), and a checked-out kernel is its caller's alone,
- * so a by-value argument whose bytes equal those last set is skipped. An
- * argument keeps the arena bytes it took when first set. Buffers are always
- * set: a released cl_mem's handle may come back as a new buffer's, and a
- * driver may resolve a buffer to its device address when it is set.
- */
+/* A by-value argument whose bytes equal those last set on this (checked-out, so unshared) kernel is not set
+ * again: PoCL copies each value into a fresh allocation. Buffers are always set: a released cl_mem's handle
+ * may come back as a new buffer's, and a driver may resolve a buffer to its device address when it is set. */
 #define ARG_MEMO_ARGS 8
 #define ARG_MEMO_BYTES 1024
 struct clpool__arg_memo {
@@ -164,7 +156,7 @@ clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clp
 
 int clpool__stream_stores(const clpool_context *ctx, uint64_t moved)
 {
-    return clpool__stream_stores_for((ctx->info.type & CL_DEVICE_TYPE_CPU) != 0, ctx->info.cache_bytes, moved);
+    return clpool__stream_stores_for(ctx->cpu, ctx->info.cache_bytes, moved);
 }
 
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,

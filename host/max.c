@@ -114,17 +114,12 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
     L->rank = r;
 }
 
-/* Blocks of vw lanes per work-item along the innermost dim: one on GPUs
- * (neighbouring work-items read neighbouring blocks); on CPUs about 4 KiB of
- * output, 16 KiB when streaming (a work-item ends with a fence that waits for
- * its stores), halved while that would leave fewer than 8 work-items per
- * compute unit. A work-item's fixed cost (PoCL's dispatch, the outer dims'
- * division) had dominated at 256 bytes for 1-byte types: clpool bench (two
- * threads), broadcast Max 16x64x128x128 against 1x64x1x1, int8 0.68-0.79 ->
- * 0.41-0.54 ms, uint8 0.69-0.72 -> 0.45-0.48 ms. */
+/* Blocks of vw lanes per work-item along the innermost dim: one on GPUs (neighbours read neighbouring blocks);
+ * on CPUs about 4 KiB of output (16 KiB when streaming: a work-item ends with a fence), to spread its fixed
+ * cost, halved while fewer than 8 work-items per compute unit would remain. */
 static int blocks_per_item(const clpool_context *ctx, const max_layout *L, int vw, size_t es, int stream)
 {
-    if (!(ctx->info.type & CL_DEVICE_TYPE_CPU)) return 1;
+    if (!ctx->cpu) return 1;
     const int64_t n0 = L->dims[L->rank - 1];
     int64_t rows = 1;
     for (int32_t d = 0; d + 1 < L->rank; ++d) rows *= L->dims[d];
@@ -213,10 +208,12 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         clpool__max_geom g;
         memset(&g, 0, sizeof g);
         int inner_mask = 0; /* bit a: input a is contiguous along the innermost dim (else broadcast) */
+        int aliased = 0;    /* an input is the output (in place, or the running maximum): see max.cl */
         for (int32_t d = 0; d < L.rank; ++d) g.out_dims[d] = L.dims[d];
         for (int a = 0; a < arity; ++a) {
             for (int32_t d = 0; d < L.rank; ++d) g.strides[a * CLPOOL__ARGS_MAX_RANK + d] = all[idx[a]][d];
             inner_mask |= (all[idx[a]][L.rank - 1] == 1) << a;
+            aliased |= idx[a] == n || (inputs[idx[a]] == output && offsets[idx[a]] == output_offset);
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }
         g.out_offset = (cl_long)(output_offset / es);
@@ -225,6 +222,7 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         clpool__options_define(&options, "ARITY", arity);
         clpool__options_define(&options, "RANK", L.rank);
         clpool__options_define(&options, "INNER_MASK", inner_mask);
+        clpool__options_define(&options, "ALIASED", aliased);
         clpool__options_define(&options, "VW", vw);
         clpool__options_define(&options, "NB", nb);
         clpool__options_define(&options, "STREAM_STORES", stream);

@@ -214,7 +214,7 @@ clpool_status clpool__maxpool_describe(const clpool_shape *input, const clpool_m
 /* The planner's view of the context's device. */
 static void device_caps(const clpool_context *ctx, clpool__device_caps *caps)
 {
-    caps->cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    caps->cpu = ctx->cpu;
     caps->cpu_simd = ctx->cpu_simd;
     caps->vector_bytes = ctx->vector_bytes;
     caps->cache_bytes = ctx->info.cache_bytes;

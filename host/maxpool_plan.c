@@ -355,6 +355,8 @@ static void options_2d(const clpool__device_caps *caps, const clpool__maxpool_de
     clpool__options_define(o, "VW", vector_width(caps, d));
     clpool__options_define(o, "WIDEN", widen);
     clpool__options_define(o, "EXACT_ROWS", exact_rows(caps, d));
+    /* a row's last block overlaps its neighbour on CPUs only (kernels/maxpool2d_block.h, block_start) */
+    clpool__options_define(o, "OVERLAP_BLOCKS", caps->cpu_simd);
 }
 
 /* The 2-D kernels' sizes: `rows` output rows per work-item, `gap` fill

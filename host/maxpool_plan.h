@@ -12,7 +12,7 @@
 
 /* What the planner knows of a device: plain data (clpool__device_caps_of). */
 typedef struct clpool__device_caps {
-    int cpu;                /* CL_DEVICE_TYPE_CPU */
+    int cpu;                /* CPU paths: clpool__cpu_device (clpool_context.cpu) */
     int cpu_simd;           /* a work-item's vectors are the CPU's SIMD (clpool_context.cpu_simd) */
     uint32_t vector_bytes;  /* native float vector width x 4: the SIMD register's bytes */
     uint64_t cache_bytes;   /* the cache the plans size for (0: unknown) */

@@ -1,14 +1,6 @@
-/*
- * Scratch buffers: the temporaries of multi-pass ops (3-D MaxPool's first
- * pass, the global pools' partials), kept by the context for the next call.
- * A fresh cl_mem per call cost PoCL its page faults every time: 3x3x3/s2
- * MaxPool on 2x64x16x56x56 float32 took about 0.3 ms more than its two
- * passes. A slot is reused once the last command that used it has
- * completed, or at once by a call on the same in-order queue (its commands
- * run after that one anyway), so calls in flight elsewhere never share one
- * and no call gains a dependency it did not have. When no slot is usable
- * the call gets a buffer of its own.
- */
+/* Scratch buffers of multi-pass ops (3-D MaxPool's first pass, the global pools' partials), kept by the context
+ * because a fresh cl_mem costs its page faults at every call. A slot is reused once its last command completed,
+ * or at once on the same in-order queue, so no call gains a dependency; else the call gets its own buffer. */
 #include <stdio.h>
 
 #include "internal.h"

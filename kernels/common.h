@@ -163,10 +163,8 @@ typedef TV(16) T16;
 typedef CTV(8) CT8;
 typedef CTV(16) CT16;
 /*
- * STORE_BITSV(n, v, p), STORE_LONGV(n, v, p): vstoren(v, 0, p) for storage
- * vectors and int64 Indices, as one store through an element-aligned vector
- * type. PoCL 3.1 lowers vstore16 of chars to 16 single-byte stores, which
- * made the 1-byte kernels several times slower than their loads allow.
+ * STORE_BITSV(n, v, p), STORE_LONGV(n, v, p): vstoren(v, 0, p) for storage vectors and int64 Indices as one
+ * store through an element-aligned vector type: PoCL 3.1 lowers vstore16 of chars to 16 single-byte stores.
  */
 typedef TV(8) __attribute__((aligned(sizeof(T)))) T8_elem_aligned;
 typedef TV(16) __attribute__((aligned(sizeof(T)))) T16_elem_aligned;
@@ -189,15 +187,9 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
         }                                                    \
     } while (0)
 /*
- * -DSTREAM_STORES=1 (the host's choice, clpool__stream_stores: CPUs, when the
- * bytes moved exceed 1.5x the device's cache): STORE_STREAMED(vec_t, v, p,
- * cached) stores a whole vector v non-temporally where p is aligned to it,
- * else runs the statement `cached`. Lines that are overwritten whole and
- * would be evicted unread are then not first read for ownership: a third
- * less memory traffic for Max. x86-64 only (PoCL): such stores are weakly
- * ordered, so a work-item ends with STREAM_FENCE() (an sfence) before its
- * results can be seen as done; one thread's later stores to the same
- * address still land after them.
+ * -DSTREAM_STORES=1 (clpool__stream_stores): STORE_STREAMED(vec_t, v, p, cached) stores a whole aligned vector
+ * non-temporally (else runs `cached`), so lines overwritten whole are not first read for ownership. x86-64 only
+ * (PoCL): the stores are weakly ordered, so a work-item ends with STREAM_FENCE() (sfence) before it is done.
  */
 #ifndef STREAM_STORES
 #define STREAM_STORES 0
@@ -216,15 +208,12 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
 #define STORE_STREAMED(vec_t, v, p, cached) cached
 #endif
 /*
- * Software prefetch: PREFETCH(p) hints that the line at global pointer p is
- * read soon; prefetch_bytes(p, bytes) does so for each 64-byte line of a
- * range. Only where clang compiles straight to a CPU's own instruction set
- * (PoCL): one flat address space, and a prefetch never faults, so ranges
- * may run past a buffer's end. OpenCL's prefetch() is a no-op in PoCL 3.1.
+ * PREFETCH(p) hints that the line at global pointer p is read soon; prefetch_bytes(p, bytes) each 64-byte line
+ * of a range. Only where clang compiles to the CPU's own instructions (PoCL): one flat address space and no
+ * faulting prefetch, so ranges may run past a buffer's end. OpenCL's prefetch() is a no-op in PoCL 3.1.
  */
 #define CACHE_LINE_BYTES 64
-/* How far ahead of their reads streaming loops prefetch (measured for the
- * MaxPool row sweep and the global sums: maxpool2d_sweep.h, global_sum_pool.cl). */
+/* How far ahead of their reads streaming loops (the MaxPool row sweep, the global sums) prefetch. */
 #define PREFETCH_AHEAD_BYTES 4096
 /* Kernels whose work-item takes a whole plane (or a group of planes)
  * prefetch the next one's where planes are at most this long: shorter runs
@@ -254,8 +243,8 @@ static inline void prefetch_write_bytes(__global void *p, long bytes)
 #define VLOAD16C(p) TO_CT16(vload16(0, (p)))
 
 #if IS_FLOAT_TYPE
-/* Written as isgreater | (isnan & !isnan): the equivalent ~isnan(best) & ~(v <= best)
- * made PoCL's code 14x slower on a plain two-input Max. */
+/* Written as isgreater | (isnan & !isnan): PoCL compiled the equivalent ~isnan(best) & ~(v <= best)
+ * to far slower code (see docs/design.md). */
 #define MAX_BETTERV(n, v, best) CONVERT_INTV(n, isgreater(v, best) | (isnan(v) & ~isnan(best)))
 #else
 #define MAX_BETTERV(n, v, best) CONVERT_INTV(n, (v) > (best))

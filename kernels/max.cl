@@ -14,14 +14,20 @@
  * loads on GPUs. The winner's bits are stored, so every dtype is exact; NaN
  * propagates and ties keep the earlier input (common.h). A row's last block
  * is shifted left to end at the row's end, overlapping its neighbour: both
- * write the same values, and since max is idempotent this holds even when
- * the output is also an input (in place).
+ * write the same values. Not where an input is the output (-DALIASED: in
+ * place, and every pass after the first): the shifted block would read
+ * elements its neighbour writes, a data race (Oclgrind reports it), so the
+ * row's last elements are folded one at a time instead.
  *
  * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DINNER_MASK=0..15,
- * -DVW=8|16 (lanes), -DNB=n (blocks of VW per work-item: several on CPUs,
- * where a work-item's fixed cost would otherwise dominate for small types;
- * one on GPUs, where neighbouring work-items should read neighbouring blocks).
+ * -DALIASED=0|1 (an input is the output), -DVW=8|16 (lanes), -DNB=n (blocks
+ * of VW per work-item: several on CPUs, where a work-item's fixed cost would
+ * otherwise dominate for small types; one on GPUs, where neighbouring
+ * work-items should read neighbouring blocks).
  */
+#ifndef ALIASED
+#define ALIASED 0
+#endif
 #define MAX_ARITY CLPOOL__ARGS_MAX_ARITY /* clpool__max_geom's bounds (args.h) */
 #define MAX_RANK CLPOOL__ARGS_MAX_RANK
 
@@ -60,12 +66,22 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
     }
     __global T *dst = out + g.out_offset + (outer * n1 + c1) * n0;
 
+    long j0 = 0; /* where the element-at-a-time loop below starts */
     if (n0 >= VW) {
-        /* NB blocks of VW lanes; the row's last block ends at the row's end. */
+        /* NB blocks of VW lanes; the row's last block ends at the row's end
+         * (with ALIASED, the loop below takes the row's last elements). */
+        j0 = n0;
         for (int b = 0; b < NB; ++b) {
             long i0 = first + b * VW;
             if (i0 >= n0) break;
-            if (i0 + VW > n0) i0 = n0 - VW;
+            if (i0 + VW > n0) {
+#if ALIASED
+                j0 = i0;
+                break;
+#else
+                i0 = n0 - VW;
+#endif
+            }
             TV(VW) best_bits = LOAD_LANES(0, in0, LANE_OFFSET(0, at[0], i0));
 #if IS_FLOAT_TYPE && ARITY > 1
             KTV(VW) best = KEYV(VW, best_bits);
@@ -92,10 +108,9 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
             STORE_BLOCK(best_bits, dst + i0);
         }
         STREAM_FENCE();
-        return;
     }
-    /* A row shorter than one block: one element at a time. */
-    for (long j = 0; j < n0; ++j) {
+    /* A row shorter than one block, or an aliased row's last elements: one at a time. */
+    for (long j = j0; j < n0; ++j) {
         T bits = in0[LANE_OFFSET(0, at[0], j)];
 #if ARITY > 1
         CT best = LOAD(in0, LANE_OFFSET(0, at[0], j));

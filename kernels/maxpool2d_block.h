@@ -20,11 +20,18 @@
 
 /* First output column of a `width`-wide block meant to start at column ow:
  * the last block of a row ends at the row's end, overlapping its neighbour
- * (both write the same values), so every block is full width; a row
- * narrower than a block has one partial block at 0. */
+ * (both end with the same values), so every block is full width; a row
+ * narrower than a block has one partial block at 0. Where a row's blocks run
+ * at once (-DOVERLAP_BLOCKS=0: GPUs, llvmpipe) the last block is partial
+ * instead: the fast and argmax paths store values the exact path then
+ * redoes, and two blocks storing different values into one output race
+ * (Oclgrind reports it). */
+#ifndef OVERLAP_BLOCKS
+#define OVERLAP_BLOCKS 1
+#endif
 __attribute__((always_inline)) static inline long block_start(const long ow, const long OW, const int width)
 {
-    return ow + width > OW && OW >= width ? OW - width : ow;
+    return OVERLAP_BLOCKS && ow + width > OW && OW >= width ? OW - width : ow;
 }
 
 /* Whether the block at input column w0 needs no edge masks and no guard

@@ -4,14 +4,9 @@
 #endif
 #if SWEEP_BLOCKS
 /*
- * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a
- * work-item owns up to SWEEP_BLOCKS * BW outputs of each of its rows (the
- * whole row of most tensors) and goes across them for each output row in
- * turn, so it reads its input rows front to back, one stream the hardware
- * prefetcher follows. A work-item per column block reads its block down 16
- * rows before the next block's: at DRAM sizes that took up to 1.6x as long.
- * The blocks' carries live in a private array. Blocks are FVW outputs wide,
- * block k starting at block_start(k * FVW) as without the sweep.
+ * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a work-item goes across up to SWEEP_BLOCKS
+ * blocks of FVW outputs of each of its rows in turn (carries in a private array), so it reads its input front to
+ * back, one stream the hardware prefetcher follows, where blocks read down 16 rows at a time stall on DRAM.
  */
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
 
@@ -31,11 +26,8 @@ __attribute__((always_inline)) static inline long sweep_block(const long k, cons
     return ow;
 }
 
-/* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next
- * (past a plane's end, into the next plane's first rows, which the next
- * work-item reads): the hardware prefetchers alone left the sweep stalled on
- * DRAM. float32 3x3/s2, 8x64x112x112, one thread: 1213 -> 1001 us at 4 KiB
- * (2 KiB: 1119, 8 KiB: 999). PREFETCH: common.h. */
+/* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next (past a plane's end, into the
+ * next plane's first rows): the hardware prefetchers alone left the sweep stalled on DRAM. PREFETCH: common.h. */
 
 /* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_AHEAD_BYTES
  * ahead, within the buffer (buf_lo/buf_hi). */
@@ -47,12 +39,8 @@ __attribute__((always_inline)) static inline void sweep_prefetch(__global const 
     if (from < to) prefetch_bytes(plane + from, (to - from) * (long)sizeof(T));
 }
 
-/* A sweep's watches: one per block where windows span rows, so a NaN sends
- * only its own blocks to the exact path (float32 NaN case, 3x3/s2 under the
- * sweep: 0.71-0.78 -> 0.90-0.93 of copy); one for all blocks where they do
- * not, since a 1-D block's scan is one row and its work too little to pay
- * for a watch in memory (1-D 3/s2 8x256x4096: 1.06-1.09 -> 0.83-0.87 of
- * copy with one each). */
+/* A sweep's watches: one per block where windows span rows, so a NaN sends only its own blocks to the exact
+ * path; one for all blocks where they do not: a 1-D block's scan is one row, too little to pay for a watch in memory. */
 #define SWEEP_WATCHES (KH > 1 ? SWEEP_MAX : 1)
 #define SWEEP_WATCH(k) (SWEEP_WATCHES > 1 ? (k) : 0)
 

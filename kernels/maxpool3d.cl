@@ -1,20 +1,9 @@
 /*
- * 3-D MaxPool in one pass (float32, without Indices or with row-major ones,
- * no dilation, CPUs; host/maxpool.c, fused_3d): -DKD -DKH -DKW (the window,
- * loops unrolled), -DSH and -DSW (height stride; row stride 1 or 2, the
- * taps' load form), -DWITH_INDICES; the depth stride and the pads are
- * run-time sizes. A work-item owns a band of output rows of one plane
- * (every output depth slice in turn) and runs down them in 16-column
- * strips. Each output vector combines its window's rows in (d, h) order,
- * each row's taps in w order, keeping the earlier on ties, so that the
- * first maximum in row-major order wins, a +0 / -0 tie included. A strip
- * whose taps loaded a NaN is redone by a scalar scan with the NaN rule (the
- * first NaN wins).
- *
- * The two-pass form (2-D windows into a scratch tensor, then the depth
- * windows over it, host/maxpool.c) writes and reads that tensor again, with
- * Indices the first pass's as well: 3x3x3/s2 over 2x64x16x56x56 float32
- * moves 41.7 MB for 28.9 MB of input and output (74 MB for 35.3 with Indices).
+ * 3-D MaxPool in one pass (float32, row-major Indices or none, no dilation, CPUs; host/maxpool.c, fused_3d): -DKD
+ * -DKH -DKW (unrolled), -DSH, -DSW (1 or 2), -DWITH_INDICES; depth stride and pads are run-time. A work-item runs
+ * down a band of one plane's output rows in 16-column strips, rows in (d, h) and taps in w order, the earlier kept on
+ * ties (+0/-0 too); a strip that loaded a NaN is redone by a scalar scan (first NaN wins). Unlike the two-pass form
+ * it writes and reads no intermediate tensor.
  */
 #if !defined(DT_FLOAT32)
 #error "maxpool3d.cl: float32 only"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the build into a fresh prefix, then build and run an outside
 # consumer through pkg-config and through find_package(clpool), shared and
-# static; finally check that the shared library exports only clpool_* symbols.
+# static; check that the shared library exports only clpool_* symbols and
+# that the tool and its man page are installed.
 #   tests/check_install.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$1
@@ -33,4 +34,7 @@ if [ -n "$bad" ]; then
   echo "libclpool.so exports non-clpool symbols:" $bad >&2
   exit 1
 fi
-echo "install check OK: pkg-config + find_package, shared + static, only clpool_* exported"
+[ -x "$prefix/bin/clpool" ] || { echo "clpool is not installed in $prefix/bin" >&2; exit 1; }
+cmp -s "$prefix/share/man/man1/clpool.1" "$(dirname "$0")/../tools/clpool.1" ||
+  { echo "share/man/man1/clpool.1 is missing or differs from tools/clpool.1" >&2; exit 1; }
+echo "install check OK: pkg-config + find_package, shared + static, only clpool_* exported, clpool + clpool.1"

@@ -85,6 +85,13 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
     done
   done
 done
+# GPUs and llvmpipe: 8 lanes, a row's last block partial rather than overlapping (-DOVERLAP_BLOCKS=0).
+target=(-target spir64)
+for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8; do
+  for ix in "-DWITH_INDICES=0 -DSTORAGE_ORDER=0" "-DWITH_INDICES=1 -DSTORAGE_ORDER=1"; do
+    check maxpool -DDT_$dt $ix -DKH=3 -DKW=3 -DSH=2 -DSW=2 -DVW=8 -DWIDEN=1 -DEXACT_ROWS=1 -DOVERLAP_BLOCKS=0
+  done
+done
 # The plane path (-DPLANE_ELEMS: stride 1, no Indices, CPUs with 512-bit vectors),
 # tap by tap and log-step: as PoCL builds it, and as SPIR.
 for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
@@ -151,6 +158,7 @@ target=(-target x86_64-pc-linux-gnu -march=skylake-avx512)
 # Max with non-temporal stores (large outputs on CPUs): x86-64 as PoCL builds it.
 for dt in FLOAT32 FLOAT16 INT8 INT64; do
   check max -DDT_$dt -DARITY=2 -DRANK=3 -DINNER_MASK=1 -DVW=16 -DNB=4 -DSTREAM_STORES=1
+  check max -DDT_$dt -DARITY=3 -DRANK=2 -DINNER_MASK=7 -DVW=8 -DNB=1 -DALIASED=1
 done
 target=(-target spir64)
 for dt in $pool_types; do

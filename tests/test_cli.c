@@ -1,11 +1,12 @@
 /* The `clpool` tool end to end: randomised `clpool run` cases of every op against
  * the C reference (through real .npy files), and every bad-input path: exit
- * status, a one-line message naming the problem, and no output file. */
+ * status (2 usage, 1 op error), a one-line message naming the problem, and no output file. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -345,20 +346,35 @@ START_TEST(run_global_pools_match_reference)
 }
 END_TEST
 
-/* Each bad invocation: non-zero exit, one stderr line containing `expect`, no output file. */
-static void expect_failure(const char *args_fmt, const char *expect)
+/* Each bad invocation: exit `status` (2 a usage error, 1 an op error), one
+ * stderr line containing `expect`, nothing on stdout, no output file. */
+static void expect_failure(int status, const char *args_fmt, const char *expect)
 {
     char in_path[1024], out_path[1024], args[8192], err[4096];
     path_in_tmp(in_path, sizeof in_path, "bad-in.npy");
     path_in_tmp(out_path, sizeof out_path, "bad-out.npy");
     remove(out_path);
     snprintf(args, sizeof args, args_fmt, in_path, out_path);
-    int rc = run_cli(args, err, sizeof err);
-    ck_assert_msg(rc != 0, "clpool %s succeeded", args);
+    char out[256];
+    int rc = run_cli_io(args, out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == status, "clpool %s -> %d, expected %d: %s", args, rc, status, err);
+    ck_assert_msg(out[0] == '\0', "clpool %s printed on stdout: '%s'", args, out);
     ck_assert_msg(strstr(err, expect) != NULL, "clpool %s: stderr '%s' lacks '%s'", args, err, expect);
     char *nl = strchr(err, '\n');
     ck_assert_msg(nl && nl[1] == '\0', "clpool %s: stderr is not one line: '%s'", args, err);
     ck_assert_msg(!file_exists(out_path), "clpool %s left an output file", args);
+}
+
+/* `clpool ARGS` exits `status` with nothing on stdout and one stderr line containing `expect`. */
+static void expect_status_line(int status, const char *args, const char *expect)
+{
+    char out[1024], err[4096];
+    const int rc = run_cli_io(args, out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == status, "clpool %s -> %d, expected %d: %s", args, rc, status, err);
+    ck_assert_msg(out[0] == '\0', "clpool %s printed on stdout: '%s'", args, out);
+    ck_assert_msg(strstr(err, expect) != NULL, "clpool %s: stderr '%s' lacks '%s'", args, err, expect);
+    const char *nl = strchr(err, '\n');
+    ck_assert_msg(nl && nl[1] == '\0', "clpool %s: stderr is not one line: '%s'", args, err);
 }
 
 START_TEST(run_rejects_bad_input)
@@ -369,65 +385,72 @@ START_TEST(run_rejects_bad_input)
     clpool_shape s4 = {4, {1, 1, 4, 4}};
     write_array(in_path, CLPOOL_FLOAT32, &s4, x);
 
-    expect_failure("run NoSuchOp -i '%s' -o '%s'", "unknown op 'NoSuchOp'");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --bogus 1", "MaxPool has no attribute 'bogus'");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,x", "'x' is not an integer");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2,", "trailing comma");
-    expect_failure("run MaxPool -i '%s' -o '%s'", "MaxPool needs kernel_shape");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2", "rank must be 3");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --strides 0,1", "strides[0] = 0 must be >= 1");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --strides 1", "strides has 1 values, expected 2");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --auto_pad SIDEWAYS", "auto_pad 'SIDEWAYS'");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --auto_pad VALID --pads 0,0,0,0",
+    expect_failure(2, "run NoSuchOp -i '%s' -o '%s'", "unknown op 'NoSuchOp'");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --bogus 1", "MaxPool has no attribute 'bogus'");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,x", "'x' is not an integer");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2,", "trailing comma");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s'", "MaxPool needs kernel_shape");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2", "rank must be 3");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --strides 0,1", "strides[0] = 0 must be >= 1");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --strides 1", "strides has 1 values, expected 2");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --auto_pad SIDEWAYS",
+                   "--auto_pad: 'SIDEWAYS' is not one of NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --auto_pad VALID --pads 0,0,0,0",
                    "pads cannot be given together with auto_pad");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 9,9", "smaller than the dilated kernel");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --pads 3,0,0,0", "no input element");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --ceil_mode 2", "ceil_mode = 2 must be 0 or 1");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --kernel_shape 2,2", "given twice");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 -o a.npy -o b.npy", "at most 2 outputs");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape", "--kernel_shape needs a value");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --device no-such-device", "no OpenCL device matches");
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 extra", "unexpected argument 'extra'");
-    expect_failure("run MaxPool -i '%s.missing' -o '%s' --kernel_shape 2,2", "cannot open");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 9,9", "smaller than the dilated kernel");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --pads 3,0,0,0", "no input element");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --ceil_mode 2", "ceil_mode = 2 must be 0 or 1");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --kernel_shape 2,2", "given twice");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 -o a.npy -o b.npy", "at most 2 outputs");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape", "--kernel_shape needs a value");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 --device no-such-device", "no OpenCL device matches");
+    expect_failure(2, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2 extra", "unexpected argument 'extra'");
+    expect_failure(1, "run MaxPool -i '%s.missing' -o '%s' --kernel_shape 2,2", "cannot open");
 
     int32_t xi[16] = {0};
     write_array(in_path, CLPOOL_INT32, &s4, xi);
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2", "dtype int32 (6) is not supported by MaxPool");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2", "dtype int32 (6) is not supported by MaxPool");
 
     FILE *f = fopen(in_path, "wb");
     fputs("this is not an npy file at all", f);
     fclose(f);
-    expect_failure("run MaxPool -i '%s' -o '%s' --kernel_shape 2,2", "bad-in.npy");
+    expect_failure(1, "run MaxPool -i '%s' -o '%s' --kernel_shape 2,2", "bad-in.npy");
 
     /* Global pools and Max. */
     write_array(in_path, CLPOOL_FLOAT32, &s4, x);
-    expect_failure("run GlobalLpPool -i '%s' -o '%s' --p 0", "p = 0 must be finite and > 0");
-    expect_failure("run GlobalLpPool -i '%s' -o '%s' --p abc", "'abc' is not a number");
-    expect_failure("run GlobalAveragePool -i '%s' -o '%s' --p 2", "GlobalAveragePool has no attribute 'p'");
+    expect_failure(1, "run GlobalLpPool -i '%s' -o '%s' --p 0", "p = 0 must be finite and > 0");
+    expect_failure(2, "run GlobalLpPool -i '%s' -o '%s' --p abc", "'abc' is not a number");
+    expect_failure(2, "run GlobalAveragePool -i '%s' -o '%s' --p 2", "GlobalAveragePool has no attribute 'p'");
     char two_inputs[2300], other[1100];
     path_in_tmp(other, sizeof other, "bad-other.npy");
     clpool_shape s3 = {1, {3}};
     write_array(other, CLPOOL_FLOAT32, &s3, x);
     snprintf(two_inputs, sizeof two_inputs, "run Max -i '%%s' -i '%s' -o '%%s'", other);
-    expect_failure(two_inputs, "does not broadcast");
+    expect_failure(1, two_inputs, "does not broadcast");
     snprintf(two_inputs, sizeof two_inputs, "run GlobalMaxPool -i '%%s' -i '%s' -o '%%s'", other);
-    expect_failure(two_inputs, "GlobalMaxPool takes 1..1 inputs, got 2");
+    expect_failure(2, two_inputs, "GlobalMaxPool takes 1..1 inputs, got 2");
+    /* Counts are checked before any file is read: missing inputs do not turn a usage error into an op error. */
+    expect_failure(2, "run GlobalMaxPool -i '%s.missing' -i '%s.missing' -o x.npy", "GlobalMaxPool takes 1..1 inputs, got 2");
+    expect_failure(2, "run GlobalMaxPool -i '%s' -o '%s' -o idx.npy", "GlobalMaxPool produces 1..1 outputs, 2 requested");
+    expect_failure(2, "run MaxPool -i '%s' --kernel_shape 2,2 --strides 1,1",
+                   "need at least one -i input and one -o output");
     const double xd[16] = {0};
     write_array(other, CLPOOL_FLOAT64, &s4, xd);
     snprintf(two_inputs, sizeof two_inputs, "run Max -i '%%s' -i '%s' -o '%%s'", other);
-    expect_failure(two_inputs, "Max input 1 has dtype float64 but input 0 has float32");
+    expect_failure(1, two_inputs, "Max input 1 has dtype float64 but input 0 has float32");
     write_array(in_path, CLPOOL_FLOAT32, &s3, x);
-    expect_failure("run GlobalMaxPool -i '%s' -o '%s'", "input rank 1 must be >= 3");
+    expect_failure(1, "run GlobalMaxPool -i '%s' -o '%s'", "input rank 1 must be >= 3");
     write_array(in_path, CLPOOL_INT32, &s4, xi);
-    expect_failure("run GlobalAveragePool -i '%s' -o '%s'", "dtype int32 (6) is not supported by GlobalAveragePool");
+    expect_failure(1, "run GlobalAveragePool -i '%s' -o '%s'", "dtype int32 (6) is not supported by GlobalAveragePool");
 
     char out_dir_missing[1100];
     write_array(in_path, CLPOOL_FLOAT32, &s4, x);
     snprintf(out_dir_missing, sizeof out_dir_missing, "run MaxPool -i '%%s' -o '%%s.d/no/such/dir.npy' --kernel_shape 2,2");
-    expect_failure(out_dir_missing, "dir.npy");
-    ck_assert_int_ne(run_cli("", err, sizeof err), 0);
-    ck_assert_int_ne(run_cli("frobnicate", err, sizeof err), 0);
-    ck_assert_ptr_nonnull(strstr(err, "unknown command 'frobnicate'"));
+    expect_failure(1, out_dir_missing, "dir.npy");
+    ck_assert_int_eq(run_cli("", err, sizeof err), 2);
+    ck_assert_ptr_nonnull(strstr(err, "usage: clpool devices\n"));
+    expect_status_line(2, "frobnicate", "clpool: unknown command 'frobnicate' (try --help)");
+    expect_status_line(2, "run", "clpool run: missing OP (see 'clpool run --help')");
 }
 END_TEST
 
@@ -436,7 +459,7 @@ END_TEST
  * consistent figures (also where the device reports no profiling timestamps:
  * Mesa's rusticl, timed by the host clock): a global pool, and MaxPool on an
  * input with a NaN in each plane. Bad arguments and a filter that matches no
- * case exit non-zero with a message.
+ * case are usage errors (exit 2) with a message.
  */
 static void expect_bench_row(const char *name, double bytes)
 {
@@ -462,13 +485,12 @@ START_TEST(bench_rows_and_bad_arguments)
 {
     expect_bench_row("globalavg_32x2048x7x7_f32", 32.0 * 2048 * 7 * 7 * 4 + 32.0 * 2048 * 4);
     expect_bench_row("maxpool_3x3s2p1_8x64x112x112_nan_f32", 8.0 * 64 * (112 * 112 + 56 * 56) * 4);
-    char err[1024];
-    ck_assert_int_eq(run_cli("bench --repeat 0", err, sizeof err), 2);
-    ck_assert_ptr_nonnull(strstr(err, "--repeat must be 1..100000"));
-    ck_assert_int_eq(run_cli("bench --frob", err, sizeof err), 2);
-    ck_assert_ptr_nonnull(strstr(err, "unexpected argument '--frob'"));
-    ck_assert_int_eq(run_cli("bench --repeat 1 --filter no_such_case", err, sizeof err), 1);
-    ck_assert_ptr_nonnull(strstr(err, "no case matches --filter 'no_such_case'"));
+    expect_status_line(2, "bench --repeat 0", "--repeat must be 1..100000, not '0'");
+    expect_status_line(2, "bench --repeat 2x", "--repeat must be 1..100000, not '2x'");
+    expect_status_line(2, "bench --repeat", "clpool bench: --repeat needs a value");
+    expect_status_line(2, "bench --frob", "unexpected argument '--frob'");
+    expect_status_line(2, "bench --repeat 1 --filter no_such_case", "no case matches --filter 'no_such_case'");
+    expect_status_line(2, "bench --sweep --overhead", "--filter, --sweep, --overhead and --startup exclude one another");
 }
 END_TEST
 
@@ -495,11 +517,133 @@ END_TEST
 
 START_TEST(devices_and_version)
 {
-    char err[256];
-    ck_assert_int_eq(run_cli("devices", err, sizeof err), 0);
-    ck_assert_int_eq(run_cli("--version", err, sizeof err), 0);
-    ck_assert_int_ne(run_cli("onnx-test", err, sizeof err), 0);
-    ck_assert_ptr_nonnull(strstr(err, "at least one test directory"));
+    char out[4096], err[256];
+    ck_assert_int_eq(run_cli_io("devices", out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strncmp(out, "0: ", 3) == 0 && err[0] == '\0', "clpool devices printed '%s', stderr '%s'", out, err);
+    ck_assert_int_eq(run_cli_io("--version", out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strncmp(out, "clpool ", 7) == 0 && strstr(out, clpool_version_string()), "--version printed '%s'", out);
+    expect_status_line(2, "devices extra", "clpool devices: unexpected argument 'extra'");
+    expect_status_line(2, "demo --device", "clpool demo: --device needs a value");
+    expect_status_line(2, "demo --device 0 extra", "clpool demo: unexpected argument 'extra'");
+}
+END_TEST
+
+/* `--help` (or -h) on the tool and on each subcommand: usage on stdout, nothing on stderr, exit 0. */
+START_TEST(help_on_stdout)
+{
+    static const struct {
+        const char *args, *usage;
+    } cases[] = {
+        {"--help", "usage: clpool devices\n"},
+        {"-h", "usage: clpool devices\n"},
+        {"devices --help", "usage: clpool devices\n"},
+        {"run --help", "usage: clpool run OP "},
+        {"run MaxPool -h", "usage: clpool run OP "},
+        {"run MaxPool --kernel_shape 2,2 --help", "usage: clpool run OP "},
+        {"onnx-test --help", "usage: clpool onnx-test "},
+        {"onnx-test --device 0 -h", "usage: clpool onnx-test "},
+        {"demo --help", "usage: clpool demo "},
+        {"bench --help", "usage: clpool bench "},
+        {"bench --csv -h", "usage: clpool bench "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char out[4096], err[1024];
+        const int rc = run_cli_io(cases[i].args, out, sizeof out, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", cases[i].args, rc, err);
+        ck_assert_msg(err[0] == '\0', "clpool %s wrote on stderr: %s", cases[i].args, err);
+        ck_assert_msg(strncmp(out, cases[i].usage, strlen(cases[i].usage)) == 0, "clpool %s printed '%s'", cases[i].args,
+                      out);
+    }
+    /* The tool's own usage names every subcommand and the exit statuses. */
+    char out[4096], err[1024];
+    ck_assert_int_eq(run_cli_io("--help", out, sizeof out, err, sizeof err), 0);
+    static const char *const names[] = {"clpool devices", "clpool run OP", "clpool onnx-test", "clpool demo",
+                                        "clpool bench", "2 usage error"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        ck_assert_msg(strstr(out, names[i]) != NULL, "clpool --help lacks '%s': %s", names[i], out);
+}
+END_TEST
+
+/*
+ * onnx-test: a path that does not exist, is not a directory or holds no
+ * model.onnx is a usage error (exit 2, one stderr line, no test run); a test
+ * that runs and fails is exit 1 with the failure on stdout; passing is exit 0.
+ */
+START_TEST(onnx_test_paths_and_status)
+{
+    const char *node_dir = getenv("CLPOOL_ONNX_NODE_DIR");
+    ck_assert_ptr_nonnull(node_dir);
+    char good[1024], empty_dir[1024], plain_file[1024], broken_dir[1024], args[8192], out[4096], err[4096];
+    snprintf(good, sizeof good, "%s/test_globalmaxpool", node_dir);
+    path_in_tmp(empty_dir, sizeof empty_dir, "onnx-empty");
+    path_in_tmp(plain_file, sizeof plain_file, "onnx-file");
+    path_in_tmp(broken_dir, sizeof broken_dir, "onnx-broken");
+    ck_assert_int_eq(mkdir(empty_dir, 0700), 0);
+    ck_assert_int_eq(mkdir(broken_dir, 0700), 0);
+    char model[1100];
+    snprintf(model, sizeof model, "%s/model.onnx", broken_dir);
+    FILE *f = fopen(model, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs("not a protobuf", f);
+    fclose(f);
+    f = fopen(plain_file, "wb");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+
+    snprintf(args, sizeof args, "onnx-test '%s' '%s/no-such-test'", good, node_dir);
+    char expect[2100];
+    snprintf(expect, sizeof expect, "clpool onnx-test: '%s/no-such-test': No such file or directory", node_dir);
+    expect_status_line(2, args, expect);
+    snprintf(args, sizeof args, "onnx-test '%s'", empty_dir);
+    snprintf(expect, sizeof expect, "clpool onnx-test: '%s' holds no model.onnx", empty_dir);
+    expect_status_line(2, args, expect);
+    snprintf(args, sizeof args, "onnx-test --device 0 '%s'", plain_file);
+    snprintf(expect, sizeof expect, "clpool onnx-test: '%s' is not a directory", plain_file);
+    expect_status_line(2, args, expect);
+    expect_status_line(2, "onnx-test", "clpool onnx-test: give at least one test directory");
+    expect_status_line(2, "onnx-test --bogus x", "clpool onnx-test: unknown option '--bogus'");
+    expect_status_line(2, "onnx-test --device", "clpool onnx-test: --device needs a value");
+
+    snprintf(args, sizeof args, "onnx-test '%s' '%s'", good, broken_dir);
+    int rc = run_cli_io(args, out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == 1, "clpool %s -> %d: %s", args, rc, err);
+    const char *broken_base = strrchr(broken_dir, '/') + 1;
+    char fail_line[1200];
+    snprintf(fail_line, sizeof fail_line, "\nFAIL %s: %s/model.onnx: ", broken_base, broken_dir);
+    ck_assert_msg(strstr(out, "PASS test_globalmaxpool\n") && strstr(out, fail_line) &&
+                      strstr(out, "\n1 passed, 1 failed, 0 unsupported, 2 total\n"),
+                  "clpool %s printed '%s'", args, out);
+    snprintf(args, sizeof args, "onnx-test -- '%s'", good);
+    rc = run_cli_io(args, out, sizeof out, err, sizeof err);
+    ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+    ck_assert_str_eq(out, "PASS test_globalmaxpool\n1 passed, 0 failed, 0 unsupported, 1 total\n");
+    remove(model);
+    remove(plain_file);
+    rmdir(broken_dir);
+    rmdir(empty_dir);
+}
+END_TEST
+
+/* `clpool devices` ends with the program-binary cache's state: on with its
+ * directory, or off and why (a shared directory, CLPOOL_CACHE_DIR=off). */
+START_TEST(devices_show_cache_state)
+{
+    char out[8192], err[1024], dir[1024], want[1200], cmd[1200];
+    path_in_tmp(dir, sizeof dir, "cli-cache");
+    setenv("CLPOOL_CACHE_DIR", dir, 1);
+    ck_assert_int_eq(run_cli_io("devices", out, sizeof out, err, sizeof err), 0);
+    snprintf(want, sizeof want, "\nprogram-binary cache: on, %s\n", dir);
+    ck_assert_msg(strstr(out, want) != NULL, "printed: %s", out);
+    snprintf(cmd, sizeof cmd, "chmod 0777 '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(run_cli_io("devices", out, sizeof out, err, sizeof err), 0);
+    snprintf(want, sizeof want, "\nprogram-binary cache: off: %s is writable by group or others (mode 0777)\n", dir);
+    ck_assert_msg(strstr(out, want) != NULL, "printed: %s", out);
+    setenv("CLPOOL_CACHE_DIR", "off", 1); /* as the suite runs (tests/CMakeLists.txt) */
+    ck_assert_int_eq(run_cli_io("devices", out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strstr(out, "\nprogram-binary cache: off: CLPOOL_CACHE_DIR=off\n") != NULL, "printed: %s", out);
+    snprintf(cmd, sizeof cmd, "rmdir '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -516,7 +660,10 @@ int main(void)
     tcase_add_test(tc, run_global_pools_match_reference);
     tcase_add_test(tc, run_rejects_bad_input);
     tcase_add_test(tc, devices_and_version);
+    tcase_add_test(tc, help_on_stdout);
+    tcase_add_test(tc, onnx_test_paths_and_status);
     tcase_add_test(tc, bench_rows_and_bad_arguments);
     tcase_add_test(tc, bench_overhead_rows);
+    tcase_add_test(tc, devices_show_cache_state);
     return cu_run_suite(s, CK_NORMAL);
 }

@@ -1,5 +1,6 @@
 /* Core API: status/version/dtype tables, devices, contexts (own and adopted),
- * thread-local errors, program build failures, the tensor layer. */
+ * thread-local errors, program build failures, the tensor layer (the
+ * program-binary cache: test_binary_cache.c). */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -327,71 +328,6 @@ START_TEST(float64_needs_fp64)
 }
 END_TEST
 
-/* Files of the program-binary cache directory `dir` ending in .bin; the first one's path into `first`. */
-static int cache_entries(const char *dir, char *first, size_t len)
-{
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "ls '%s'/*.bin 2>/dev/null", dir);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    int n = 0;
-    char line[1100];
-    while (fgets(line, sizeof line, p)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (n++ == 0) snprintf(first, len, "%s", line);
-    }
-    pclose(p);
-    return n;
-}
-
-static long file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (long)st.st_size : -1;
-}
-
-/* A run through fresh contexts: writes one entry, reuses it, and survives a
- * corrupt or a stale (other key) entry by rebuilding and rewriting it. */
-START_TEST(binary_cache_is_written_reused_and_self_healing)
-{
-    char dir[1100], entry[1100];
-    snprintf(dir, sizeof dir, "%s/binary-cache-%d", cu_tmpdir(), (int)getpid());
-    setenv("CLPOOL_CACHE_DIR", dir, 1);
-    float out[3];
-    for (int round = 0; round < 4; ++round) {
-        if (round == 2) { /* corrupt: garbage of the right name */
-            FILE *f = fopen(entry, "wb");
-            fputs("not a cache entry", f);
-            fclose(f);
-        } else if (round == 3) { /* stale: valid layout, key of another build */
-            FILE *f = fopen(entry, "r+b");
-            ck_assert_ptr_nonnull(f);
-            fseek(f, 16, SEEK_SET); /* first key byte, after magic and key length */
-            fputc('X', f);
-            fclose(f);
-        }
-        clpool_context *ctx = cu_context_create();
-        ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
-        ck_assert(out[0] == 5 && out[1] == 5 && out[2] == 3);
-        clpool_context_release(ctx);
-        ck_assert_int_eq(cache_entries(dir, entry, sizeof entry), 1);
-        ck_assert_int_gt(file_size(entry), 64); /* rewritten after rounds 2 and 3 */
-    }
-    setenv("CLPOOL_CACHE_DIR", "off", 1);
-    char off_dir[1200];
-    snprintf(off_dir, sizeof off_dir, "%s/unused", dir);
-    clpool_context *ctx = cu_context_create();
-    ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
-    clpool_context_release(ctx);
-    ck_assert_int_eq(cache_entries(off_dir, entry, sizeof entry), 0);
-    setenv("CLPOOL_CACHE_DIR", "/proc/clpool-cannot-write-here", 1); /* unwritable: still no error */
-    ctx = cu_context_create();
-    ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
-    clpool_context_release(ctx);
-    setenv("CLPOOL_CACHE_DIR", "off", 1); /* as the rest of the suite runs (tests/CMakeLists.txt) */
-}
-END_TEST
-
 START_TEST(tensor_round_trip_and_errors)
 {
     clpool_context *ctx = cu_context_create();
@@ -452,7 +388,6 @@ static Suite *core_suite(void)
     tcase_add_test(tc, kernel_dir_override_loads_sources_from_disk);
     tcase_add_test(tc, float64_needs_fp64);
     tcase_add_test(tc, tensor_round_trip_and_errors);
-    tcase_add_test(tc, binary_cache_is_written_reused_and_self_healing);
     return s;
 }
 

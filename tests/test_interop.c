@@ -494,8 +494,8 @@ END_TEST
 /* 400 create / use / release cycles: every op still right, resident memory
  * within 3 MiB (8 KiB a cycle) over the last 300, after the first 100 warm the
  * driver's caches. ASan's quarantine makes RSS meaningless there: 50 cycles,
- * and LSan checks for leaks at exit instead. A cycle builds its program
- * (~30 ms with PoCL's cache warm), so more cycles cost the suite seconds. */
+ * and LSan checks for leaks at exit instead. A cycle builds its program,
+ * so more cycles cost the suite seconds. */
 #if defined(__SANITIZE_ADDRESS__)
 enum { CONTEXT_CYCLES = 50 };
 #else

@@ -283,11 +283,10 @@ static void run_random_input(ref_rng *r, const mp_case *c)
 /*
  * Windows that later random cases take again. The kernels are specialised on
  * the window (kernel, strides, dilations) and on the Indices choice, so a
- * case that takes an earlier case's window runs an already built program (a
- * cold PoCL build is about 1.4 s, 5 s for 13x13; programs were 90% of the
- * suite's time) while its
- * shape, pads, modes, offsets and data stay its own, as in a model whose
- * layers share a window. Two draws in three take a kept window.
+ * case that takes an earlier case's window runs an already built program
+ * (program builds dominate the suite's time) while its shape, pads, modes,
+ * offsets and data stay its own, as in a model whose layers share a window.
+ * Two draws in three take a kept window.
  */
 #define WINDOWS_KEPT 64
 typedef struct window_pool {
@@ -803,8 +802,8 @@ START_TEST(test_whole_plane_indices)
     ref_rng r;
     ref_rng_seed(&r, 0x3311);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        /* Elsewhere these calls keep the MaxPool kernels, a program build per case (65 s
-         * on rusticl for all of them), which test_whole_plane_windows covers: two cases. */
+        /* Elsewhere these calls keep the MaxPool kernels, a program build per case, which
+         * test_whole_plane_windows covers: two cases. */
         if (i >= 2 && !simd_cpu_device()) break;
         for (int run = 0; run < 2; ++run) {
             const clpool_dtype dtype = (i + run) % 2 ? CLPOOL_FLOAT64 : CLPOOL_FLOAT32;
@@ -1548,7 +1547,7 @@ END_TEST
 START_TEST(test_row_sweep)
 {
     /* The library sweeps only on CPU drivers whose work-items run their vectors as SIMD
-     * (PoCL); elsewhere these large cases would repeat test_wide_rows at a cost (90 s on rusticl). */
+     * (PoCL); elsewhere these large cases would repeat test_wide_rows at a cost. */
     if (!simd_cpu_device()) {
         printf("note: the row sweep runs only on CPU drivers with SIMD work-items (PoCL); test_row_sweep skipped\n");
         return;

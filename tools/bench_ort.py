@@ -4,8 +4,8 @@ on the same float32 shapes, in one run.
 
 Each peer case is a one-node ONNX model built with `onnx`, run with
 onnxruntime's CPUExecutionProvider (default thread settings); its time is the
-median wall time of `session.run` over --repeat runs after a warm-up, each
-run after a read of 64 MiB (twice this machine's L3) evicts its data, as
+median wall time of `InferenceSession.run` over --repeat runs after a warm-up, each
+run after a read of 64 MiB (twice a 32 MiB L3) evicts its data, as
 `clpool bench` evicts the caches before each run. clpool's time is its device
 time from `clpool bench`. Prints a Markdown table:
 case, clpool GB/s, fraction of the copy bandwidth, ORT GB/s, clpool/ORT speed.

@@ -1,4 +1,4 @@
-/* Subcommands of the `clpool` tool; each returns the process exit code. */
+/* Subcommands of the `clpool` tool; each returns the process exit status (0, 1 or 2, see clpool.c). */
 #ifndef CLPOOL_TOOLS_CLI_H
 #define CLPOOL_TOOLS_CLI_H
 
@@ -6,6 +6,15 @@
 
 /* A context on `device` (NULL: default); on failure prints "WHO: STATUS: message" and returns NULL. */
 clpool_context *cli_open_context(const char *device, const char *who);
+
+/* `clpool COMMAND --help`: the command's usage on stdout; returns exit status 0. */
+int cli_help(const char *command);
+
+/* 1 if arg is --help or -h. */
+int cli_is_help(const char *arg);
+
+/* A usage error: "clpool COMMAND: MESSAGE (see 'clpool COMMAND --help')" on stderr; returns exit status 2. */
+int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int cli_onnx_test(int argc, char **argv);
 int cli_demo(int argc, char **argv);

@@ -1,5 +1,5 @@
 /*
- * `clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep] [--overhead]`
+ * `clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]`
  *
  * Times the reference cases of the performance plan on one device, next to a
  * plain copy kernel over the same number of bytes in the same run. Device
@@ -15,9 +15,9 @@
  *               device running them and with the device idle
  *   --startup   first-call latency: context creation, a first MaxPool (program
  *               build included) vs a second one, and clpool_context_warm_up
- * POCL_AFFINITY defaults to 1 here (a value in the environment wins): without
- * pinning, PoCL's two worker threads often share one core of this 2-core VM
- * and every kernel, the copy included, runs at half speed in that process.
+ * POCL_AFFINITY defaults to 1 here (a value in the environment wins): unpinned,
+ * PoCL's worker threads can share one core and every kernel, the copy
+ * included, runs at a fraction of its speed in that process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -617,23 +617,32 @@ int cli_bench(int argc, char **argv)
     memset(&env, 0, sizeof env);
     env.repeat = 15;
     for (int i = 0; i < argc; ++i) {
-        if (strcmp(argv[i], "--csv") == 0) csv = 1;
-        else if (strcmp(argv[i], "--sweep") == 0) sweep = 1;
-        else if (strcmp(argv[i], "--overhead") == 0) overhead = 1;
-        else if (strcmp(argv[i], "--startup") == 0) startup = 1;
-        else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) device = argv[++i];
-        else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) filter = argv[++i];
-        else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
-            env.repeat = atoi(argv[++i]);
-            if (env.repeat < 1 || env.repeat > 100000) {
-                fprintf(stderr, "clpool bench: --repeat must be 1..100000\n");
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "clpool bench: unexpected argument '%s'\n", argv[i]);
-            return 2;
+        const char *a = argv[i];
+        if (cli_is_help(a)) return cli_help("bench");
+        if (strcmp(a, "--csv") == 0) csv = 1;
+        else if (strcmp(a, "--sweep") == 0) sweep = 1;
+        else if (strcmp(a, "--overhead") == 0) overhead = 1;
+        else if (strcmp(a, "--startup") == 0) startup = 1;
+        else if (strcmp(a, "--device") != 0 && strcmp(a, "--filter") != 0 && strcmp(a, "--repeat") != 0)
+            return cli_usage_error("bench", "unexpected argument '%s'", a);
+        else if (i + 1 == argc) return cli_usage_error("bench", "%s needs a value", a);
+        else if (strcmp(a, "--device") == 0) device = argv[++i];
+        else if (strcmp(a, "--filter") == 0) filter = argv[++i];
+        else {
+            char *end = NULL;
+            const long r = strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end || r < 1 || r > 100000)
+                return cli_usage_error("bench", "--repeat must be 1..100000, not '%s'", argv[i]);
+            env.repeat = (int)r;
         }
     }
+    if (sweep + overhead + startup + (filter != NULL) > 1)
+        return cli_usage_error("bench", "--filter, --sweep, --overhead and --startup exclude one another");
+    bench_case cases[64];
+    const size_t n_cases = build_cases(cases, 64);
+    size_t matched = 0;
+    for (size_t i = 0; i < n_cases; ++i) matched += !filter || strstr(cases[i].name, filter) != NULL;
+    if (matched == 0) return cli_usage_error("bench", "no case matches --filter '%s'", filter);
     setenv("POCL_AFFINITY", "1", 0); /* before the first OpenCL call; see the top comment */
     if (startup) return bench_startup(device, csv) == 0 ? 0 : 1;
     if (bench_env_init(&env, device) != 0) {
@@ -646,14 +655,10 @@ int cli_bench(int argc, char **argv)
     } else if (overhead) {
         rc = bench_overhead(&env, csv) != 0;
     } else {
-        bench_case cases[64];
-        const size_t n = build_cases(cases, 64);
         if (csv) printf("case,bytes,median_ms,gbps,copy_gbps\n");
         else printf("%-46s %12s %10s %8s %9s %6s\n", "case", "bytes", "median ms", "GB/s", "copy GB/s", "ratio");
-        size_t matched = 0;
-        for (size_t i = 0; i < n; ++i) {
+        for (size_t i = 0; i < n_cases; ++i) {
             if (filter && !strstr(cases[i].name, filter)) continue;
-            ++matched;
             double bytes = 0, ms = 0, cg = 0;
             if (bench_case_run(&env, &cases[i], &bytes, &ms, &cg) != 0) {
                 rc = 1;
@@ -663,10 +668,6 @@ int cli_bench(int argc, char **argv)
             if (csv) printf("%s,%.0f,%.4f,%.3f,%.3f\n", cases[i].name, bytes, ms, g, cg);
             else printf("%-46s %12.0f %10.3f %8.2f %9.2f %6.2f\n", cases[i].name, bytes, ms, g, cg, g / cg);
             fflush(stdout);
-        }
-        if (matched == 0) {
-            fprintf(stderr, "clpool bench: no case matches --filter '%s'\n", filter);
-            rc = 1;
         }
         if (!filter && bench_overhead(&env, csv) != 0) rc = 1;
     }

@@ -247,11 +247,11 @@ static const demo_case cases[] = {
 int cli_demo(int argc, char **argv)
 {
     const char *device = NULL;
-    if (argc >= 2 && strcmp(argv[0], "--device") == 0) {
-        device = argv[1];
-    } else if (argc > 0) {
-        fprintf(stderr, "clpool demo: unexpected argument '%s'\n", argv[0]);
-        return 2;
+    for (int i = 0; i < argc; ++i) {
+        if (cli_is_help(argv[i])) return cli_help("demo");
+        if (strcmp(argv[i], "--device") != 0) return cli_usage_error("demo", "unexpected argument '%s'", argv[i]);
+        if (i + 1 == argc) return cli_usage_error("demo", "--device needs a value");
+        device = argv[++i];
     }
     clpool_context *ctx = cli_open_context(device, "clpool demo");
     if (!ctx) return 1;

@@ -2,10 +2,12 @@
  * (model.onnx + test_data_set_N/{input,output}_K.pb) and compare like the
  * ONNX runner: exact dtype and shape, rtol 1e-3 / atol 1e-7 for floats. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_ops.h"
@@ -143,26 +145,51 @@ static int run_dir(clpool_context *ctx, const char *dir, char *why, size_t len)
     return rc;
 }
 
+/* A path that is not a directory holding model.onnx is a usage error (exit 2), not a failed test. */
+static int check_test_dir(const char *dir)
+{
+    struct stat st;
+    char model[4096];
+    if (stat(dir, &st) != 0) return cli_usage_error("onnx-test", "'%s': %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) return cli_usage_error("onnx-test", "'%s' is not a directory", dir);
+    snprintf(model, sizeof model, "%s/model.onnx", dir);
+    if (stat(model, &st) != 0 || !S_ISREG(st.st_mode))
+        return cli_usage_error("onnx-test", "'%s' holds no model.onnx", dir);
+    return 0;
+}
+
 int cli_onnx_test(int argc, char **argv)
 {
     const char *device = NULL;
-    int first = 0;
-    if (argc >= 2 && strcmp(argv[0], "--device") == 0) {
-        device = argv[1];
-        first = 2;
+    char **dirs = argv;
+    int n_dirs = 0, options_done = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i];
+        if (!options_done && a[0] == '-') {
+            if (cli_is_help(a)) return cli_help("onnx-test");
+            if (strcmp(a, "--") == 0) {
+                options_done = 1;
+            } else if (strcmp(a, "--device") == 0) {
+                if (i + 1 == argc) return cli_usage_error("onnx-test", "--device needs a value");
+                device = argv[++i];
+            } else {
+                return cli_usage_error("onnx-test", "unknown option '%s'", a);
+            }
+            continue;
+        }
+        dirs[n_dirs++] = argv[i]; /* in place: never ahead of i */
     }
-    if (first >= argc) {
-        fprintf(stderr, "clpool onnx-test: give at least one test directory\n");
-        return 2;
-    }
+    if (n_dirs == 0) return cli_usage_error("onnx-test", "give at least one test directory");
+    for (int i = 0; i < n_dirs; ++i)
+        if (check_test_dir(dirs[i]) != 0) return 2;
     clpool_context *ctx = cli_open_context(device, "clpool onnx-test");
     if (!ctx) return 1;
     int passed = 0, failed = 0, unsupported = 0;
-    for (int i = first; i < argc; ++i) {
+    for (int i = 0; i < n_dirs; ++i) {
         char why[1024] = "";
-        const char *base = strrchr(argv[i], '/');
-        base = base && base[1] ? base + 1 : argv[i];
-        const int rc = run_dir(ctx, argv[i], why, sizeof why);
+        const char *base = strrchr(dirs[i], '/');
+        base = base && base[1] ? base + 1 : dirs[i];
+        const int rc = run_dir(ctx, dirs[i], why, sizeof why);
         if (rc == 0) {
             printf("PASS %s\n", base);
             ++passed;
@@ -174,7 +201,7 @@ int cli_onnx_test(int argc, char **argv)
             ++failed;
         }
     }
-    printf("%d passed, %d failed, %d unsupported, %d total\n", passed, failed, unsupported, argc - first);
+    printf("%d passed, %d failed, %d unsupported, %d total\n", passed, failed, unsupported, n_dirs);
     clpool_context_release(ctx);
     return failed ? 1 : 0;
 }

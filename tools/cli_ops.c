@@ -10,6 +10,8 @@
 typedef struct attr_spec {
     const char *name;
     int32_t type; /* ONNX_ATTR_INT, _INTS, _STRING, _FLOAT; FLOAT also accepts an int */
+    int required;
+    const char *const *choices; /* a STRING's allowed values, NULL-terminated */
 } attr_spec;
 
 typedef int (*op_runner)(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
@@ -26,13 +28,17 @@ static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t
 static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 
-static const attr_spec maxpool_attrs[] = {
-    {"kernel_shape", ONNX_ATTR_INTS}, {"strides", ONNX_ATTR_INTS}, {"pads", ONNX_ATTR_INTS},
-    {"dilations", ONNX_ATTR_INTS},    {"ceil_mode", ONNX_ATTR_INT}, {"auto_pad", ONNX_ATTR_STRING},
-    {"storage_order", ONNX_ATTR_INT}, {NULL, 0}};
+/* In clpool_auto_pad order. */
+static const char *const auto_pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", NULL};
 
-static const attr_spec lp_attrs[] = {{"p", ONNX_ATTR_FLOAT}, {NULL, 0}};
-static const attr_spec no_attrs[] = {{NULL, 0}};
+static const attr_spec maxpool_attrs[] = {
+    {"kernel_shape", ONNX_ATTR_INTS, 1, NULL}, {"strides", ONNX_ATTR_INTS, 0, NULL},
+    {"pads", ONNX_ATTR_INTS, 0, NULL},         {"dilations", ONNX_ATTR_INTS, 0, NULL},
+    {"ceil_mode", ONNX_ATTR_INT, 0, NULL},     {"auto_pad", ONNX_ATTR_STRING, 0, auto_pad_names},
+    {"storage_order", ONNX_ATTR_INT, 0, NULL}, {NULL, 0, 0, NULL}};
+
+static const attr_spec lp_attrs[] = {{"p", ONNX_ATTR_FLOAT, 0, NULL}, {NULL, 0, 0, NULL}};
+static const attr_spec no_attrs[] = {{NULL, 0, 0, NULL}};
 
 static const op_entry ops[] = {
     {"MaxPool", maxpool_attrs, 1, 1, 2, run_maxpool},
@@ -68,6 +74,25 @@ static const attr_spec *find_attr_spec(const op_entry *op, const char *name)
     return NULL;
 }
 
+static int choice_index(const char *const *choices, const char *value)
+{
+    for (int i = 0; choices[i]; ++i)
+        if (strcmp(choices[i], value) == 0) return i;
+    return -1;
+}
+
+/* "A, B or C" (static buffer: the tool is single-threaded). */
+static const char *choice_list(const char *const *choices)
+{
+    static char buf[256];
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; choices[i] && used < sizeof buf; ++i)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i == 0 ? "" : choices[i + 1] ? ", " : " or ",
+                                 choices[i]);
+    return buf;
+}
+
 /* Strict integer: optional sign, digits, nothing else, no overflow. */
 static int parse_int64(const char *s, int64_t *out)
 {
@@ -93,6 +118,8 @@ int cli_parse_attr(const char *opname, const char *name, const char *value, onnx
         if (parse_int64(value, &attr->i) != 0) return errf(err, errlen, "--%s: '%s' is not an integer", name, value);
         return 0;
     case ONNX_ATTR_STRING:
+        if (spec->choices && choice_index(spec->choices, value) < 0)
+            return errf(err, errlen, "--%s: '%s' is not one of %s", name, value, choice_list(spec->choices));
         if (strlen(value) >= sizeof attr->s) return errf(err, errlen, "--%s: value too long", name);
         snprintf(attr->s, sizeof attr->s, "%s", value);
         return 0;
@@ -218,11 +245,8 @@ static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t
     if ((a = get_attr(call, "ceil_mode")) && take_int(a, &p.ceil_mode, err, errlen) != 0) return -1;
     if ((a = get_attr(call, "storage_order")) && take_int(a, &p.storage_order, err, errlen) != 0) return -1;
     if ((a = get_attr(call, "auto_pad"))) {
-        static const char *names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
-        int found = -1;
-        for (int i = 0; i < 4; ++i)
-            if (a->type == ONNX_ATTR_STRING && strcmp(a->s, names[i]) == 0) found = i;
-        if (found < 0) return errf(err, errlen, "auto_pad '%s' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", a->s);
+        const int found = a->type == ONNX_ATTR_STRING ? choice_index(auto_pad_names, a->s) : -1;
+        if (found < 0) return errf(err, errlen, "auto_pad '%s' is not %s", a->s, choice_list(auto_pad_names));
         p.auto_pad = (clpool_auto_pad)found;
         if (found != CLPOOL_AUTO_PAD_NOTSET && has_pads)
             return errf(err, errlen, "pads cannot be given together with auto_pad %s", a->s);
@@ -281,18 +305,29 @@ static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t err
     return 0;
 }
 
+int cli_check_call(const char *opname, const onnx_attr *attrs, int n_attrs, int n_inputs, int n_outputs, char *err,
+                   size_t errlen)
+{
+    const op_entry *op = find_op(opname);
+    if (!op) return errf(err, errlen, "unknown op '%s'", opname);
+    for (int i = 0; i < n_attrs; ++i)
+        if (!find_attr_spec(op, attrs[i].name)) return errf(err, errlen, "%s has no attribute '%s'", op->name, attrs[i].name);
+    for (const attr_spec *spec = op->attrs; spec->name; ++spec) {
+        int given = 0;
+        for (int i = 0; i < n_attrs; ++i) given |= strcmp(attrs[i].name, spec->name) == 0;
+        if (spec->required && !given) return errf(err, errlen, "%s needs %s", op->name, spec->name);
+    }
+    if (n_inputs < op->min_inputs || (op->max_inputs >= 0 && n_inputs > op->max_inputs))
+        return errf(err, errlen, "%s takes %d..%d inputs, got %d", op->name, op->min_inputs, op->max_inputs, n_inputs);
+    if (n_outputs < 1 || n_outputs > op->max_outputs)
+        return errf(err, errlen, "%s produces 1..%d outputs, %d requested", op->name, op->max_outputs, n_outputs);
+    return 0;
+}
+
 int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
-    const op_entry *op = find_op(call->op);
-    if (!op) return errf(err, errlen, "unknown op '%s'", call->op);
-    for (int i = 0; i < call->n_attrs; ++i)
-        if (!find_attr_spec(op, call->attrs[i].name))
-            return errf(err, errlen, "%s has no attribute '%s'", op->name, call->attrs[i].name);
-    if (call->n_inputs < op->min_inputs || (op->max_inputs >= 0 && call->n_inputs > op->max_inputs))
-        return errf(err, errlen, "%s takes %d..%d inputs, got %d", op->name, op->min_inputs, op->max_inputs, call->n_inputs);
-    if (call->n_outputs < 1 || call->n_outputs > op->max_outputs)
-        return errf(err, errlen, "%s produces 1..%d outputs, %d requested", op->name, op->max_outputs, call->n_outputs);
-    const int rc = op->run(ctx, call, err, errlen);
+    if (cli_check_call(call->op, call->attrs, call->n_attrs, call->n_inputs, call->n_outputs, err, errlen) != 0) return -1;
+    const int rc = find_op(call->op)->run(ctx, call, err, errlen);
     if (rc != 0) cli_op_call_free(call);
     return rc;
 }

@@ -25,8 +25,14 @@ typedef struct cli_op_call {
 /* 1 if `op` is an op the CLI knows. */
 int cli_op_known(const char *op);
 
-/* Parse `--name value` for `op` into attr (typed by the op's attribute table). */
+/* Parse `--name value` for `op` into attr (typed by the op's attribute table;
+ * a name-valued attribute must be one of its names). 0, or -1 with err set. */
 int cli_parse_attr(const char *op, const char *name, const char *value, onnx_attr *attr, char *err, size_t errlen);
+
+/* The checks a command line alone decides: the op's input and output counts
+ * and its required attributes. 0, or -1 with err set. */
+int cli_check_call(const char *op, const onnx_attr *attrs, int n_attrs, int n_inputs, int n_outputs, char *err,
+                   size_t errlen);
 
 /* Validate the call and run it on ctx (blocking). Returns 0, or -1 with err set
  * (CLI_UNSUPPORTED when the device lacks a feature, e.g. float64 without fp64). */

@@ -1,12 +1,15 @@
 /*
  * The `clpool` command-line tool:
  *   clpool devices
- *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device N] -i IN.npy ... -o OUT.npy [-o INDICES.npy]
- *   clpool onnx-test [--device N] DIR...
- *   clpool demo [--device N]
- *   clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead | --startup]
- * Any bad input exits non-zero with one line on stderr and writes no output.
+ *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device DEV] -i IN.npy ... -o OUT.npy [-o INDICES.npy]
+ *   clpool onnx-test [--device DEV] DIR...
+ *   clpool demo [--device DEV]
+ *   clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]
+ * Exit status (as clpool.1 documents it): 0 success; 1 the operation failed, or onnx-test found
+ * failures; 2 the command line is wrong (found before any file is read or device opened).
+ * Every error is one line on stderr, and no output is written.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,19 +26,70 @@ clpool_context *cli_open_context(const char *device, const char *who)
     return ctx;
 }
 
+/* One row per subcommand: its synopsis and the options it takes (as `--help` and the man page show them). */
+typedef struct cli_command {
+    const char *name, *synopsis, *options;
+} cli_command;
+
+static const cli_command commands[] = {
+    {"devices", "clpool devices", "List the OpenCL devices; the number before each is what --device DEV selects.\n"},
+    {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device DEV] -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
+     "Run one op on .npy arrays. OP: MaxPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool, Max.\n"
+     "  -i IN.npy        an input (Max takes 1 to 64, the others one)\n"
+     "  -o OUT.npy       the output; a second -o on MaxPool writes its int64 Indices\n"
+     "  --bfloat16       uint16 inputs hold bfloat16 bits; outputs are written the same way\n"
+     "  --device DEV     a number from `clpool devices`, PLATFORM:DEVICE, or a name substring\n"
+     "MaxPool attributes: --kernel_shape 3,3 (required) --strides 2,2 --pads 1,1,1,1 --dilations 1,1\n"
+     "  --ceil_mode 0|1 --storage_order 0|1 --auto_pad NOTSET|SAME_UPPER|SAME_LOWER|VALID\n"
+     "GlobalLpPool attribute: --p 2 (an integer, or a float such as 2.5)\n"},
+    {"onnx-test", "clpool onnx-test [--device DEV] DIR...",
+     "Run ONNX backend node-test directories (model.onnx + test_data_set_*/{input,output}_*.pb).\n"
+     "  --device DEV     as for run\n"},
+    {"demo", "clpool demo [--device DEV]", "Run each op on generated data, check it against the C reference, time it.\n"
+                                            "  --device DEV     as for run\n"},
+    {"bench", "clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]",
+     "Time the benchmark cases next to a copy kernel of the same bytes.\n"
+     "  --csv            comma-separated output\n"
+     "  --device DEV     as for run\n"
+     "  --repeat R       timed runs per case, 1..100000 (default 15)\n"
+     "  --filter TEXT    only the cases whose name contains TEXT\n"
+     "  --sweep          MaxPool 3x3/s2/p1 and Max from 64 KiB to 512 MiB\n"
+     "  --overhead       host cost of one enqueue call, device busy and idle\n"
+     "  --startup        context creation and first-call latency\n"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: clpool devices\n"
-            "       clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device N] -i IN.npy [-i IN2.npy ...]\n"
-            "                  -o OUT.npy [-o INDICES.npy]\n"
-            "       clpool onnx-test [--device N] DIR...\n"
-            "       clpool demo [--device N]\n"
-            "       clpool bench [--csv] [--device N] [--repeat R] [--filter TEXT] [--sweep | --overhead | --startup]\n"
-            "       clpool --version\n"
-            "OP is an ONNX op name (MaxPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool, Max); attributes use ONNX names, e.g.\n"
-            "  --kernel_shape 3,3 --strides 2,2 --pads 1,1,1,1 --dilations 1,1 --ceil_mode 1\n"
-            "  --auto_pad SAME_UPPER --storage_order 1\n");
+    for (size_t i = 0; i < N_COMMANDS; ++i) fprintf(f, "%s %s\n", i ? "      " : "usage:", commands[i].synopsis);
+    fprintf(f, "       clpool --help | --version\n"
+               "       clpool COMMAND --help\n"
+               "Exit status: 0 success, 1 the operation failed (or onnx-test found failures), 2 usage error.\n"
+               "See clpool(1).\n");
+}
+
+int cli_help(const char *command)
+{
+    for (size_t i = 0; i < N_COMMANDS; ++i) {
+        if (strcmp(commands[i].name, command) != 0) continue;
+        printf("usage: %s\n%s", commands[i].synopsis, commands[i].options);
+        return 0;
+    }
+    usage(stdout);
+    return 0;
+}
+
+int cli_is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
+
+int cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "clpool %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'clpool %s --help')\n", command);
+    va_end(ap);
+    return 2;
 }
 
 static const char *type_name(cl_device_type t)
@@ -46,8 +100,24 @@ static const char *type_name(cl_device_type t)
     return "OTHER";
 }
 
-static int cmd_devices(void)
+/* The program-binary cache state of a context on the default device: it
+ * depends on the environment and the directory, not on the device. */
+static void print_cache_state(void)
 {
+    clpool_context *ctx = NULL;
+    if (clpool_context_create(NULL, &ctx) != CLPOOL_SUCCESS) return;
+    clpool_cache_info info = {.struct_size = sizeof info};
+    if (clpool_context_cache_info(ctx, &info) == CLPOOL_SUCCESS) {
+        if (info.state == CLPOOL_CACHE_ON) printf("program-binary cache: on, %s\n", info.directory);
+        else printf("program-binary cache: off: %s\n", info.reason);
+    }
+    clpool_context_release(ctx);
+}
+
+static int cmd_devices(int argc, char **argv)
+{
+    if (argc > 0 && cli_is_help(argv[0])) return cli_help("devices");
+    if (argc > 0) return cli_usage_error("devices", "unexpected argument '%s'", argv[0]);
     uint32_t n = 0;
     clpool_status st = clpool_device_count(&n);
     if (st != CLPOOL_SUCCESS) {
@@ -69,6 +139,7 @@ static int cmd_devices(void)
         printf("   %s, %s, driver %s, fp16 %s, fp64 %s\n", info.device_version, info.opencl_c_version,
                info.driver_version, info.has_fp16 ? "yes" : "no", info.has_fp64 ? "yes" : "no");
     }
+    if (n > 0) print_cache_state();
     return 0;
 }
 
@@ -85,66 +156,42 @@ static int cmd_run(int argc, char **argv)
     memset(inputs, 0, sizeof inputs);
     memset(&call, 0, sizeof call);
 
-    if (argc < 1) {
-        fprintf(stderr, "clpool run: missing OP\n");
-        return 2;
-    }
+    if (argc < 1) return cli_usage_error("run", "missing OP");
+    if (cli_is_help(argv[0])) return cli_help("run");
     const char *op = argv[0];
-    if (!cli_op_known(op)) {
-        fprintf(stderr, "clpool run: unknown op '%s'\n", op);
-        return 2;
-    }
+    if (!cli_op_known(op)) return cli_usage_error("run", "unknown op '%s'", op);
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_is_help(a)) return cli_help("run");
         if (strcmp(a, "--bfloat16") == 0) {
             bfloat16 = 1;
             continue;
         }
-        if (a[0] != '-') {
-            fprintf(stderr, "clpool run: unexpected argument '%s'\n", a);
-            return 2;
-        }
-        if (!value) {
-            fprintf(stderr, "clpool run: %s needs a value\n", a);
-            return 2;
-        }
+        if (a[0] != '-') return cli_usage_error("run", "unexpected argument '%s'", a);
+        if (!value) return cli_usage_error("run", "%s needs a value", a);
         ++i;
         if (strcmp(a, "-i") == 0) {
-            if (n_in == CLI_MAX_INPUTS) {
-                fprintf(stderr, "clpool run: more than %d inputs\n", CLI_MAX_INPUTS);
-                return 2;
-            }
+            if (n_in == CLI_MAX_INPUTS) return cli_usage_error("run", "more than %d inputs", CLI_MAX_INPUTS);
             in_paths[n_in++] = value;
         } else if (strcmp(a, "-o") == 0) {
-            if (n_out == CLI_MAX_OUTPUTS) {
-                fprintf(stderr, "clpool run: at most %d outputs\n", CLI_MAX_OUTPUTS);
-                return 2;
-            }
+            if (n_out == CLI_MAX_OUTPUTS) return cli_usage_error("run", "at most %d outputs", CLI_MAX_OUTPUTS);
             out_paths[n_out++] = value;
         } else if (strcmp(a, "--device") == 0) {
             device = value;
         } else if (strncmp(a, "--", 2) == 0 && a[2]) {
-            if (n_attrs == RUN_MAX_ATTRS || cli_parse_attr(op, a + 2, value, &attrs[n_attrs], err, sizeof err) != 0) {
-                fprintf(stderr, "clpool run: %s\n", n_attrs == RUN_MAX_ATTRS ? "too many attributes" : err);
-                return 2;
-            }
-            for (int k = 0; k < n_attrs; ++k) {
-                if (strcmp(attrs[k].name, a + 2) == 0) {
-                    fprintf(stderr, "clpool run: attribute --%s given twice\n", a + 2);
-                    return 2;
-                }
-            }
+            if (n_attrs == RUN_MAX_ATTRS) return cli_usage_error("run", "too many attributes");
+            if (cli_parse_attr(op, a + 2, value, &attrs[n_attrs], err, sizeof err) != 0)
+                return cli_usage_error("run", "%s", err);
+            for (int k = 0; k < n_attrs; ++k)
+                if (strcmp(attrs[k].name, a + 2) == 0) return cli_usage_error("run", "attribute --%s given twice", a + 2);
             ++n_attrs;
         } else {
-            fprintf(stderr, "clpool run: unexpected argument '%s'\n", a);
-            return 2;
+            return cli_usage_error("run", "unexpected argument '%s'", a);
         }
     }
-    if (n_in == 0 || n_out == 0) {
-        fprintf(stderr, "clpool run: need at least one -i input and one -o output\n");
-        return 2;
-    }
+    if (n_in == 0 || n_out == 0) return cli_usage_error("run", "need at least one -i input and one -o output");
+    if (cli_check_call(op, attrs, n_attrs, n_in, n_out, err, sizeof err) != 0) return cli_usage_error("run", "%s", err);
     for (int i = 0; i < n_in; ++i) {
         if (npy_read(in_paths[i], &inputs[i], err, sizeof err) != 0) {
             fprintf(stderr, "clpool run: %s\n", err);
@@ -182,7 +229,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "devices") == 0) return cmd_devices();
+    if (strcmp(cmd, "devices") == 0) return cmd_devices(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "onnx-test") == 0) return cli_onnx_test(argc - 2, argv + 2);
     if (strcmp(cmd, "demo") == 0) return cli_demo(argc - 2, argv + 2);
@@ -191,7 +238,7 @@ int main(int argc, char **argv)
         printf("clpool %s\n", clpool_version_string());
         return 0;
     }
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    if (cli_is_help(cmd)) {
         usage(stdout);
         return 0;
     }

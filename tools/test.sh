@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Install what is missing, build, and run the whole ctest suite once per
 # OpenCL implementation found (PoCL, and Mesa rusticl on its llvmpipe CPU
-# device), each pinned with OCL_ICD_VENDORS; one summary line per platform.
+# device), each pinned with OCL_ICD_VENDORS, then the GPU paths on Oclgrind;
+# one summary line per platform.
 #   ./tools/test.sh              release build in build/, every platform
 #   ./tools/test.sh --sanitize   ASan + UBSan build in build-sanitize/, PoCL only
 set -euo pipefail
 CLPOOL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$CLPOOL_ROOT/tools/common.sh"
-CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd clang" # clang: the kernel-warnings test
+# clang: the kernel-warnings test; groff-base: the man-page test; oclgrind: the GPU-path stage
+CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd clang groff-base oclgrind"
 clpool_setup
 
 BUILD="$CLPOOL_ROOT/build"
@@ -27,9 +29,9 @@ clpool_build "$BUILD" -DCLPOOL_BUILD_TESTS=ON "${EXTRA[@]}"
 summary=()
 failed=0
 # Tests labelled platform_independent (no OpenCL in them) run on the first
-# platform of the release build only.
-select=()
-[ -z "${1:-}" ] || select=(-LE platform_independent)
+# platform of the release build only; the one labelled oclgrind in its own stage.
+select=(-LE oclgrind)
+[ -z "${1:-}" ] || select=(-LE 'platform_independent|oclgrind')
 for platform in "${PLATFORMS[@]}"; do
   icd="/etc/OpenCL/vendors/$platform.icd"
   if [ ! -f "$icd" ]; then
@@ -51,9 +53,38 @@ for platform in "${PLATFORMS[@]}"; do
     cat "$BUILD/ctest-$platform.log"
   fi
   tail -n 3 "$BUILD/ctest-$platform.log" | grep -E "tests passed" || true
-  select=(-LE platform_independent)
+  select=(-LE 'platform_independent|oclgrind')
   summary+=("$platform: $result, $(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$BUILD/ctest-$platform.log" || echo 'no ctest summary'), $(( $(date +%s) - start )) s")
 done
+# --- Oclgrind stage --------------------------------------------------------
+# Oclgrind simulates a GPU-type device and checks every memory access, API
+# call and data race: test_oclgrind runs each kernel path the library takes on
+# GPUs (PoCL and rusticl never take them) and lists the paths it reached. Its
+# own ICD is not installed: the oclgrind wrapper preloads its runtime, which
+# is also why the sanitizer build (ASan must load first) has no such stage.
+oclgrind_stage() {
+  local log="$BUILD/ctest-oclgrind.log" start result=PASS
+  if ! command -v oclgrind >/dev/null; then
+    summary+=("oclgrind: not installed, skipped")
+    return
+  fi
+  echo "=== ctest on oclgrind (test_oclgrind under oclgrind --check-api --data-races)"
+  start=$(date +%s)
+  if ctest --test-dir "$BUILD" -V -L oclgrind > "$log" 2>&1 && grep -q "tests passed" "$log"; then
+    sed -n 's/^[0-9]*: //p' "$log" | sed -n '/^paths reached/,/^[0-9]*%: Checks/p'
+  else
+    result=FAIL
+    failed=1
+    cat "$log"
+  fi
+  local tests paths
+  tests=$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log" || echo 'no ctest summary')
+  paths=$(grep -Eo 'paths reached on the GPU-type device \([0-9]+\)' "$log" | grep -Eo '[0-9]+' || echo 0)
+  summary+=("oclgrind: $result, $tests, $paths GPU paths, $(( $(date +%s) - start )) s")
+}
+[ -n "${1:-}" ] || oclgrind_stage
+# --- end of the Oclgrind stage ----------------------------------------------
+
 echo
 echo "=== summary ($(basename "$BUILD"))"
 printf '%s\n' "${summary[@]}"

@@ -166,9 +166,10 @@ CLPOOL_API clpool_status clpool_device_get_info(uint32_t index, clpool_device_in
 /**
  * Holds the cl_context, device, a default queue and the program cache.
  * Kernel programs are built on first use and kept for the context's life;
- * their binaries are also cached on disk in $CLPOOL_CACHE_DIR (default
- * $XDG_CACHE_HOME/clpool or ~/.cache/clpool; "off" disables it), which makes
- * later first calls ~20x faster. A bad cache entry is rebuilt, never an error.
+ * their binaries may also be cached on disk in $CLPOOL_CACHE_DIR (default
+ * $XDG_CACHE_HOME/clpool or ~/.cache/clpool; "off" disables it). A bad or
+ * stale cache entry is rebuilt, never an error. The cache is per user: see
+ * clpool_context_cache_info() for when a context refuses a directory.
  */
 typedef struct clpool_context clpool_context;
 
@@ -196,8 +197,7 @@ CLPOOL_API void clpool_context_release(clpool_context *ctx);
 
 /**
  * Free the device memory a context keeps between calls: the scratch buffers
- * of multi-pass ops (3-D MaxPool in two passes, the global pools' two-pass
- * form), at most 4. A call reuses one once the last command that used it is
+ * of multi-pass ops, at most 4. A call reuses one once the last command that used it is
  * done, or at once on the same in-order queue; it never adds a dependency on
  * another call's commands. Later calls allocate again. A buffer leased by a
  * call still in progress on another thread is kept. NULL is a no-op.
@@ -210,14 +210,52 @@ CLPOOL_API void clpool_context_trim(clpool_context *ctx);
  * k3 and 3-D 2x2x2 with and without; the global pools, one- and
  * two-pass; Max of 2 inputs same-shape and broadcast; each only where the op
  * supports the dtype). It runs tiny real ops on the context's queue and
- * waits for them, so first calls later skip the compile (PoCL: ~0.1-0.3 s
- * per program cold). Unsupported dtype/device combinations are skipped, not
- * errors. Thread-safe; may be called again (already built programs are reused).
+ * waits for them, so first calls later skip the compile. Unsupported
+ * dtype/device combinations are skipped, not errors. Thread-safe; may be
+ * called again (already built programs are reused).
  */
 CLPOOL_API clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype);
 
 /** Device facts of the context's device. */
 CLPOOL_API clpool_status clpool_context_device_info(const clpool_context *ctx, clpool_device_info *info);
+/**
+ * Whether a context uses the on-disk program-binary cache, and if not, why.
+ * A program binary is native code on CPU drivers, so the cache is trusted
+ * only when no other user can write to it: the directory must belong to the
+ * effective user and not be writable by group or others. Otherwise the
+ * cache is off for the context, silently (ops build from source).
+ */
+typedef enum clpool_cache_state {
+    CLPOOL_CACHE_ON = 0,                /**< entries are read from and written to the directory */
+    CLPOOL_CACHE_OFF_REQUESTED = 1,     /**< CLPOOL_CACHE_DIR is "off" (or "0") */
+    CLPOOL_CACHE_OFF_NO_DIRECTORY = 2,  /**< CLPOOL_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset or empty */
+    CLPOOL_CACHE_OFF_UNUSABLE = 3,      /**< the directory cannot be created or opened, is not a directory, or its
+                                             path is too long */
+    CLPOOL_CACHE_OFF_FOREIGN_OWNER = 4, /**< the directory belongs to a user other than the effective one */
+    CLPOOL_CACHE_OFF_SHARED = 5         /**< group or others may write to the directory */
+} clpool_cache_state;
+
+/** A context's program-binary cache: its state, settled when the context was created, and its use since. */
+typedef struct clpool_cache_info {
+    size_t struct_size;       /**< set by the caller to sizeof(clpool_cache_info) */
+    clpool_cache_state state;
+    const char *directory;    /**< the directory chosen ("" if none); valid until the context is released */
+    const char *reason;       /**< one line on why the cache is off ("" when on); same lifetime */
+    uint64_t hits;            /**< programs loaded from an entry */
+    uint64_t misses;          /**< programs built from source while the cache was on (no usable entry) */
+    uint64_t refused;         /**< entries found but not used: not a regular file (a symlink, FIFO, ...), owned
+                                   by another user, damaged, stale, or rejected by the driver; the rebuilt
+                                   program's entry is then renamed over it */
+    uint64_t writes;          /**< entries written (to a new private file, then renamed into place) */
+} clpool_cache_info;
+
+/**
+ * The context's program-binary cache state and counters. Set
+ * `info->struct_size` to sizeof(clpool_cache_info): later versions that grow
+ * the struct accept this size and write no more than it.
+ */
+CLPOOL_API clpool_status clpool_context_cache_info(clpool_context *ctx, clpool_cache_info *info);
+
 /** The context's cl_context / device / default queue (borrowed, not retained). */
 CLPOOL_API cl_context clpool_context_cl_context(const clpool_context *ctx);
 CLPOOL_API cl_device_id clpool_context_cl_device(const clpool_context *ctx);
@@ -267,12 +305,9 @@ CLPOOL_API clpool_status clpool_maxpool_output_shape(const clpool_shape *input,
  * `indices` (int64, same shape as output) may be NULL. Byte offsets must be
  * multiples of the element size (8 for indices). The wait list is honoured
  * and `event` (if not NULL) receives an event completing with the op, even
- * when the output is empty. 3-D windows run in one pass for float32 on CPUs
- * (without Indices or with storage_order 0, no dilation, windows up to 7 a
- * side, row stride 1 or 2); without Indices elsewhere in two passes through
- * a scratch buffer the context keeps
- * (clpool_context_trim), and where that cannot be allocated, in one slower
- * pass that needs none.
+ * when the output is empty. Some shapes use a scratch buffer the context
+ * keeps (clpool_context_trim); where it cannot be allocated, the op runs
+ * without one.
  */
 CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue,
                                                 const clpool_maxpool_params *params, clpool_dtype dtype,
@@ -297,9 +332,9 @@ CLPOOL_API clpool_status clpool_global_pool_output_shape(const clpool_shape *inp
  * with compensated (Kahan) summation, float64 in float64; the result is
  * rounded once to the output type (round to nearest even). Max follows the
  * library's NaN rule (NaN propagates); Average and Lp propagate NaN and inf.
- * Large planes may be reduced in two passes (chained by events, through a
- * scratch buffer the context keeps for later calls: clpool_context_trim).
- * Offsets, wait list and event as for clpool_enqueue_maxpool.
+ * Large planes may use a scratch buffer the context keeps
+ * (clpool_context_trim). Offsets, wait list and event as for
+ * clpool_enqueue_maxpool.
  */
 CLPOOL_API clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue,
                                                         clpool_dtype dtype, const clpool_shape *input_shape,
@@ -334,10 +369,8 @@ CLPOOL_API clpool_status clpool_max_output_shape(size_t num_inputs, const clpool
 /**
  * Enqueue Max (ONNX opsets 1, 6, 8, 12, 13) over `num_inputs` >= 1 inputs of
  * one dtype (all twelve clpool dtypes). `inputs[i]` + `input_offsets[i]`
- * (bytes) hold input i with shape `input_shapes[i]`. Inputs are folded four at
- * a time; more than four take further passes that update the output in place
- * (chained by events, no copies). The output may be the same buffer region
- * as an input of the output's shape (in-place). NaN propagates
+ * (bytes) hold input i with shape `input_shapes[i]`. The output may be the
+ * same buffer region as an input of the output's shape (in-place). NaN propagates
  * (numpy.maximum); on ties, including -0.0 vs +0.0, the earlier input wins.
  * Wait list and event as for clpool_enqueue_maxpool.
  */

@@ -1,0 +1,797 @@
+/*
+ * The GPU paths under a checker: every kernel path the library chooses for
+ * a GPU-type device, each on every dtype it serves, at small shapes, run on
+ * Oclgrind (tests/check_oclgrind.sh: `oclgrind --check-api --data-races`,
+ * which checks every memory access against its buffer; any diagnostic it
+ * prints fails the test there). PoCL and rusticl are CPU devices and never
+ * take these paths: interleaved two-pass global pools, one 8-lane block per
+ * work-item, one output row per 2-D work-item. Oclgrind reports every device
+ * type bit; the library plans a device with the GPU bit as a GPU
+ * (clpool__cpu_device).
+ *
+ * Results are compared with the plain C references (tests/reference.c,
+ * reference_ops.c): MaxPool values and Indices and Max bit for bit,
+ * GlobalMaxPool bit for bit, the sums within a tolerance. Inputs are
+ * buffers of exactly the tensor's size, so any read past it is Oclgrind's
+ * to report; outputs carry sentinel bytes before and after.
+ *
+ * Which path ran: this file interposes clEnqueueNDRangeKernel (the
+ * executable's definition takes precedence for libclpool; dlsym RTLD_NEXT
+ * finds Oclgrind's) and names every launch by its kernel function and the
+ * build options that select its code (e.g. "maxpool2d SH=2 SW=2
+ * WITH_INDICES=1 STORAGE_ORDER=0 INDEX_MAP=0"). Each case states the
+ * launches it expects, so a path that stops being reached fails its case;
+ * the last test lists every path reached and fails if a kernel in
+ * kernels/ (.cl files) is neither reached nor named CPU-only below. The library is
+ * not changed for testing.
+ *
+ * One process (CK_NOFORK): the reached paths are counted across tests.
+ */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <check.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clpool/clpool.h>
+
+#include "check_util.h"
+#include "reference.h"
+#include "reference_ops.h"
+
+/* --------------------------------------- interposed clEnqueueNDRangeKernel */
+
+#define PATH_LEN 160
+#define CASE_LAUNCHES 8
+#define MAX_PATHS 160
+
+/* The build options that select a kernel's code, per kernel (absent: 0). */
+static const struct {
+    const char *kernel;
+    const char *keys[6];
+} path_keys[] = {
+    {"maxpool2d", {"SH", "SW", "WITH_INDICES", "STORAGE_ORDER", "INDEX_MAP"}},
+    {"maxpool", {"NS", "SW", "WITH_INDICES", "STORAGE_ORDER"}},
+    {"global_pool_direct", {"OP", "LP_KIND", "CHUNKED"}},
+    {"global_pool_partial", {"OP", "LP_KIND", "CHUNKED"}},
+    {"global_pool_final", {"OP", "LP_KIND", "CHUNKED"}},
+    {"max_n", {"ARITY", "RANK", "INNER_MASK"}},
+};
+
+/* Kernels a GPU-type device never runs, and why (host/maxpool.c, global_pool.c). */
+static const char *const cpu_only[][2] = {
+    {"maxpool_window", "use_window_kernel: CPUs whose work-item vectors are their SIMD"},
+    {"maxpool2d_plane", "plane_path: CPUs with 512-bit vectors"},
+    {"maxpool2d_flat", "flat_path: CPUs with 512-bit vectors"},
+    {"maxpool3d", "fused_3d: 16-lane work-items (CPUs)"},
+    {"global_pool_grouped", "grouped_ok: CPU devices"},
+    {"global_max_pool_indices", "clpool__global_max_indices_ok: CPU devices"},
+};
+
+typedef cl_int (*enqueue_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *, const size_t *,
+                             cl_uint, const cl_event *, cl_event *);
+
+static struct {
+    enqueue_fn real;
+    int n;                              /* launches of the current case */
+    char launch[CASE_LAUNCHES][PATH_LEN];
+    clpool_dtype dtype;                 /* the current case's */
+    struct {
+        char path[PATH_LEN];
+        int count;
+        unsigned dtypes; /* bit per clpool_dtype value */
+    } reached[MAX_PATHS];
+    int n_reached;
+} paths;
+
+/* Value of -DKEY=VALUE in a build-options string ("0" if absent) into out. */
+static void option_value(const char *options, const char *key, char *out, size_t len)
+{
+    const size_t kl = strlen(key);
+    for (const char *p = options; (p = strstr(p, "-D")) != NULL; p += 2) {
+        if (strncmp(p + 2, key, kl) != 0 || p[2 + kl] != '=') continue;
+        const char *v = p + 3 + kl;
+        size_t n = strcspn(v, " ");
+        if (n >= len) n = len - 1;
+        memcpy(out, v, n);
+        out[n] = '\0';
+        return;
+    }
+    snprintf(out, len, "0");
+}
+
+/* "kernel KEY=V ..." for a launch of k on q. */
+static void name_launch(cl_command_queue q, cl_kernel k, char *out, size_t len)
+{
+    char name[64] = "?", options[1024] = "";
+    cl_program program = NULL;
+    cl_device_id device = NULL;
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    name[sizeof name - 1] = '\0';
+    if (clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof program, &program, NULL) == CL_SUCCESS &&
+        clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, NULL) == CL_SUCCESS)
+        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, sizeof options, options, NULL);
+    options[sizeof options - 1] = '\0';
+    snprintf(out, len, "%s", name);
+    for (size_t i = 0; i < sizeof path_keys / sizeof path_keys[0]; ++i) {
+        if (strcmp(path_keys[i].kernel, name) != 0) continue;
+        for (int j = 0; j < 6 && path_keys[i].keys[j]; ++j) {
+            char v[24];
+            option_value(options, path_keys[i].keys[j], v, sizeof v);
+            cu_append(out, len, " %s=%s", path_keys[i].keys[j], v);
+        }
+    }
+}
+
+static void reach(const char *path)
+{
+    int i = 0;
+    while (i < paths.n_reached && strcmp(paths.reached[i].path, path) != 0) ++i;
+    if (i == paths.n_reached) {
+        if (i == MAX_PATHS) return; /* the table is full: paths_reached says so */
+        snprintf(paths.reached[i].path, PATH_LEN, "%s", path);
+        ++paths.n_reached;
+    }
+    ++paths.reached[i].count;
+    paths.reached[i].dtypes |= 1u << paths.dtype;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel,
+                                                       cl_uint work_dim, const size_t *global_work_offset,
+                                                       const size_t *global_work_size, const size_t *local_work_size,
+                                                       cl_uint num_events_in_wait_list,
+                                                       const cl_event *event_wait_list, cl_event *event)
+{
+    if (!paths.real) {
+        void *sym = dlsym(RTLD_NEXT, "clEnqueueNDRangeKernel");
+        if (!sym) abort(); /* no OpenCL library after us: nothing can work */
+        memcpy(&paths.real, &sym, sizeof sym);
+    }
+    char path[PATH_LEN];
+    name_launch(command_queue, kernel, path, sizeof path);
+    if (paths.n < CASE_LAUNCHES) snprintf(paths.launch[paths.n], PATH_LEN, "%s", path);
+    ++paths.n;
+    reach(path);
+    return paths.real(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size,
+                      num_events_in_wait_list, event_wait_list, event);
+}
+
+static void paths_start(clpool_dtype dtype)
+{
+    paths.n = 0;
+    paths.dtype = dtype;
+}
+
+/* The case's launches, " + " between them, must be `expect`. */
+static void paths_check(const char *expect, const char *desc)
+{
+    char got[CASE_LAUNCHES * PATH_LEN] = "";
+    for (int i = 0; i < paths.n && i < CASE_LAUNCHES; ++i)
+        cu_append(got, sizeof got, i ? " + %s" : "%s", paths.launch[i]);
+    if (paths.n > CASE_LAUNCHES) cu_append(got, sizeof got, " + %d more", paths.n - CASE_LAUNCHES);
+    ck_assert_msg(strcmp(got, expect) == 0, "%s: the launches were\n  %s\nexpected\n  %s", desc, got, expect);
+}
+
+/* ------------------------------------------------------------ test data */
+
+static const clpool_dtype maxpool_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                              CLPOOL_BFLOAT16, CLPOOL_INT8, CLPOOL_UINT8};
+#define DT_FLOATS 0x0fu /* masks over maxpool_dtypes */
+#define DT_BYTES 0x30u
+#define DT_ALL 0x3fu
+
+/*
+ * Ties (small integers), signed zeros and extremes; with `special`, NaNs
+ * (every pattern of cu_nan_patterns) and infinities too. Clean inputs keep
+ * the fast paths' results; the special ones send windows to the exact paths.
+ */
+static void fill(ref_rng *r, clpool_dtype dt, void *data, int64_t n, int special)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        const double u = ref_rng_unit(r);
+        if (!ref_dtype_is_float(dt)) {
+            const int64_t lo = dt == CLPOOL_INT8 || dt == CLPOOL_INT16 || dt == CLPOOL_INT32 || dt == CLPOOL_INT64;
+            const int bits = (int)ref_dtype_size(dt) * 8;
+            if (u < 0.7)
+                ref_store(dt, data, i, (double)ref_rng_range(r, lo ? -2 : 0, 3));
+            else
+                ref_store_bits(dt, data, i, ref_rng_next(r) >> (64 - bits)); /* any value: extremes included */
+        } else if (special && u < 0.02) {
+            ref_store_bits(dt, data, i, cu_nan_patterns(dt)[ref_rng_range(r, 0, CU_N_NAN - 1)]);
+        } else if (special && u < 0.04) {
+            ref_store(dt, data, i, ref_rng_chance(r, 0.5) ? INFINITY : -INFINITY);
+        } else if (u < 0.12) {
+            ref_store(dt, data, i, special && ref_rng_chance(r, 0.5) ? -0.0 : 0.0);
+        } else if (u < 0.4) {
+            ref_store(dt, data, i, (double)ref_rng_range(r, -12, 3) / 4.0);
+        } else {
+            ref_store(dt, data, i, (double)ref_rng_range(r, 0, 3));
+        }
+    }
+}
+
+/*
+ * Bits of a result against the reference's: equal, or the quiet form of a
+ * signalling NaN. Oclgrind's select() on floats quiets signalling NaNs (it
+ * computes in host floats: select(x, 0xffbfffff, 1) gives 0xffffffff; a copy
+ * keeps the bits, and PoCL's select keeps them too), so which NaN won is
+ * still checked, its quiet bit is not. The other platforms check exact bits.
+ */
+static int same_bits(clpool_dtype dt, uint64_t got, uint64_t want)
+{
+    if (got == want) return 1;
+    const uint64_t quiet = dt == CLPOOL_FLOAT32 ? 0x00400000u : dt == CLPOOL_FLOAT64 ? 0x0008000000000000ull : 0;
+    return quiet && ref_bits_is_nan(dt, want) && !(want & quiet) && got == (want | quiet);
+}
+
+/* A buffer of exactly `lead` + `body` bytes: reads past the tensor are Oclgrind's to find. */
+static cl_mem tight_buffer(size_t lead, const void *data, size_t body)
+{
+    unsigned char *img = cu_sentinel_image(lead, data, body);
+    cl_mem m = cu_buffer_from(img, lead + body);
+    free(img);
+    return m;
+}
+
+/* Reads back an output image [lead][body][CU_GUARD] and checks its sentinels. */
+static unsigned char *read_output(cl_mem m, size_t lead, size_t body, const char *what, const char *desc)
+{
+    unsigned char *img = malloc(CU_IMAGE_BYTES(lead, body));
+    ck_assert_ptr_nonnull(img);
+    cu_read_back(clpool_context_cl_queue(cu_ctx), m, img, CU_IMAGE_BYTES(lead, body), desc);
+    cu_assert_guards(img, lead, body, what, desc);
+    return img;
+}
+
+/* Waits for the call's event *ev (read after the call: arguments are evaluated in any order) and releases it. */
+static void finish(clpool_status st, cl_event *ev, const char *desc)
+{
+    cu_assert_ok(st, "enqueue", desc);
+    ck_assert_msg(*ev != NULL, "%s: no event returned", desc);
+    cu_wait_done(clpool_context_cl_queue(cu_ctx), *ev, desc);
+    clReleaseEvent(*ev);
+}
+
+/* Fails the test if the fixture's device is not a GPU: the cases' paths are a GPU-type device's. */
+static void require_gpu(void)
+{
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(cu_ctx, &info), CLPOOL_SUCCESS);
+    ck_assert_msg(info.type & CL_DEVICE_TYPE_GPU,
+                  "the default device (%s / %s) is not a GPU: run this suite under Oclgrind "
+                  "(tests/check_oclgrind.sh)", info.platform_name, info.device_name);
+}
+
+/* ------------------------------------------------------------- MaxPool */
+
+typedef struct mp_case {
+    const char *name;
+    unsigned dtypes; /* mask over maxpool_dtypes */
+    int32_t rank;
+    int64_t dims[8];
+    int64_t kernel[6], strides[6], dilations[6], pads[12]; /* strides and dilations: 0 = 1 */
+    int ceil_mode, indices, storage_order;
+    const char *expect; /* the launches, " + " between them */
+} mp_case;
+
+#define MP2D(sh, sw, idx, so, map)                                                                          \
+    "maxpool2d SH=" #sh " SW=" #sw " WITH_INDICES=" #idx " STORAGE_ORDER=" #so " INDEX_MAP=" #map
+#define MPND(ns, sw, idx, so) "maxpool NS=" #ns " SW=" #sw " WITH_INDICES=" #idx " STORAGE_ORDER=" #so
+#define GLOBAL(kernel, op, lp) "global_pool_" kernel " OP=" #op " LP_KIND=" #lp " CHUNKED=0"
+#define GLOBAL2(op, lp) GLOBAL("partial", op, lp) " + " GLOBAL("final", op, lp)
+
+/* The 2-D kernel: one row of 8 outputs per work-item; fast, argmax and exact paths. */
+static const mp_case mp_2d[] = {
+    {"2-D 3x3/s2/p1", DT_ALL, 4, {1, 3, 9, 21}, {3, 3}, {2, 2}, {0}, {1, 1, 1, 1}, 0, 0, 0, MP2D(2, 2, 0, 0, 0)},
+    {"2-D 3x3/s2/p1 Indices", DT_ALL, 4, {1, 3, 9, 21}, {3, 3}, {2, 2}, {0}, {1, 1, 1, 1}, 0, 1, 0,
+     MP2D(2, 2, 1, 0, 0)},
+    {"2-D 2x3/s1x2 ceil, column-major Indices", DT_ALL, 4, {2, 2, 7, 18}, {2, 3}, {1, 2}, {0}, {0}, 1, 1, 1,
+     MP2D(1, 2, 1, 1, 0)},
+    {"2-D 5x5/s1/p2", DT_ALL, 4, {1, 2, 11, 19}, {5, 5}, {0}, {0}, {2, 2, 2, 2}, 0, 0, 0, MP2D(1, 1, 0, 0, 0)},
+    {"2-D 4x2/s2x1 Indices", DT_ALL, 4, {1, 2, 11, 19}, {4, 2}, {2, 1}, {0}, {1, 0, 2, 1}, 0, 1, 0,
+     MP2D(2, 1, 1, 0, 0)},
+    {"2-D 13x13/s1/p6, the 2-D kernel's largest window", DT_ALL, 4, {1, 1, 13, 14}, {13, 13}, {0}, {0},
+     {6, 6, 6, 6}, 0, 0, 0, MP2D(1, 1, 0, 0, 0)},
+    {"2-D 13x13/s1/p6 Indices", DT_FLOATS, 4, {1, 1, 13, 14}, {13, 13}, {0}, {0}, {6, 6, 6, 6}, 0, 1, 0,
+     MP2D(1, 1, 1, 0, 0)},
+    {"1-D 3/s2/p1 Indices, rows of height 1", DT_ALL, 3, {2, 3, 30}, {3}, {2}, {0}, {1, 1}, 0, 1, 0,
+     MP2D(1, 2, 1, 0, 0)},
+    {"3-D 1x3x3/s1x2x2, depth folded into planes", DT_ALL, 5, {1, 2, 3, 8, 10}, {1, 3, 3}, {1, 2, 2}, {0},
+     {0}, 0, 0, 0, MP2D(2, 2, 0, 0, 0)},
+    {"whole-plane windows, Indices", DT_ALL, 4, {1, 3, 5, 6}, {5, 6}, {0}, {0}, {0}, 0, 1, 0,
+     MP2D(1, 1, 1, 0, 0)},
+    {"whole-plane windows, 1-byte types", DT_BYTES, 4, {1, 3, 5, 6}, {5, 6}, {0}, {0}, {0}, 0, 0, 0,
+     MP2D(1, 1, 0, 0, 0)},
+};
+
+/* Whole planes without Indices: GlobalMaxPool's kernels. */
+static const mp_case mp_whole[] = {
+    {"whole-plane windows", DT_FLOATS, 4, {2, 3, 6, 7}, {6, 7}, {0}, {0}, {0}, 0, 0, 0, GLOBAL("direct", 1, 0)},
+    {"whole-plane windows over long planes, two passes", DT_FLOATS, 4, {1, 2, 48, 48}, {48, 48}, {0}, {0}, {0},
+     0, 0, 0, GLOBAL2(1, 0)},
+};
+
+/* The general kernel: rank as data, 8 outputs along the last dim per work-item. */
+static const mp_case mp_general[] = {
+    {"2-D 3x3 dilation 2", DT_ALL, 4, {1, 2, 10, 17}, {3, 3}, {0}, {2, 2}, {2, 2, 2, 2}, 0, 0, 0,
+     MPND(2, 1, 0, 0)},
+    {"2-D 3x3 dilation 2 Indices", DT_ALL, 4, {1, 2, 10, 17}, {3, 3}, {0}, {2, 2}, {2, 2, 2, 2}, 0, 1, 0,
+     MPND(2, 1, 1, 0)},
+    {"2-D 3x3/s3, column-major Indices, taps lane by lane", DT_ALL, 4, {1, 2, 11, 20}, {3, 3}, {3, 3}, {0},
+     {0}, 0, 1, 1, MPND(2, 0, 1, 1)},
+    {"2-D 15x4/s1x2, beyond 13", DT_ALL, 4, {1, 2, 17, 20}, {15, 4}, {1, 2}, {0}, {0}, 0, 0, 0,
+     MPND(2, 2, 0, 0)},
+    {"2-D 13x13 Indices, 1-byte types (169 taps)", DT_BYTES, 4, {1, 1, 13, 14}, {13, 13}, {0}, {0},
+     {6, 6, 6, 6}, 0, 1, 0, MPND(2, 1, 1, 0)},
+    {"3-D 2x3x3/s2, column-major Indices", DT_ALL, 5, {1, 2, 5, 7, 9}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 0, 1, 1,
+     MPND(3, 2, 1, 1)},
+    {"4-D 2x2x2x3/s1x1x2x1 Indices", DT_ALL, 6, {1, 1, 3, 4, 4, 9}, {2, 2, 2, 3}, {1, 1, 2, 1}, {0}, {0}, 0, 1,
+     0, MPND(4, 1, 1, 0)},
+    {"6-D 2x1x2x1x2x3", DT_ALL, 8, {1, 1, 2, 3, 2, 3, 3, 10}, {2, 1, 2, 1, 2, 3}, {0}, {0}, {0}, 0, 0, 0,
+     MPND(6, 1, 0, 0)},
+};
+
+/* 3-D windows in two 2-D passes: (h, w) windows, then d windows over rows of OH*OW. */
+static const mp_case mp_3d[] = {
+    {"3-D 3x3x3/s2/p1, two passes", DT_ALL, 5, {1, 2, 7, 9, 11}, {3, 3, 3}, {2, 2, 2}, {0}, {1, 1, 1, 1, 1, 1},
+     0, 0, 0, MP2D(2, 2, 0, 0, 0) " + " MP2D(2, 1, 0, 0, 0)},
+    {"3-D 3x3x3/s2/p1 Indices, two passes (index map)", DT_ALL, 5, {1, 2, 7, 9, 11}, {3, 3, 3}, {2, 2, 2}, {0},
+     {1, 1, 1, 1, 1, 1}, 0, 1, 0, MP2D(2, 2, 1, 0, 0) " + " MP2D(2, 1, 1, 0, 1)},
+    {"3-D 2x3x3/s1x3x3 Indices, two passes, general first", DT_ALL, 5, {1, 2, 4, 9, 10}, {2, 3, 3}, {1, 3, 3},
+     {0}, {0}, 0, 1, 0, MPND(2, 0, 1, 0) " + " MP2D(1, 1, 1, 0, 1)},
+    {"3-D 3x2x2/s3x2x2, two passes, general second", DT_ALL, 5, {1, 2, 7, 6, 8}, {3, 2, 2}, {3, 2, 2}, {0},
+     {0}, 0, 0, 0, MP2D(2, 2, 0, 0, 0) " + " MPND(2, 1, 0, 0)},
+    {"3-D 3x2x2/s3x2x2 Indices, general kernel", DT_ALL, 5, {1, 2, 7, 6, 8}, {3, 2, 2}, {3, 2, 2}, {0}, {0}, 0,
+     1, 0, MPND(3, 2, 1, 0)},
+};
+
+static void mp_params(const mp_case *c, clpool_maxpool_params *p)
+{
+    const int32_t ns = c->rank - 2;
+    ck_assert_int_eq(clpool_maxpool_params_init(p, ns, c->kernel), CLPOOL_SUCCESS);
+    for (int32_t i = 0; i < ns; ++i) {
+        if (c->strides[i]) p->strides[i] = c->strides[i];
+        if (c->dilations[i]) p->dilations[i] = c->dilations[i];
+        p->pads[i] = c->pads[i];
+        p->pads[ns + i] = c->pads[ns + i];
+    }
+    p->ceil_mode = c->ceil_mode;
+    p->storage_order = c->storage_order;
+}
+
+/* One case on one input: launches, values and Indices against ref_maxpool. */
+static void mp_run(const mp_case *c, clpool_dtype dt, const void *input, size_t in_lead, const char *desc)
+{
+    clpool_maxpool_params p;
+    mp_params(c, &p);
+    clpool_shape in_shape = {c->rank, {0}}, out_shape, ref_shape;
+    memcpy(in_shape.dims, c->dims, sizeof c->dims);
+    char why[200] = "";
+    ck_assert_msg(ref_maxpool_shape(&in_shape, &p, &ref_shape, NULL, why, sizeof why) == 0, "%s: %s", desc, why);
+    cu_assert_ok(clpool_maxpool_output_shape(&in_shape, &p, &out_shape), "clpool_maxpool_output_shape", desc);
+    cu_assert_shape_eq(&out_shape, &ref_shape, desc);
+    const size_t es = ref_dtype_size(dt);
+    const int64_t n_in = ref_shape_elements(&in_shape), n_out = ref_shape_elements(&out_shape);
+    void *want = malloc((size_t)n_out * es);
+    int64_t *want_idx = malloc((size_t)n_out * sizeof *want_idx);
+    ck_assert(want && want_idx);
+    ck_assert_int_eq(ref_maxpool(dt, &in_shape, &p, input, want, want_idx), 0);
+
+    const size_t out_lead = 2 * es, idx_lead = 8, out_bytes = (size_t)n_out * es, idx_bytes = (size_t)n_out * 8;
+    cl_mem in = tight_buffer(in_lead, input, (size_t)n_in * es);
+    unsigned char *img = cu_sentinel_image(out_lead, NULL, out_bytes);
+    cl_mem out = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_bytes));
+    free(img);
+    cl_mem idx = NULL;
+    if (c->indices) {
+        img = cu_sentinel_image(idx_lead, NULL, idx_bytes);
+        idx = cu_buffer_from(img, CU_IMAGE_BYTES(idx_lead, idx_bytes));
+        free(img);
+    }
+    cl_event ev = NULL;
+    paths_start(dt);
+    finish(clpool_enqueue_maxpool(cu_ctx, NULL, &p, dt, &in_shape, in, in_lead, out, out_lead, idx, idx_lead, 0,
+                                  NULL, &ev),
+           &ev, desc);
+    paths_check(c->expect, desc);
+    unsigned char *got = read_output(out, out_lead, out_bytes, "output", desc);
+    for (int64_t i = 0; i < n_out; ++i)
+        ck_assert_msg(same_bits(dt, ref_load_bits(dt, got + out_lead, i), ref_load_bits(dt, want, i)),
+                      "%s: output %lld is 0x%llx, expected 0x%llx", desc, (long long)i,
+                      (unsigned long long)ref_load_bits(dt, got + out_lead, i),
+                      (unsigned long long)ref_load_bits(dt, want, i));
+    free(got);
+    if (idx) {
+        got = read_output(idx, idx_lead, idx_bytes, "indices", desc);
+        for (int64_t i = 0; i < n_out; ++i) {
+            int64_t v;
+            memcpy(&v, got + idx_lead + 8 * i, sizeof v);
+            ck_assert_msg(v == want_idx[i], "%s: index %lld is %lld, expected %lld", desc, (long long)i,
+                          (long long)v, (long long)want_idx[i]);
+        }
+        free(got);
+        clReleaseMemObject(idx);
+    }
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(want);
+    free(want_idx);
+}
+
+/* Every case on each of its dtypes, a clean and a special input each. */
+static void mp_cases_run(const mp_case *cases, size_t n_cases)
+{
+    require_gpu();
+    ref_rng r;
+    ref_rng_seed(&r, 42);
+    for (size_t i = 0; i < n_cases; ++i) {
+        const mp_case *c = &cases[i];
+        for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
+            const clpool_dtype dt = maxpool_dtypes[d];
+            if (!(c->dtypes >> d & 1) || !cu_dtype_runs(dt, c->name)) continue;
+            clpool_shape shape = {c->rank, {0}};
+            memcpy(shape.dims, c->dims, sizeof c->dims);
+            const int64_t n = ref_shape_elements(&shape);
+            void *input = malloc((size_t)n * ref_dtype_size(dt));
+            ck_assert_ptr_nonnull(input);
+            for (int special = 0; special < 2; ++special) {
+                char desc[200];
+                snprintf(desc, sizeof desc, "MaxPool %s, %s, %s input", c->name, clpool_dtype_name(dt),
+                         special ? "NaN/inf/-0" : "clean");
+                fill(&r, dt, input, n, special);
+                /* the first at offset 0: its first block's loads start at the buffer's start */
+                mp_run(c, dt, input, special ? 3 * ref_dtype_size(dt) : 0, desc);
+            }
+            free(input);
+        }
+    }
+}
+
+#define RUN_CASES(run, cases) run(cases, sizeof cases / sizeof cases[0])
+
+START_TEST(maxpool_2d_kernel) { RUN_CASES(mp_cases_run, mp_2d); }
+END_TEST
+
+START_TEST(maxpool_whole_planes) { RUN_CASES(mp_cases_run, mp_whole); }
+END_TEST
+
+START_TEST(maxpool_general_kernel) { RUN_CASES(mp_cases_run, mp_general); }
+END_TEST
+
+START_TEST(maxpool_3d_two_passes) { RUN_CASES(mp_cases_run, mp_3d); }
+END_TEST
+
+/* -------------------------------------------------------- global pools */
+
+typedef enum gp_op { GP_MAX, GP_AVG, GP_LP } gp_op;
+
+/* Each op with the OP and LP_KIND its programs are built with. */
+static const struct {
+    const char *name;
+    gp_op op;
+    double p;
+    const char *direct, *two_pass; /* the launches expected */
+} gp_ops[] = {
+    {"GlobalMaxPool", GP_MAX, 0, GLOBAL("direct", 1, 0), GLOBAL2(1, 0)},
+    {"GlobalAveragePool", GP_AVG, 0, GLOBAL("direct", 2, 0), GLOBAL2(2, 0)},
+    {"GlobalLpPool p=1", GP_LP, 1, GLOBAL("direct", 3, 1), GLOBAL2(3, 1)},
+    {"GlobalLpPool p=2", GP_LP, 2, GLOBAL("direct", 3, 2), GLOBAL2(3, 2)},
+    {"GlobalLpPool p=3 (by squaring)", GP_LP, 3, GLOBAL("direct", 3, 3), GLOBAL2(3, 3)},
+    {"GlobalLpPool p=2.5 (pow)", GP_LP, 2.5, GLOBAL("direct", 3, 0), GLOBAL2(3, 0)},
+};
+
+/* A work-item per plane where planes are short (plain 16-lane sums up to 256
+ * elements, Kahan-added blocks beyond) or fill the device; else two passes,
+ * lanes interleaved (Oclgrind: 1 compute unit x 64 x 4 = 256 work-items wanted). */
+static const struct {
+    const char *name;
+    clpool_shape shape;
+    int two_pass;
+} gp_shapes[] = {
+    {"7x7 planes", {4, {2, 3, 7, 7}}, 0},
+    {"rank-5 planes of 1640", {5, {1, 4, 4, 10, 41}}, 0},
+    {"4 planes of 3300, two passes", {4, {2, 2, 3, 1100}}, 1},
+};
+
+static double gp_tolerance(clpool_dtype dt)
+{
+    return dt == CLPOOL_FLOAT64 ? 1e-12 : dt == CLPOOL_FLOAT16 ? 2e-3 : dt == CLPOOL_BFLOAT16 ? 1e-2 : 1e-5;
+}
+
+/* Plane j % 4: values in [-1, 1]; with a NaN; at most 0 with both zeros
+ * (the first zero's sign must win GlobalMaxPool); with +inf. */
+static void gp_fill(ref_rng *r, clpool_dtype dt, void *data, int64_t planes, int64_t size)
+{
+    for (int64_t j = 0; j < planes; ++j) {
+        const int kind = (int)(j % 4);
+        const int64_t special = ref_rng_range(r, 0, size - 1);
+        for (int64_t i = 0; i < size; ++i) {
+            double v = ref_rng_unit(r) * 2 - 1;
+            if (kind == 2) v = ref_rng_chance(r, 0.1) ? (ref_rng_chance(r, 0.5) ? -0.0 : 0.0) : -fabs(v) - 0.5;
+            ref_store(dt, data, j * size + i, v);
+        }
+        if (kind == 1) ref_store_bits(dt, data, j * size + special, cu_nan_patterns(dt)[j % CU_N_NAN]);
+        if (kind == 2) ref_store(dt, data, j * size + special / 2, -0.0);
+        if (kind == 3) ref_store(dt, data, j * size + special, INFINITY);
+    }
+}
+
+static void gp_run(size_t o, size_t s, clpool_dtype dt, const void *input, const char *desc)
+{
+    const clpool_shape *shape = &gp_shapes[s].shape;
+    const int64_t n = ref_shape_elements(shape), planes = shape->dims[0] * shape->dims[1];
+    const size_t es = ref_dtype_size(dt), in_lead = 5 * es, out_lead = 3 * es, out_bytes = (size_t)planes * es;
+    cl_mem in = tight_buffer(in_lead, input, (size_t)n * es);
+    unsigned char *img = cu_sentinel_image(out_lead, NULL, out_bytes);
+    cl_mem out = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_bytes));
+    free(img);
+    cl_event ev = NULL;
+    clpool_status st;
+    paths_start(dt);
+    if (gp_ops[o].op == GP_MAX)
+        st = clpool_enqueue_global_max_pool(cu_ctx, NULL, dt, shape, in, in_lead, out, out_lead, 0, NULL, &ev);
+    else if (gp_ops[o].op == GP_AVG)
+        st = clpool_enqueue_global_average_pool(cu_ctx, NULL, dt, shape, in, in_lead, out, out_lead, 0, NULL, &ev);
+    else
+        st = clpool_enqueue_global_lp_pool(cu_ctx, NULL, gp_ops[o].p, dt, shape, in, in_lead, out, out_lead, 0, NULL,
+                                           &ev);
+    finish(st, &ev, desc);
+    paths_check(gp_shapes[s].two_pass ? gp_ops[o].two_pass : gp_ops[o].direct, desc);
+    unsigned char *got = read_output(out, out_lead, out_bytes, "output", desc);
+    uint64_t want_bits[16];
+    double want[16], scale[16] = {0};
+    ck_assert(planes <= 16);
+    if (gp_ops[o].op == GP_MAX)
+        ck_assert_int_eq(ref_global_max_pool(dt, shape, input, want_bits), 0);
+    else if (gp_ops[o].op == GP_AVG)
+        ck_assert_int_eq(ref_global_average_pool(dt, shape, input, want, scale), 0);
+    else
+        ck_assert_int_eq(ref_global_lp_pool(dt, shape, gp_ops[o].p, input, want), 0);
+    for (int64_t j = 0; j < planes; ++j) {
+        if (gp_ops[o].op == GP_MAX) {
+            ck_assert_msg(same_bits(dt, ref_load_bits(dt, got + out_lead, j), ref_load_bits(dt, want_bits, j)),
+                          "%s: plane %lld is 0x%llx, expected 0x%llx", desc, (long long)j,
+                          (unsigned long long)ref_load_bits(dt, got + out_lead, j),
+                          (unsigned long long)ref_load_bits(dt, want_bits, j));
+            continue;
+        }
+        const double g = ref_load(dt, got + out_lead, j), w = want[j];
+        const double tiny = dt == CLPOOL_FLOAT64 ? DBL_MIN : dt == CLPOOL_FLOAT16 ? 0x1p-14 : FLT_MIN;
+        const double bound = gp_tolerance(dt) * fmax(fmax(fabs(w), scale[j]), tiny);
+        const int ok = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs(g - w) <= bound;
+        ck_assert_msg(ok, "%s: plane %lld is %.17g, expected %.17g (bound %.3g)", desc, (long long)j, g, w, bound);
+    }
+    free(got);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+}
+
+START_TEST(global_pools)
+{
+    require_gpu();
+    ref_rng r;
+    ref_rng_seed(&r, 7);
+    for (size_t d = 0; d < 4; ++d) {
+        const clpool_dtype dt = cu_float_dtypes[d];
+        if (!cu_dtype_runs(dt, "global pool")) continue;
+        for (size_t s = 0; s < sizeof gp_shapes / sizeof gp_shapes[0]; ++s) {
+            const clpool_shape *shape = &gp_shapes[s].shape;
+            const int64_t n = ref_shape_elements(shape), planes = shape->dims[0] * shape->dims[1];
+            void *input = malloc((size_t)n * ref_dtype_size(dt));
+            ck_assert_ptr_nonnull(input);
+            gp_fill(&r, dt, input, planes, n / planes);
+            for (size_t o = 0; o < sizeof gp_ops / sizeof gp_ops[0]; ++o) {
+                char desc[200];
+                snprintf(desc, sizeof desc, "%s, %s, %s", gp_ops[o].name, clpool_dtype_name(dt), gp_shapes[s].name);
+                gp_run(o, s, dt, input, desc);
+            }
+            free(input);
+        }
+    }
+}
+END_TEST
+
+/* ----------------------------------------------------------------- Max */
+
+#define MX_MAX_INPUTS 9
+
+/* The host merges dims contiguous for every input and drops 1s (RANK); bit k
+ * of INNER_MASK: input k of a pass is contiguous along the innermost dim
+ * (else one element broadcast to every lane); passes after the first take
+ * the output as input 0 and three more. */
+static const struct {
+    const char *name;
+    size_t n;
+    clpool_shape shapes[MX_MAX_INPUTS];
+    int in_place; /* the output is input 0's region */
+    const char *expect;
+} mx_cases[] = {
+    {"1 input", 1, {{2, {3, 37}}}, 0, "max_n ARITY=1 RANK=1 INNER_MASK=1"},
+    {"2 inputs of one shape, flat", 2, {{3, {2, 3, 29}}, {3, {2, 3, 29}}}, 0, "max_n ARITY=2 RANK=1 INNER_MASK=3"},
+    {"3 inputs, a scalar among them", 3, {{2, {4, 45}}, {0, {0}}, {2, {4, 45}}}, 0,
+     "max_n ARITY=3 RANK=1 INNER_MASK=5"},
+    {"rows and columns broadcast", 3, {{2, {6, 20}}, {1, {20}}, {2, {6, 1}}}, 0, "max_n ARITY=3 RANK=2 INNER_MASK=3"},
+    {"4 inputs, general broadcast", 4, {{4, {2, 1, 5, 19}}, {3, {3, 1, 1}}, {4, {1, 3, 5, 1}}, {1, {19}}}, 0,
+     "max_n ARITY=4 RANK=4 INNER_MASK=9"},
+    {"rows shorter than a block", 2, {{2, {5, 3}}, {2, {5, 1}}}, 0, "max_n ARITY=2 RANK=2 INNER_MASK=1"},
+    {"5 inputs, two passes", 5, {{2, {3, 21}}, {2, {3, 21}}, {2, {3, 21}}, {2, {3, 21}}, {2, {3, 21}}}, 0,
+     "max_n ARITY=4 RANK=1 INNER_MASK=15 + max_n ARITY=2 RANK=1 INNER_MASK=3"},
+    {"9 inputs broadcast, three passes", 9,
+     {{2, {2, 17}}, {1, {17}}, {2, {2, 1}}, {0, {0}}, {2, {2, 17}}, {1, {17}}, {2, {2, 1}}, {2, {1, 17}}, {2, {2, 17}}},
+     0, "max_n ARITY=4 RANK=2 INNER_MASK=3 + max_n ARITY=4 RANK=2 INNER_MASK=7 + max_n ARITY=3 RANK=2 INNER_MASK=7"},
+    {"in place, 3 inputs", 3, {{2, {4, 33}}, {2, {4, 33}}, {2, {4, 33}}}, 1, "max_n ARITY=3 RANK=1 INNER_MASK=7"},
+};
+
+static void mx_run(size_t ci, clpool_dtype dt, ref_rng *r)
+{
+    const size_t n = mx_cases[ci].n, es = ref_dtype_size(dt);
+    const clpool_shape *shapes = mx_cases[ci].shapes;
+    char desc[200];
+    snprintf(desc, sizeof desc, "Max %s, %s", mx_cases[ci].name, clpool_dtype_name(dt));
+    clpool_shape out_shape;
+    ck_assert_int_eq(ref_max_shape(n, shapes, &out_shape), 0);
+    const int64_t n_out = ref_shape_elements(&out_shape);
+    const size_t out_bytes = (size_t)n_out * es, out_lead = 4 * es;
+    void *data[MX_MAX_INPUTS];
+    cl_mem mems[MX_MAX_INPUTS];
+    size_t offsets[MX_MAX_INPUTS];
+    for (size_t i = 0; i < n; ++i) {
+        const int64_t count = ref_shape_elements(&shapes[i]);
+        data[i] = malloc((size_t)count * es + 1);
+        ck_assert_ptr_nonnull(data[i]);
+        fill(r, dt, data[i], count, 1);
+        offsets[i] = (i % 3) * es; /* input 0 at offset 0: its first block starts at the buffer's start */
+        mems[i] = tight_buffer(offsets[i], data[i], (size_t)count * es);
+    }
+    void *want = malloc(out_bytes);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_int_eq(ref_max(dt, n, shapes, (const void *const *)data, want), 0);
+    cl_mem out;
+    size_t lead = out_lead;
+    if (mx_cases[ci].in_place) { /* input 0 again, in a guarded image */
+        unsigned char *img = cu_sentinel_image(out_lead, data[0], out_bytes);
+        clReleaseMemObject(mems[0]);
+        mems[0] = out = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_bytes));
+        offsets[0] = out_lead;
+        free(img);
+    } else {
+        unsigned char *img = cu_sentinel_image(out_lead, NULL, out_bytes);
+        out = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_bytes));
+        free(img);
+    }
+    cl_event ev = NULL;
+    paths_start(dt);
+    finish(clpool_enqueue_max(cu_ctx, NULL, dt, n, shapes, mems, offsets, out, lead, 0, NULL, &ev), &ev, desc);
+    paths_check(mx_cases[ci].expect, desc);
+    unsigned char *got = read_output(out, lead, out_bytes, "output", desc);
+    for (int64_t i = 0; i < n_out; ++i)
+        ck_assert_msg(same_bits(dt, ref_load_bits(dt, got + lead, i), ref_load_bits(dt, want, i)),
+                      "%s: output %lld is 0x%llx, expected 0x%llx", desc, (long long)i,
+                      (unsigned long long)ref_load_bits(dt, got + lead, i),
+                      (unsigned long long)ref_load_bits(dt, want, i));
+    free(got);
+    free(want);
+    if (!mx_cases[ci].in_place) clReleaseMemObject(out);
+    for (size_t i = 0; i < n; ++i) {
+        clReleaseMemObject(mems[i]);
+        free(data[i]);
+    }
+}
+
+START_TEST(max_all_dtypes)
+{
+    require_gpu();
+    ref_rng r;
+    ref_rng_seed(&r, 11);
+    for (size_t d = 0; d < 12; ++d) {
+        if (!cu_dtype_runs(cu_all_dtypes[d], "Max")) continue;
+        for (size_t c = 0; c < sizeof mx_cases / sizeof mx_cases[0]; ++c) mx_run(c, cu_all_dtypes[d], &r);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------- paths reached */
+
+/* Names of the __kernel functions of one .cl file, appended to names[*n]. */
+static void kernels_of(const char *path, char names[][64], int *n, int max)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        const char *k = strstr(line, "__kernel ");
+        if (!k || k != line) continue;
+        const char *paren = strchr(k, '(');
+        if (!paren) continue;
+        const char *start = paren;
+        while (start > k && start[-1] != ' ') --start;
+        ck_assert_int_lt(*n, max);
+        snprintf(names[*n], 64, "%.*s", (int)(paren - start), start);
+        ++*n;
+    }
+    fclose(f);
+}
+
+static int reached_kernel(const char *name)
+{
+    const size_t len = strlen(name);
+    for (int i = 0; i < paths.n_reached; ++i)
+        if (strncmp(paths.reached[i].path, name, len) == 0 &&
+            (paths.reached[i].path[len] == ' ' || paths.reached[i].path[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Runs last: lists every path reached (launches, dtypes) and checks that
+ * every kernel of kernels/ (.cl files) was reached or is named in cpu_only. */
+START_TEST(paths_reached)
+{
+    if (getenv("CK_RUN_CASE") || getenv("CK_INCLUDE_TAGS") || getenv("CK_EXCLUDE_TAGS")) {
+        printf("note: some tests were not run (CK_RUN_CASE / CK_*_TAGS): paths not checked\n");
+        return;
+    }
+    ck_assert_msg(paths.n_reached > 0 && paths.n_reached < MAX_PATHS, "%d paths recorded", paths.n_reached);
+    printf("paths reached on the GPU-type device (%d):\n", paths.n_reached);
+    for (int i = 0; i < paths.n_reached; ++i) {
+        char dtypes[200] = "";
+        for (int d = 1; d <= 16; ++d)
+            if (paths.reached[i].dtypes >> d & 1) cu_append(dtypes, sizeof dtypes, " %s", clpool_dtype_name(d));
+        printf("  %-66s %4d launches:%s\n", paths.reached[i].path, paths.reached[i].count, dtypes);
+    }
+    char names[32][64];
+    int n = 0;
+    DIR *dir = opendir(CLPOOL_SOURCE_DIR "/kernels");
+    ck_assert_msg(dir != NULL, "cannot list %s", CLPOOL_SOURCE_DIR "/kernels");
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        const size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cl") != 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/kernels/%s", CLPOOL_SOURCE_DIR, e->d_name);
+        kernels_of(path, names, &n, 32);
+    }
+    closedir(dir);
+    ck_assert_int_gt(n, 0);
+    for (size_t j = 0; j < sizeof cpu_only / sizeof cpu_only[0]; ++j) {
+        int found = 0;
+        for (int i = 0; i < n; ++i) found |= strcmp(names[i], cpu_only[j][0]) == 0;
+        ck_assert_msg(found, "%s is listed as CPU-only but is not a kernel in kernels/ (.cl files)", cpu_only[j][0]);
+        ck_assert_msg(!reached_kernel(cpu_only[j][0]), "%s ran on a GPU-type device (%s)", cpu_only[j][0],
+                      cpu_only[j][1]);
+    }
+    for (int i = 0; i < n; ++i) {
+        int cpu = 0;
+        for (size_t j = 0; j < sizeof cpu_only / sizeof cpu_only[0]; ++j) cpu |= strcmp(names[i], cpu_only[j][0]) == 0;
+        if (cpu) continue;
+        ck_assert_msg(reached_kernel(names[i]),
+                      "kernel %s was not reached: add a case for it, or name it in cpu_only with the reason", names[i]);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("oclgrind");
+    TCase *tc = cu_tcase(s, "maxpool", 1);
+    tcase_add_test(tc, maxpool_2d_kernel);
+    tcase_add_test(tc, maxpool_whole_planes);
+    tcase_add_test(tc, maxpool_general_kernel);
+    tcase_add_test(tc, maxpool_3d_two_passes);
+    tc = cu_tcase(s, "global_pools", 1);
+    tcase_add_test(tc, global_pools);
+    tc = cu_tcase(s, "max", 1);
+    tcase_add_test(tc, max_all_dtypes);
+    tc = cu_tcase(s, "paths", 0);
+    tcase_add_test(tc, paths_reached);
+    SRunner *sr = srunner_create(s);
+    /* One process: paths_reached sees what the other tests launched (and
+     * Oclgrind checks one process, not forked children). */
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
