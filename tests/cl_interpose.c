@@ -61,6 +61,10 @@ void *ci_real(const char *name)
         memcpy(&real_, &sym_, sizeof sym_);                                                                           \
     }
 
+#ifdef CI_PRELOAD
+static void ci_trace_release(const char *what);
+#endif
+
 /* Counts this call of `name` and answers whether it is the one to fail. */
 static int should_fail(const char *name)
 {
@@ -73,6 +77,7 @@ static int should_fail(const char *name)
     pthread_mutex_unlock(&ci.lock);
 #ifdef CI_PRELOAD
     if (fail) fprintf(stderr, "cl_interpose: failing call %d, %s\n", ci.fail_at, name);
+    if (fail) ci_trace_release("the failure");
 #endif
     return fail;
 }
@@ -191,7 +196,6 @@ void ci_forget(void)
 
 #ifdef CI_PRELOAD
 static void ci_trace_kernel(cl_event *event, cl_event *mine);
-static void ci_trace_release(const char *what);
 #endif
 
 /* An enqueue: fail it, or forward and track the event it returns. */
@@ -287,7 +291,13 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags 
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clRetainMemObject(cl_mem memobj) { BALANCE(clRetainMemObject, memobj, 1); }
-CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj) { BALANCE(clReleaseMemObject, memobj, -1); }
+CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
+{
+#ifdef CI_PRELOAD
+    ci_trace_release("clReleaseMemObject");
+#endif
+    BALANCE(clReleaseMemObject, memobj, -1);
+}
 
 CL_API_ENTRY cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size,
                                                    void *param_value, size_t *param_value_size_ret)
