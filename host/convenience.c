@@ -113,12 +113,12 @@ static clpool_status wait_and_release(cl_event *ev)
 }
 
 /*
- * A failed op may leave earlier passes queued (clpool.h); a blocking helper
- * waits for them before it releases its tensors and returns, so that the
- * caller may release the context at once. Releasing it under a command in
- * flight left the driver's worker thread to drop the last references to
- * kernel and program while the process exited (the clpool tool, PoCL 3.1:
- * a SIGSEGV after the error message). The original error stays the answer.
+ * A failed op may leave earlier passes queued (clpool.h). A blocking helper
+ * waits for them before it releases its tensors and returns, so that nothing
+ * it enqueued still runs once it returns and the caller may release the
+ * context and exit at once (PoCL 3.1 compiles a kernel on its worker thread
+ * at the first launch; exiting under that compile crashed in LLVM's
+ * teardown). The original error stays the answer.
  */
 static void finish_after_failure(clpool_context *ctx, clpool_status status, int enqueued)
 {
