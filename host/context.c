@@ -181,9 +181,11 @@ clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue,
     if (queue) {
         cl_context qctx = NULL;
         cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
-        if (err != CL_SUCCESS)
+        if (err == CL_INVALID_COMMAND_QUEUE)
             return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: queue is not a valid command queue (%s)", fn,
                                 clpool__cl_error_name(err));
+        if (err != CL_SUCCESS) return clpool__fail(CLPOOL_ERROR_OPENCL, "%s: clGetCommandQueueInfo(queue) failed: %s (%d)",
+                                                   fn, clpool__cl_error_name(err), (int)err);
         if (qctx != ctx->context)
             return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: queue belongs to another cl_context", fn);
         *out = queue;

@@ -112,6 +112,23 @@ static clpool_status wait_and_release(cl_event *ev)
     return err == CL_SUCCESS ? CLPOOL_SUCCESS : clpool__cl_fail(err, "clWaitForEvents");
 }
 
+/*
+ * A failed op may leave earlier passes queued (clpool.h). A blocking helper
+ * waits for them before it releases its tensors and returns, so that nothing
+ * it enqueued still runs once it returns and the caller may release the
+ * context and exit at once (PoCL 3.1 compiles a kernel on its worker thread
+ * at the first launch; exiting under that compile crashed in LLVM's
+ * teardown). The original error stays the answer.
+ */
+static void finish_after_failure(clpool_context *ctx, clpool_status status, int enqueued)
+{
+    if (status == CLPOOL_SUCCESS || !enqueued) return;
+    pthread_mutex_lock(&ctx->lock);
+    const cl_command_queue q = ctx->queue; /* set by the enqueue */
+    pthread_mutex_unlock(&ctx->lock);
+    if (q) clFinish(q);
+}
+
 clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_params *params, clpool_dtype dtype,
                                   const clpool_shape *input_shape, const void *input, void *output, int64_t *indices)
 {
@@ -122,11 +139,13 @@ clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_para
     clpool_shape out_shape;
     clpool_tensor *tin = NULL, *tout = NULL, *tidx = NULL;
     cl_event done = NULL;
+    int enqueued = 0;
     clpool_status status = clpool_maxpool_output_shape(input_shape, params, &out_shape);
     if (status != CLPOOL_SUCCESS) return status;
     CLPOOL_TRY(tensor_from_host(ctx, dtype, input_shape, input, &tin));
     CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
     if (indices) CLPOOL_TRY(tensor_from_host(ctx, CLPOOL_INT64, &out_shape, NULL, &tidx));
+    enqueued = 1;
     CLPOOL_TRY(clpool_enqueue_maxpool(ctx, NULL, params, dtype, input_shape, tin->mem, 0, tout->mem, 0,
                                       tidx ? tidx->mem : NULL, 0, 0, NULL, &done));
     CLPOOL_TRY(wait_and_release(&done)); /* an adopted queue may be out-of-order */
@@ -134,6 +153,7 @@ clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_para
     if (tidx) CLPOOL_TRY(clpool_tensor_download(tidx, indices, tidx->bytes));
 cleanup:
     if (done) clReleaseEvent(done);
+    finish_after_failure(ctx, status, enqueued);
     clpool_tensor_release(tin);
     clpool_tensor_release(tout);
     clpool_tensor_release(tidx);
@@ -153,10 +173,12 @@ static clpool_status global_pool_host(clpool_context *ctx, host_global_op which,
     clpool_shape out_shape;
     clpool_tensor *tin = NULL, *tout = NULL;
     cl_event done = NULL;
+    int enqueued = 0;
     clpool_status status = clpool_global_pool_output_shape(input_shape, &out_shape);
     if (status != CLPOOL_SUCCESS) return status;
     CLPOOL_TRY(tensor_from_host(ctx, dtype, input_shape, input, &tin));
     CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
+    enqueued = 1;
     switch (which) {
     case HOST_GLOBAL_MAX:
         status = clpool_enqueue_global_max_pool(ctx, NULL, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL, &done);
@@ -175,6 +197,7 @@ static clpool_status global_pool_host(clpool_context *ctx, host_global_op which,
     CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
 cleanup:
     if (done) clReleaseEvent(done);
+    finish_after_failure(ctx, status, enqueued);
     clpool_tensor_release(tin);
     clpool_tensor_release(tout);
     return status;
@@ -214,6 +237,7 @@ clpool_status clpool_max_host(clpool_context *ctx, clpool_dtype dtype, size_t nu
     size_t *offsets = calloc(num_inputs, sizeof *offsets);
     clpool_tensor *tout = NULL;
     cl_event done = NULL;
+    int enqueued = 0;
     if (!tin || !mems || !offsets) {
         status = clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
         goto cleanup;
@@ -227,12 +251,14 @@ clpool_status clpool_max_host(clpool_context *ctx, clpool_dtype dtype, size_t nu
         mems[i] = tin[i]->mem;
     }
     CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
+    enqueued = 1;
     CLPOOL_TRY(clpool_enqueue_max(ctx, NULL, dtype, num_inputs, input_shapes, mems, offsets, tout->mem, 0, 0, NULL,
                                   &done));
     CLPOOL_TRY(wait_and_release(&done));
     CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
 cleanup:
     if (done) clReleaseEvent(done);
+    finish_after_failure(ctx, status, enqueued);
     for (size_t i = 0; tin && i < num_inputs; ++i) clpool_tensor_release(tin[i]);
     clpool_tensor_release(tout);
     free(tin);

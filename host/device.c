@@ -24,20 +24,27 @@ static clpool_status list_devices(device_list *list)
     cl_uint np = 0;
     list->count = 0;
     cl_int err = clGetPlatformIDs(MAX_PLATFORMS, platforms, &np);
+    if (err != CL_SUCCESS && err != CLPOOL_PLATFORM_NOT_FOUND_KHR) return clpool__cl_fail(err, "clGetPlatformIDs");
     if (err == CLPOOL_PLATFORM_NOT_FOUND_KHR || np == 0)
         return clpool__fail(CLPOOL_ERROR_NO_DEVICE, "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
-    if (err != CL_SUCCESS) return clpool__cl_fail(err, "clGetPlatformIDs");
     if (np > MAX_PLATFORMS) np = MAX_PLATFORMS;
+    cl_int first_err = CL_SUCCESS;
     for (cl_uint p = 0; p < np; ++p) {
         cl_device_id devs[MAX_DEVICES];
         cl_uint nd = 0;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS) continue;
+        /* A platform whose devices cannot be listed is skipped; its error is the answer if no device is left. */
+        const cl_int dev_err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd);
+        if (dev_err != CL_SUCCESS) {
+            if (dev_err != CL_DEVICE_NOT_FOUND && first_err == CL_SUCCESS) first_err = dev_err;
+            continue;
+        }
         for (cl_uint d = 0; d < nd && d < MAX_DEVICES && list->count < MAX_DEVICES; ++d) {
             list->platform[list->count] = platforms[p];
             list->device[list->count] = devs[d];
             list->count++;
         }
     }
+    if (list->count == 0 && first_err != CL_SUCCESS) return clpool__cl_fail(first_err, "clGetDeviceIDs");
     if (list->count == 0) return clpool__fail(CLPOOL_ERROR_NO_DEVICE, "no OpenCL device found on %u platform(s)", np);
     return CLPOOL_SUCCESS;
 }
@@ -71,12 +78,14 @@ clpool_status clpool__device_probe(cl_platform_id platform, cl_device_id device,
     cl_ulong mem = 0, alloc = 0, cache = 0;
     size_t wg = 0;
     cl_int err = clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL);
-    err |= clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
-    err |= clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
-    err |= clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
-    err |= clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-    err |= clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align, &align, NULL);
-    if (err != CL_SUCCESS) return clpool__fail(CLPOOL_ERROR_OPENCL, "clGetDeviceInfo failed for device '%s'", info->device_name);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    if (err == CL_SUCCESS) err = clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align, &align, NULL);
+    if (err != CL_SUCCESS)
+        return clpool__fail(CLPOOL_ERROR_OPENCL, "clGetDeviceInfo failed for device '%s': %s (%d)", info->device_name,
+                            clpool__cl_error_name(err), (int)err);
     info->compute_units = cu;
     info->global_mem_bytes = mem;
     info->max_alloc_bytes = alloc;

@@ -25,9 +25,14 @@ clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, 
                             "%s: %s offset %zu is not a multiple of the element size %zu", fn, what, offset, elem_size);
     size_t size = 0;
     cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (err != CL_SUCCESS)
+    if (err == CL_INVALID_MEM_OBJECT)
         return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: %s is not a valid cl_mem (%s)", fn, what,
                             clpool__cl_error_name(err));
+    if (err != CL_SUCCESS) { /* the driver failed, not the caller */
+        char call[128];
+        snprintf(call, sizeof call, "%s: clGetMemObjectInfo(%s)", fn, what);
+        return clpool__cl_fail(err, call);
+    }
     /* elements*elem_size fits: shapes were checked against size_t/8 already. */
     size_t need = (size_t)elements * elem_size;
     if (offset > size || need > size - offset)

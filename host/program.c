@@ -130,7 +130,7 @@ static clpool_status build_program(clpool_context *ctx, const char *const *parts
     }
     err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
-        status = clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "building kernels/%s with '%s' failed (%s) on '%s'; build log:\n",
+        status = clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "building kernels/%s with '%s' failed (clBuildProgram: %s) on '%s'; build log:\n",
                               family, options, clpool__cl_error_name(err), ctx->info.device_name);
         size_t log_len = 0;
         if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len) == CL_SUCCESS &&
@@ -280,7 +280,11 @@ clpool_status clpool__kernel_get(clpool_context *ctx, const char *const *parts, 
     /* Pool empty for this name: make a new kernel (clCreateKernel is thread-safe). */
     cl_int err;
     cl_kernel kernel = clCreateKernel(p->program, kernel_name, &err);
-    if (!kernel) return clpool__cl_fail(err, kernel_name);
+    if (!kernel) {
+        char what[128];
+        snprintf(what, sizeof what, "clCreateKernel(%s)", kernel_name);
+        return clpool__cl_fail(err, what);
+    }
     size_t wg = 0;
     err = clGetKernelWorkGroupInfo(kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
     if (err != CL_SUCCESS) {

@@ -203,6 +203,10 @@ static int cmd_run(int argc, char **argv)
     call = (cli_op_call){.op = op, .attrs = attrs, .n_attrs = n_attrs, .inputs = inputs, .n_inputs = n_in,
                          .bfloat16 = bfloat16, .n_outputs = n_out};
     int ok = cli_run_op(ctx, &call, err, sizeof err) == 0;
+    /* A failed op may leave earlier passes queued: wait for them before anything is released or the process
+     * exits (exiting under PoCL's worker, busy compiling a first pass, crashed in LLVM's teardown). */
+    cl_command_queue queue = ok ? NULL : clpool_context_cl_queue(ctx);
+    if (queue) clFinish(queue);
     clpool_context_release(ctx);
     if (!ok) {
         fprintf(stderr, "clpool run: %s\n", err);

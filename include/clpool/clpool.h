@@ -95,6 +95,23 @@ CLPOOL_API const char *clpool_status_string(clpool_status status);
  */
 CLPOOL_API const char *clpool_last_error(void);
 
+/*
+ * When an enqueue call fails part-way. Multi-pass ops (Max of more than 4
+ * inputs, two-pass global pools, two-pass 3-D MaxPool) enqueue pass by pass,
+ * so an OpenCL failure in a later pass returns an error after earlier passes
+ * were enqueued. Then:
+ *   - no event is returned (`*event` is not written), and the library has
+ *     released its own events and kept its scratch until those passes end;
+ *   - the earlier passes still run: they read the inputs and write the
+ *     output (and Indices), whose contents are unspecified;
+ *   - before reading or reusing those buffers, and before releasing them,
+ *     the queue or the context, the caller waits for the queue it passed
+ *     (clFinish; the context's queue is clpool_context_cl_queue()), as no
+ *     event covers the passes left queued;
+ *   - the context stays usable: the same call may be made again.
+ * The blocking *_host helpers do this wait themselves before they return.
+ */
+
 /* ------------------------------------------------------------------ dtypes */
 
 /** Element types; the values equal ONNX TensorProto.DataType. */
