@@ -69,7 +69,7 @@ def _host(a):
     a = np.asarray(a)
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
-    return np.ascontiguousarray(a)
+    return a if a.flags.c_contiguous else a.copy(order="C")  # np.ascontiguousarray would make 0-d arrays 1-d
 
 
 def _ints(name, values, count):
