@@ -9,11 +9,11 @@ Errors raise clpool.Error subclasses carrying the C library's status and message
 from ._errors import (BufferTooSmallError, BuildFailedError, Error, InvalidArgumentError, InvalidShapeError,
                       NoDeviceError, OpenCLError, OutOfHostMemoryError, SizeOverflowError, UnsupportedDeviceError,
                       UnsupportedDtypeError)
-from ._lib import lib as _lib
+from ._lib import lib as _cdll
 from ._context import Context, DeviceInfo, devices
 from ._ops import global_average_pool, global_lp_pool, global_max_pool, max, max_pool
 
-__version__ = _lib.clpool_version_string().decode()
+__version__ = _cdll.clpool_version_string().decode()
 
 __all__ = ["Context", "DeviceInfo", "devices", "max_pool", "global_max_pool", "global_average_pool",
            "global_lp_pool", "max", "Error", "InvalidArgumentError", "InvalidShapeError", "UnsupportedDtypeError",

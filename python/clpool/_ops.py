@@ -1,6 +1,7 @@
 """The ops: argument conversion, shape inference and one C call each (numpy: the blocking *_host call;
 pyopencl: the enqueue call on the arrays' queue). No op logic lives here."""
 import builtins
+import operator
 import sys
 from ctypes import byref, c_int64, c_size_t, c_void_p
 
@@ -19,11 +20,15 @@ try:
 except ImportError:  # bfloat16 needs ml_dtypes; every other dtype works without it
     pass
 
+_INT64 = np.dtype(np.int64)
 _AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "SAME_LOWER": 2, "VALID": 3}
 
 
 def dtype_code(dtype):
     """The clpool_dtype of a numpy dtype; UnsupportedDtypeError for a dtype clpool has no type for."""
+    code = _DTYPES.get(dtype)  # an np.dtype: found at once
+    if code is not None:
+        return code
     try:
         dt = np.dtype(dtype)
     except TypeError:
@@ -72,15 +77,44 @@ def _host(a):
     return a if a.flags.c_contiguous else a.copy(order="C")  # np.ascontiguousarray would make 0-d arrays 1-d
 
 
+def _int(name, value):
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise _errors.InvalidArgumentError(f"{name} must hold integers, not {value!r}") from None
+
+
 def _ints(name, values, count):
-    values = [int(v) for v in values]
+    values = [_int(name, v) for v in values]
     if len(values) != count:
         raise _errors.InvalidArgumentError(f"{name} has {len(values)} values but {count} are needed")
     return values
 
 
+_params_cache = {}
+
+
 def _maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order):
-    kernel = [int(k) for k in kernel_shape]
+    """The C params of an attribute set; the last few sets are kept (the C call only reads them)."""
+    def ints(values):
+        return None if values is None else tuple(map(operator.index, values))
+    try:
+        key = (ints(kernel_shape), ints(strides), ints(pads), ints(dilations), operator.index(ceil_mode), auto_pad,
+               operator.index(storage_order))
+        params = _params_cache.get(key)
+    except TypeError:  # not integers or not hashable: the full build reports it
+        key = params = None
+    if params is None:
+        params = _build_maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order)
+        if key is not None:
+            if len(_params_cache) >= 64:
+                _params_cache.clear()
+            _params_cache[key] = params
+    return params
+
+
+def _build_maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order):
+    kernel = [_int("kernel_shape", k) for k in kernel_shape]
     rank = len(kernel)
     params = MaxPoolParams()
     check(lib.clpool_maxpool_params_init(byref(params), rank, (c_int64 * builtins.max(rank, 1))(*kernel)))
@@ -90,24 +124,25 @@ def _maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad,
         params.dilations[:rank] = _ints("dilations", dilations, rank)
     if pads is not None:
         params.pads[:2 * rank] = _ints("pads", pads, 2 * rank)
-    params.ceil_mode = int(ceil_mode)
+    params.ceil_mode = _int("ceil_mode", ceil_mode)
     if isinstance(auto_pad, bytes):
         auto_pad = auto_pad.decode()
     if auto_pad not in _AUTO_PAD:
         raise _errors.InvalidArgumentError(f"auto_pad {auto_pad!r} is not one of NOTSET, SAME_UPPER, "
                                            "SAME_LOWER, VALID")
     params.auto_pad = _AUTO_PAD[auto_pad]
-    params.storage_order = int(storage_order)
+    params.storage_order = _int("storage_order", storage_order)
     return params
+
+
+_fast_arrays = True
 
 
 class _Device:
     """The pyopencl side of one call: context, queue, wait list, and the op's event on the outputs."""
 
     def __init__(self, queue, ctx, inputs, wait_for):
-        import pyopencl as cl
-        import pyopencl.array as cla
-        self.cl, self.cla, self.queue = cl, cla, queue
+        self.cl, self.cla, self.queue = sys.modules["pyopencl"], sys.modules["pyopencl.array"], queue
         if ctx is None:
             ctx = queue_context(queue)
         elif lib.clpool_context_cl_context(ctx.handle) != queue.context.int_ptr:
@@ -123,6 +158,22 @@ class _Device:
         self.event = c_void_p()
 
     def empty(self, dims, dtype):
+        global _fast_arrays
+        if _fast_arrays:
+            # pyopencl's own fast constructor (what its array methods use) skips ~15 us of argument
+            # checks per output; a pyopencl without it gets the public constructor from then on.
+            strides, size = [], dtype.itemsize
+            for d in reversed(dims):
+                strides.append(size)
+                size *= builtins.max(d, 1)
+            size = 1
+            for d in dims:
+                size *= d
+            try:
+                return self.cla.Array(None, dims, dtype, allocator=self.allocator, strides=tuple(reversed(strides)),
+                                      _fast=True, _size=size, _context=self.queue.context, _queue=self.queue)
+            except TypeError:
+                _fast_arrays = False
         return self.cla.empty(self.queue, dims, dtype, allocator=self.allocator)
 
     def mem(self, a):
@@ -169,7 +220,7 @@ def max_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode
     else:
         dev = _Device(queue, None if ctx is None else _context(ctx), (x,), wait_for)
         y = dev.empty(dims, x.dtype)
-        idx = dev.empty(dims, np.int64) if return_indices else None
+        idx = dev.empty(dims, _INT64) if return_indices else None
         idx_mem = dev.mem(idx) if return_indices else (None, 0)
         status = lib.clpool_enqueue_maxpool(dev.ctx.handle, queue.int_ptr, byref(params), code, byref(in_shape),
                                             *dev.mem(x), *dev.mem(y), *idx_mem, dev.num_events, dev.events,

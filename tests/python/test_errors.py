@@ -79,6 +79,8 @@ PY_ERRORS = [
      "dtype bool has no clpool equivalent"),
     ("complex_dtype", lambda: clpool.global_max_pool(np.zeros((1, 1, 2), np.complex64)),
      clpool.UnsupportedDtypeError, TypeError, "dtype complex64 has no clpool equivalent"),
+    ("kernel_not_integer", lambda: clpool.max_pool(X, [2.5, 2]), clpool.InvalidArgumentError, ValueError,
+     "kernel_shape must hold integers, not 2.5"),
     ("ctx_type", lambda: clpool.max(X, ctx="0"), clpool.InvalidArgumentError, ValueError,
      "ctx must be a clpool.Context, not str"),
 ]
