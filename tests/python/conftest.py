@@ -1,4 +1,6 @@
 """Fixtures shared by the clpool Python tests: the device clpool picks by default, and a pyopencl queue on it."""
+import os
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,12 @@ except ImportError:  # the bfloat16 cases skip without ml_dtypes
 FLOAT_DTYPES = ["float32", "float64", "float16", "bfloat16"]
 MAXPOOL_DTYPES = FLOAT_DTYPES + ["int8", "uint8"]
 MAX_DTYPES = FLOAT_DTYPES + ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def pytest_report_header(config):
+    d = clpool.Context().device
+    return f"clpool {clpool.__version__} from {os.path.dirname(clpool.__file__)}; device: {d.platform} / {d.name}" \
+           f" (fp64 {'yes' if d.has_fp64 else 'no'})"
 
 
 def np_dtype(name):
