@@ -1,4 +1,5 @@
 """Fixtures shared by the clpool Python tests: the device clpool picks by default, and a pyopencl queue on it."""
+import functools
 import os
 
 import numpy as np
@@ -18,7 +19,7 @@ MAX_DTYPES = FLOAT_DTYPES + ["int8", "int16", "int32", "int64", "uint8", "uint16
 
 
 def pytest_report_header(config):
-    d = clpool.Context().device
+    d = _default_device()
     return f"clpool {clpool.__version__} from {os.path.dirname(clpool.__file__)}; device: {d.platform} / {d.name}" \
            f" (fp64 {'yes' if d.has_fp64 else 'no'})"
 
@@ -31,23 +32,38 @@ def np_dtype(name):
     return np.dtype(name)
 
 
-@pytest.fixture(scope="session")
-def device():
-    """Facts of the device clpool's default context runs on."""
+@functools.lru_cache(maxsize=None)
+def _default_device():
     return clpool.Context().device
 
 
-@pytest.fixture(scope="session")
-def queue():
-    """An in-order pyopencl queue on the first device of the first platform that has one (the device
-    clpool's default context also takes when there is no GPU)."""
-    cl = pytest.importorskip("pyopencl")
-    pytest.importorskip("pyopencl.array")
+@functools.lru_cache(maxsize=None)
+def _first_queue():
+    import pyopencl as cl
     for platform in cl.get_platforms():
         devices = platform.get_devices()
         if devices:
             return cl.CommandQueue(cl.Context([devices[0]]))
-    pytest.skip("pyopencl finds no OpenCL device")
+    return None
+
+
+@pytest.fixture(scope="module")
+def device():
+    """Facts of the device clpool's default context runs on."""
+    return _default_device()
+
+
+@pytest.fixture(scope="module")
+def queue():
+    """An in-order pyopencl queue on the first device of the first platform that has one (the device
+    clpool's default context also takes when there is no GPU); one for the whole run, so programs are
+    built once."""
+    pytest.importorskip("pyopencl")
+    pytest.importorskip("pyopencl.array")
+    q = _first_queue()
+    if q is None:
+        pytest.skip("pyopencl finds no OpenCL device")
+    return q
 
 
 def expect_fp64_unsupported(dtype, device, call):
