@@ -66,6 +66,35 @@ def test_pipeline_kernel_clpool_reduction_one_host_wait(queue, dependency):
     np.testing.assert_allclose(got_total, want_m.sum(dtype=np.float64), rtol=1e-5)
 
 
+@pytest.mark.parametrize("op", ["max_pool", "global_average_pool", "global_lp_pool", "max"])
+@pytest.mark.parametrize("dependency", ["wait_for", "array_events"])
+def test_op_waits_for_the_inputs_events_and_wait_for(queue, dependency, op):
+    """A user event gates the input: the op may not run before it completes, and then runs."""
+    import time
+    host = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    x, row = cla.to_device(queue, host), cla.to_device(queue, host[:, :1].copy())
+    queue.finish()
+    gate = cl.UserEvent(queue.context)
+    if dependency == "array_events":
+        x.add_event(gate)
+    call = {"max_pool": lambda **kw: clpool.max_pool(x, [2, 2], **kw),
+            "global_average_pool": lambda **kw: clpool.global_average_pool(x, **kw),
+            "global_lp_pool": lambda **kw: clpool.global_lp_pool(x, p=1, **kw),
+            "max": lambda **kw: clpool.max(x, row, **kw)}[op]
+    try:
+        y = call(wait_for=[gate] if dependency == "wait_for" else None)
+        queue.flush()
+        time.sleep(0.05)
+        assert y.events[0].command_execution_status != cl.command_execution_status.COMPLETE
+    finally:
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    want = {"max_pool": lambda: reference.maxpool(host, [2, 2])[0],
+            "global_average_pool": lambda: host.mean(axis=(2, 3), keepdims=True),
+            "global_lp_pool": lambda: np.abs(host).sum(axis=(2, 3), keepdims=True),
+            "max": lambda: np.maximum(host, host[:, :1])}[op]()
+    np.testing.assert_allclose(y.get(), want, rtol=1e-6)
+
+
 def test_adopted_context_is_made_once_per_queue_and_explicit_ctx_works(queue):
     x = cla.to_device(queue, np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4))
     clpool.global_max_pool(x)
