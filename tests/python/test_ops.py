@@ -182,5 +182,12 @@ def test_version_and_devices():
     assert devices and all(d.index == i for i, d in enumerate(devices))
     ctx = clpool.Context(device=0)
     assert ctx.device.name == devices[0].name
+    with pytest.raises(clpool.UnsupportedDtypeError, match="dtype complex64 has no clpool equivalent"):
+        ctx.warm_up("complex64")
+    x = np.arange(2 * 3 * 70 * 70, dtype=np.float32).reshape(2, 3, 70, 70)
+    np.testing.assert_array_equal(clpool.global_max_pool(x, ctx=ctx).ravel(), x.reshape(6, -1).max(axis=1))
+    ctx.trim()  # frees the scratch a two-pass reduction may have kept; the context stays usable
+    np.testing.assert_allclose(clpool.global_average_pool(x, ctx=ctx).ravel(), x.reshape(6, -1).mean(axis=1),
+                               rtol=1e-6)
     ctx.close()
     assert "closed" in repr(ctx)
