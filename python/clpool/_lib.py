@@ -1,0 +1,111 @@
+"""ctypes declarations of the public C API (include/clpool/clpool.h) and status checking."""
+import ctypes
+import os
+import sys
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
+                    c_uint, c_uint32, c_uint64, c_void_p)
+
+from . import _errors
+
+MAX_RANK = 12
+MAX_SPATIAL = MAX_RANK - 2
+
+
+class Shape(Structure):
+    _fields_ = [("rank", c_int32), ("dims", c_int64 * MAX_RANK)]
+
+
+class DeviceInfoC(Structure):
+    _fields_ = [("platform_name", c_char * 128), ("device_name", c_char * 128),
+                ("device_version", c_char * 128), ("opencl_c_version", c_char * 128),
+                ("driver_version", c_char * 128), ("type", c_uint64), ("compute_units", c_uint32),
+                ("global_mem_bytes", c_uint64), ("cache_bytes", c_uint64), ("max_alloc_bytes", c_uint64),
+                ("max_work_group_size", c_uint64), ("mem_base_addr_align_bits", c_uint32),
+                ("has_fp16", c_int), ("has_fp64", c_int), ("platform", c_void_p), ("device", c_void_p)]
+
+
+class MaxPoolParams(Structure):
+    _fields_ = [("struct_size", c_size_t), ("spatial_rank", c_int32),
+                ("kernel_shape", c_int64 * MAX_SPATIAL), ("strides", c_int64 * MAX_SPATIAL),
+                ("dilations", c_int64 * MAX_SPATIAL), ("pads", c_int64 * (2 * MAX_SPATIAL)),
+                ("ceil_mode", c_int32), ("auto_pad", c_int), ("storage_order", c_int32)]
+
+
+def _library_path():
+    # CLPOOL_LIBRARY points at another build of the library (development of the C side).
+    override = os.environ.get("CLPOOL_LIBRARY")
+    if override:
+        return override
+    name = {"darwin": "libclpool.dylib", "win32": "clpool.dll"}.get(sys.platform, "libclpool.so")
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+
+
+lib = ctypes.CDLL(_library_path())
+
+_p = c_void_p  # opaque pointers: clpool_context*, cl_mem, cl_command_queue, cl_event
+_STATUS_FUNCTIONS = {
+    "clpool_device_count": [POINTER(c_uint32)],
+    "clpool_device_get_info": [c_uint32, POINTER(DeviceInfoC)],
+    "clpool_context_create": [c_char_p, POINTER(c_void_p)],
+    "clpool_context_create_from_cl": [_p, _p, _p, POINTER(c_void_p)],
+    "clpool_context_warm_up": [_p, c_int],
+    "clpool_context_device_info": [_p, POINTER(DeviceInfoC)],
+    "clpool_maxpool_params_init": [POINTER(MaxPoolParams), c_int32, POINTER(c_int64)],
+    "clpool_maxpool_output_shape": [POINTER(Shape), POINTER(MaxPoolParams), POINTER(Shape)],
+    "clpool_enqueue_maxpool": [_p, _p, POINTER(MaxPoolParams), c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t,
+                               _p, c_size_t, c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_global_pool_output_shape": [POINTER(Shape), POINTER(Shape)],
+    "clpool_enqueue_global_max_pool": [_p, _p, c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t, c_uint,
+                                       POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_enqueue_global_average_pool": [_p, _p, c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t, c_uint,
+                                           POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_enqueue_global_lp_pool": [_p, _p, c_double, c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t, c_uint,
+                                      POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_max_output_shape": [c_size_t, POINTER(Shape), POINTER(Shape)],
+    "clpool_enqueue_max": [_p, _p, c_int, c_size_t, POINTER(Shape), POINTER(c_void_p), POINTER(c_size_t), _p,
+                           c_size_t, c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_maxpool_host": [_p, POINTER(MaxPoolParams), c_int, POINTER(Shape), _p, _p, _p],
+    "clpool_global_max_pool_host": [_p, c_int, POINTER(Shape), _p, _p],
+    "clpool_global_average_pool_host": [_p, c_int, POINTER(Shape), _p, _p],
+    "clpool_global_lp_pool_host": [_p, c_double, c_int, POINTER(Shape), _p, _p],
+    "clpool_max_host": [_p, c_int, c_size_t, POINTER(Shape), POINTER(c_void_p), _p],
+}
+for _name, _args in _STATUS_FUNCTIONS.items():
+    _f = getattr(lib, _name)
+    _f.argtypes = _args
+    _f.restype = c_int
+
+lib.clpool_version_string.argtypes = []
+lib.clpool_version_string.restype = c_char_p
+lib.clpool_status_string.argtypes = [c_int]
+lib.clpool_status_string.restype = c_char_p
+lib.clpool_last_error.argtypes = []
+lib.clpool_last_error.restype = c_char_p
+lib.clpool_context_release.argtypes = [_p]
+lib.clpool_context_release.restype = None
+lib.clpool_context_trim.argtypes = [_p]
+lib.clpool_context_trim.restype = None
+lib.clpool_context_cl_queue.argtypes = [_p]
+lib.clpool_context_cl_queue.restype = c_void_p
+lib.clpool_context_cl_context.argtypes = [_p]
+lib.clpool_context_cl_context.restype = c_void_p
+
+
+def check(status):
+    """Raise the clpool.Error subclass of a non-zero status with the C library's message."""
+    if status:
+        raise _errors.from_status(status, lib.clpool_status_string(status).decode(),
+                                  lib.clpool_last_error().decode(errors="replace"))
+
+
+def shape_of(dims):
+    """A clpool_shape from a sequence of ints. A rank past MAX_RANK is passed on for the C side to reject."""
+    s = Shape()
+    s.rank = len(dims)
+    for i, d in enumerate(dims[:MAX_RANK]):
+        s.dims[i] = d
+    return s
+
+
+def dims_of(shape):
+    return tuple(shape.dims[i] for i in range(shape.rank))

@@ -1,0 +1,95 @@
+"""Plain numpy references of the ONNX semantics (independent of clpool: loops over windows and taps)."""
+import functools
+import itertools
+import math
+
+import numpy as np
+
+
+def maxpool_geometry(spatial, kernel, strides, pads, dilations, ceil_mode, auto_pad):
+    """(output dims, pads at the begin) per the ONNX MaxPool rules."""
+    r = len(spatial)
+    strides = list(strides or [1] * r)
+    dilations = list(dilations or [1] * r)
+    eff = [(kernel[i] - 1) * dilations[i] + 1 for i in range(r)]
+    out, begin = [], []
+    for i in range(r):
+        n, s, e = spatial[i], strides[i], eff[i]
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = -(-n // s)
+            total = max(0, (o - 1) * s + e - n)
+            b = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+        elif auto_pad == "VALID":
+            o, b = (n - e) // s + 1, 0
+        else:
+            pb, pe = (pads[i], pads[i + r]) if pads else (0, 0)
+            span = n + pb + pe - e
+            if ceil_mode:
+                o = -(-span // s) + 1
+                if (o - 1) * s >= n + pb:  # a window may not start in the right padding
+                    o -= 1
+            else:
+                o = span // s + 1
+            b = pb
+        out.append(o)
+        begin.append(b)
+    return out, begin, strides, dilations
+
+
+def maxpool(x, kernel, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET", storage_order=0):
+    """(y, indices): the first maximum in row-major tap order wins; a NaN wins over numbers and the first
+    NaN stays (the library's documented NaN rule); padding never wins."""
+    n, c, spatial = x.shape[0], x.shape[1], list(x.shape[2:])
+    out, begin, strides, dilations = maxpool_geometry(spatial, kernel, strides, pads, dilations, ceil_mode,
+                                                      auto_pad)
+    plane = math.prod(spatial)
+    flat = x.reshape(n * c, plane).astype(np.float64) if x.dtype.kind == "V" or x.dtype == np.float16 \
+        else x.reshape(n * c, plane)
+    col_mult = [math.prod(spatial[:i]) for i in range(len(spatial))]
+    y = np.empty((n * c, math.prod(out)), flat.dtype)
+    idx = np.empty((n * c, math.prod(out)), np.int64)
+    for k, o in enumerate(itertools.product(*map(range, out))):
+        best = best_i = None
+        for tap in itertools.product(*map(range, kernel)):
+            pos = [o[i] * strides[i] - begin[i] + tap[i] * dilations[i] for i in range(len(spatial))]
+            if any(p < 0 or p >= spatial[i] for i, p in enumerate(pos)):
+                continue
+            offset = int(np.ravel_multi_index(pos, spatial))
+            where = offset if storage_order == 0 else sum(p * m for p, m in zip(pos, col_mult))
+            v = flat[:, offset]
+            if best is None:
+                best, best_i = v.copy(), np.full(n * c, where, np.int64)
+                continue
+            if flat.dtype.kind == "f":
+                take = (v > best) | (np.isnan(v) & ~np.isnan(best))
+                take &= ~np.isnan(best)
+            else:
+                take = v > best
+            best = np.where(take, v, best)
+            best_i = np.where(take, where, best_i)
+        assert best is not None, "a window without a valid tap"
+        y[:, k] = best
+        idx[:, k] = best_i
+    idx += (np.arange(n * c, dtype=np.int64) * plane)[:, None]
+    shape = (n, c, *out)
+    return y.astype(x.dtype).reshape(shape), idx.reshape(shape)
+
+
+def global_pool(x, which, p=2.0):
+    """Global max / average / Lp over every axis after the first two, computed in float64."""
+    axes = tuple(range(2, x.ndim))
+    v = x.astype(np.float64)
+    if which == "max":
+        r = v.max(axis=axes, keepdims=True)
+    elif which == "average":
+        r = v.mean(axis=axes, keepdims=True)
+    else:
+        r = (np.abs(v) ** p).sum(axis=axes, keepdims=True) ** (1.0 / p)
+    return r
+
+
+def elementwise_max(*inputs):
+    """numpy.maximum folded left to right (NaN propagates; on ties the earlier input wins)."""
+    if inputs[0].dtype.itemsize == 2 and inputs[0].dtype.kind not in "iu":  # float16, bfloat16: exact in float64
+        return functools.reduce(np.maximum, [a.astype(np.float64) for a in inputs]).astype(inputs[0].dtype)
+    return functools.reduce(np.maximum, inputs)
