@@ -92,9 +92,7 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const cl
 
 /* Planes of at most PREFETCH_PLANE_BYTES (common.h) prefetch the next
  * group's plane (the next work-item's, 16 planes on) while they read their
- * own: on a Zen 5 EPYC, 32x2048x7x7 from memory took 0.38-0.40 ms without
- * and 0.27-0.30 ms with (0.75 -> 0.92 of copy), 16x1024x14x14 0.29-0.30 ->
- * 0.23-0.26; 28x28 planes gained nothing from memory, 56x56 lost 5-15%. */
+ * own: runs that short escape the hardware prefetcher; longer ones do not. */
 
 /* y[0..count) = the maxima of the count <= 16 planes of n >= 16 elements at x. */
 static inline void group_max(__global const T *x, const long n, __global T *y, const long count)
@@ -167,10 +165,8 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const c
  * bits already: the first zero's sign, the first NaN), as the Indices count
  * it (col_major: storage_order 1, the first of the spatial dims d0, d1, d2
  * fastest; dims past the rank are 1). Positions tracked through the scan, as
- * the window kernel does, cost a select per vector: CBAM's 28x28 over
- * 8x512x28x28 read 0.70-0.75 of copy there. A maximum per plane in turn,
- * located at once from L1, was slower than the 16 planes' transposed
- * reduction and a look from L2 (0.75-0.93 against 0.63-0.81 ms, 5 alternations).
+ * the window kernel does, cost a select per vector; a maximum per plane in
+ * turn, located at once from L1, loses the 16 planes' transposed reduction.
  */
 __kernel void global_max_pool_indices(__global const T *in, __global T *out, __global long *indices,
                                       const clpool__global_sizes sz)

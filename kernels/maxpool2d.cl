@@ -43,8 +43,8 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #else
     ow0 = block_start(ow0, OW, BW);
     /* A small plane in one work-item: prefetch the next plane's input and
-     * output as the flat path does (int8 2x2/s2 8x128x56x56, 3 KiB planes:
-     * 0.82-0.90 -> 0.95-1.01 of copy, session 24). */
+     * output as the flat path does; such planes are too short a run for the
+     * hardware prefetcher. */
     if (ow0 == 0 && OW <= BW && oh0 == 0 && rows == OH && H * W * (long)sizeof(T) <= PREFETCH_PLANE_BYTES) {
         prefetch_bytes(plane + H * W, H * W * (long)sizeof(T));
         prefetch_write_bytes(out + (nc + 1) * OH * OW, OH * OW * (long)sizeof(T));

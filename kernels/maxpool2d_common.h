@@ -216,9 +216,8 @@ typedef __global long *index_sink;
         loads(row, r, ok);                                                                         \
         ROW_TAPS_OF_LOADS(type, n, r, taps);                                                       \
         /* Under ODD_START the taps are watched, in pairs, rather than the loads and `before`:   \
-         * a compare of the splat became a scalar compare and three moves to broadcast its mask,  \
-         * and a compare of tap 0 alone a second copy of its shuffles (one thread, float32       \
-         * 3x3/s2/p1 on 1x64x112x112, medians of 11 alternations: 83-84 -> 78-81 us) */          \
+         * a compare of the splat becomes a scalar compare and mask broadcasts, and a compare    \
+         * of tap 0 alone a second copy of its shuffles. */                                      \
         if (ODD_START)                                                                             \
             _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2) watch(ok, taps[kw], taps[min(kw + 1, KW - 1)]); \
     }

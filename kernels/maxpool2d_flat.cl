@@ -107,8 +107,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
     /* The next plane's band, which is mostly this thread's next work-item
      * (PoCL hands a thread consecutive work-groups): its input, and its
      * output lines for writing. SPPF's 20x20 planes are 1.6 KiB apiece, too
-     * short a run for the hardware prefetcher (5x5/p2 8x512x20x20, Xeon VM,
-     * session 24: 0.68-0.74 -> 0.83-0.96 of copy, four alternations). */
+     * short a run for the hardware prefetcher. */
     if ((q_hi - q_lo) * (long)sizeof(T) <= PREFETCH_PLANE_BYTES) {
         prefetch_bytes(plane + H * W + at0 + q_lo, (q_hi - q_lo) * (long)sizeof(T));
         prefetch_write_bytes(out + o + OH * OW, rows * OW * (long)sizeof(T));

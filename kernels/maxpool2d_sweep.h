@@ -9,7 +9,7 @@
  * whole row of most tensors) and goes across them for each output row in
  * turn, so it reads its input rows front to back, one stream the hardware
  * prefetcher follows. A work-item per column block reads its block down 16
- * rows before the next block's: at DRAM sizes that took up to 1.6x as long.
+ * rows before the next block's, a pattern the prefetcher follows worse.
  * The blocks' carries live in a private array. Blocks are FVW outputs wide,
  * block k starting at block_start(k * FVW) as without the sweep.
  */
@@ -33,9 +33,8 @@ __attribute__((always_inline)) static inline long sweep_block(const long k, cons
 
 /* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next
  * (past a plane's end, into the next plane's first rows, which the next
- * work-item reads): the hardware prefetchers alone left the sweep stalled on
- * DRAM. float32 3x3/s2, 8x64x112x112, one thread: 1213 -> 1001 us at 4 KiB
- * (2 KiB: 1119, 8 KiB: 999). PREFETCH: common.h. */
+ * work-item reads): the hardware prefetchers alone leave the sweep stalled on
+ * DRAM. PREFETCH: common.h. */
 
 /* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_AHEAD_BYTES
  * ahead, within the buffer (buf_lo/buf_hi). */
@@ -48,11 +47,9 @@ __attribute__((always_inline)) static inline void sweep_prefetch(__global const 
 }
 
 /* A sweep's watches: one per block where windows span rows, so a NaN sends
- * only its own blocks to the exact path (float32 NaN case, 3x3/s2 under the
- * sweep: 0.71-0.78 -> 0.90-0.93 of copy); one for all blocks where they do
- * not, since a 1-D block's scan is one row and its work too little to pay
- * for a watch in memory (1-D 3/s2 8x256x4096: 1.06-1.09 -> 0.83-0.87 of
- * copy with one each). */
+ * only its own blocks to the exact path; one for all blocks where they do
+ * not, since a 1-D block's scan is one row, too little work to pay for a
+ * watch in memory. */
 #define SWEEP_WATCHES (KH > 1 ? SWEEP_MAX : 1)
 #define SWEEP_WATCH(k) (SWEEP_WATCHES > 1 ? (k) : 0)
 

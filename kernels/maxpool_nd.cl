@@ -23,9 +23,8 @@
  * A tap loads its lanes as vectors where the last dim's stride is 1 or 2,
  * or 3 or 4 with 16 lanes under clang (-DSW; 0: any stride, VW single
  * loads), skips the taps whose lanes are all in the padding, and updates the best with a
- * select, without a data-dependent branch (one output per work-item,
- * branching on each compare, had mispredicted on random data and run at
- * 0.1-1.9 GB/s). A tap with lanes in the padding masks them out (its loads
+ * select, without a data-dependent branch (a branch per compare mispredicts
+ * on random data). A tap with lanes in the padding masks them out (its loads
  * read the neighbouring elements where they stay in the buffer, clamped
  * columns elsewhere). Every lane starts from its window's first tap inside
  * the input and takes a tap only if it is strictly better, so padding never
