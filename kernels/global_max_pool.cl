@@ -90,8 +90,9 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const cl
  * plane's maximum is +-0 (the first zero's sign: that plane is redone).
  */
 
-/* Planes of at most PREFETCH_PLANE_BYTES (common.h) prefetch the next group's plane (the next work-item's,
- * 16 planes on) while they read their own: such planes are too short a run for the hardware prefetcher. */
+/* Planes of at most PREFETCH_PLANE_BYTES (common.h) prefetch the next
+ * group's plane (the next work-item's, 16 planes on) while they read their
+ * own: runs that short escape the hardware prefetcher; longer ones do not. */
 
 /* y[0..count) = the maxima of the count <= 16 planes of n >= 16 elements at x. */
 static inline void group_max(__global const T *x, const long n, __global T *y, const long count)
@@ -157,9 +158,15 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const c
 }
 
 /*
- * MaxPool with Indices where every window is a whole plane (CPUs, float32/float64, planes of 16 or more): GlobalMaxPool's
- * 16 planes per work-item, then each maximum's first position found again by comparison while the planes are in cache,
- * cheaper than tracking positions through the scan (col_major: storage_order 1, d0 fastest; dims past the rank are 1).
+ * MaxPool with Indices where every window is a whole plane (CPUs, float32
+ * and float64, planes of at least 16; host/maxpool.c): GlobalMaxPool's 16
+ * planes per work-item, then each maximum's first position, found again by
+ * comparison while the planes are in cache (the output holds that element's
+ * bits already: the first zero's sign, the first NaN), as the Indices count
+ * it (col_major: storage_order 1, the first of the spatial dims d0, d1, d2
+ * fastest; dims past the rank are 1). Positions tracked through the scan, as
+ * the window kernel does, cost a select per vector; a maximum per plane in
+ * turn, located at once from L1, loses the 16 planes' transposed reduction.
  */
 __kernel void global_max_pool_indices(__global const T *in, __global T *out, __global long *indices,
                                       const clpool__global_sizes sz)

@@ -70,8 +70,9 @@ CLPOOL_DEFINE_CONTRIBUTION(AT16, 16)
  * inf for ordinary inputs, and pow dominates the cost anyway. */
 #define VECTOR_SUM (OP != OP_LP || LP_KIND != 0)
 
-/* Sum of contribution(x[i]) for i in [first, end) by `step` into k. The vector loop prefetches
- * PREFETCH_AHEAD_BYTES ahead: the hardware prefetcher alone left the reads short of copy speed. */
+/* Sum of contribution(x[i]) for i in [first, end) by `step` into k. The
+ * vector loop prefetches PREFETCH_AHEAD_BYTES ahead: the hardware prefetcher
+ * alone keeps reads short of copy speed from memory, and in cache it costs nothing. */
 static inline void sum_range(kahan *k, __global const T *x, long first, long end, long step, AT p)
 {
     long i = first;
@@ -168,9 +169,12 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const cl
 
 #if (defined(DT_FLOAT32) || defined(DT_FLOAT64)) && VECTOR_SUM
 /*
- * `global_pool_grouped` for the sums (planes of 16 to SHORT_SUM elements): 16 plain lane sums within a plane (a ragged
- * end's vector ends at the plane's end, its counted lanes dropped), then TRANSPOSED_REDUCE16 and the finish for all
- * 16 planes at once: fewer instructions per plane, short_sum's error bound, and IEEE inf/NaN by themselves.
+ * `global_pool_grouped` for the sums (planes of 16 to SHORT_SUM elements):
+ * within a plane 16 plain lane sums (a ragged end is the vector ending at the
+ * plane's end, its lanes already counted dropped), then TRANSPOSED_REDUCE16
+ * and the finish, all 16 planes at once: the same error bound as short_sum,
+ * and IEEE inf/NaN by themselves, in fewer instructions per plane than one
+ * plane per work-item.
  */
 #define ADD2(a, b) ((a) + (b))
 __kernel void global_pool_grouped(__global const T *in, __global T *out, const clpool__global_sizes sz, const AT p)

@@ -42,7 +42,9 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
                     guarded, h0 >= 0 && h_end < H, w_from, w_end, buf_lo, buf_hi);
 #else
     ow0 = block_start(ow0, OW, BW);
-    /* A small plane in one work-item: prefetch the next plane's input and output as the flat path does. */
+    /* A small plane in one work-item: prefetch the next plane's input and
+     * output as the flat path does; such planes are too short a run for the
+     * hardware prefetcher. */
     if (ow0 == 0 && OW <= BW && oh0 == 0 && rows == OH && H * W * (long)sizeof(T) <= PREFETCH_PLANE_BYTES) {
         prefetch_bytes(plane + H * W, H * W * (long)sizeof(T));
         prefetch_write_bytes(out + (nc + 1) * OH * OW, OH * OW * (long)sizeof(T));

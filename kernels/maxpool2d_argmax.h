@@ -17,9 +17,11 @@
  * like the fast path: the window's row results (key, bits, column) carry
  * over, NEW more input rows per output row.
  */
-/* Row h's per-lane best (key, bits, first column holding it) of its KW taps, and whether the row lies inside
- * the plane (*inside: if not, nothing else is set). Here `interior` also means every row of the block is inside
- * the plane (INTERIOR_NEEDS_ROWS), which spares interior blocks a check per row. */
+/* Row h's per-lane best (key, bits, first column holding it) of its KW
+ * taps, and whether the row lies inside the plane (*inside: if not, nothing
+ * else is set). Here `interior` also means every row of the block inside
+ * the plane (INTERIOR_NEEDS_ROWS): one check per block, not one per row as
+ * on the fast path, keeps the interior blocks' loop lean. */
 #define INTERIOR_NEEDS_ROWS 1
 __attribute__((always_inline)) static inline void argmax_row(__global const T *plane, const int H, const int W, const long h,
                                                       const int w0, const MASKV(VW) *valid, const int interior,

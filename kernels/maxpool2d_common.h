@@ -216,7 +216,8 @@ typedef __global long *index_sink;
         loads(row, r, ok);                                                                         \
         ROW_TAPS_OF_LOADS(type, n, r, taps);                                                       \
         /* Under ODD_START the taps are watched, in pairs, rather than the loads and `before`:   \
-         * a compare of the splat or of tap 0 alone compiles to extra moves and shuffles. */      \
+         * a compare of the splat becomes a scalar compare and mask broadcasts, and a compare    \
+         * of tap 0 alone a second copy of its shuffles. */                                      \
         if (ODD_START)                                                                             \
             _Pragma("unroll") for (int kw = 0; kw < KW; kw += 2) watch(ok, taps[kw], taps[min(kw + 1, KW - 1)]); \
     }

@@ -228,9 +228,14 @@ __attribute__((always_inline)) static inline int row_needs_exact(__global const 
 }
 
 /*
- * Redoes a block of `rows` x `lanes` outputs on the exact path, EXACT_ROWS x VW at a time, only for the groups whose
- * windows hold a value the fast path could not combine (NEEDS_EXACT): the others keep what it stored. Each input row
- * is scanned at most once per VW lanes, so a NaN costs its own groups, not every row of its block.
+ * Redoes a block of `rows` rows x `lanes` (up to block_lanes) outputs on the
+ * exact path, EXACT_ROWS rows x VW lanes at a time, but only the groups whose
+ * windows hold a value the fast path could not combine exactly (NEEDS_EXACT):
+ * the others keep what the fast (or argmax, or plane) path stored. Each input
+ * row is scanned at most once per VW lanes, in order, until a group's
+ * question is settled: it needs the exact path where the last such row found
+ * lies at or below its windows' first row: a NaN costs the groups whose
+ * windows hold it, not every row of its block.
  */
 __attribute__((always_inline)) static inline void maxpool2d_redo_exact(__global const T *plane, __global T *out,
                                                                 index_sink indices, const int H, const int W,

@@ -143,8 +143,8 @@ __attribute__((always_inline)) static inline void block_edges_init(block_edges *
  * than FVW): on x86 with AVX-512 (PoCL there) one byte-masked store;
  * elsewhere through a private copy, as VW-lane stores, the last one ending at
  * `lanes` (overlapping the one before), single elements only below VW lanes.
- * The copy had cost a store-forwarding stall per VW lanes: a fifth of int8
- * 3x3/s2's time on 56-wide rows (FVW 64). A macro, not a function: a wide
+ * The copy costs a store-forwarding stall per VW lanes, where AVX-512 can
+ * mask instead. A macro, not a function: a wide
  * vector argument would change the ABI (-Wpsabi) on targets without AVX-512. */
 #if defined(DT_FLOAT64)
 #define T_BYTES 8

@@ -104,8 +104,10 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
     const long at0 = h0 * W; /* the array's element q is the plane's at0 + q */
     const int guarded = at0 + q_lo - PAD_W < buf_lo || at0 + q_hi + FVW + KW > buf_hi;
     FAST_ELEM a[FLAT_ELEMS] __attribute__((aligned(64)));
-    /* Prefetch the next plane's band (mostly this thread's next work-item: PoCL hands a thread consecutive
-     * work-groups), its input and its output lines: small planes are too short a run for the hardware prefetcher. */
+    /* The next plane's band, which is mostly this thread's next work-item
+     * (PoCL hands a thread consecutive work-groups): its input, and its
+     * output lines for writing. SPPF's 20x20 planes are 1.6 KiB apiece, too
+     * short a run for the hardware prefetcher. */
     if ((q_hi - q_lo) * (long)sizeof(T) <= PREFETCH_PLANE_BYTES) {
         prefetch_bytes(plane + H * W + at0 + q_lo, (q_hi - q_lo) * (long)sizeof(T));
         prefetch_write_bytes(out + o + OH * OW, rows * OW * (long)sizeof(T));

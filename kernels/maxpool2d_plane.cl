@@ -45,8 +45,8 @@ __attribute__((always_inline)) static inline void plane_fill(FAST_ELEM *a, const
 
 /* Windows of up to 11 taps a side are combined tap by tap; 12 and 13 (the
  * 2-D path's limit) by the log-step: 4 taps, then 8 (pairs 4 apart), then
- * the pair 8 - k apart. A 512-bit store costs Zen 4 two cycles and a load
- * one, so a pass (two loads and a store) has to save more than that. */
+ * the pair 8 - k apart. A 512-bit store costs about two loads, so an extra
+ * pass (two loads and a store) pays only for the longest windows. */
 #define PLANE_LOG_STEP(k) ((k) > 11)
 /* Taps of the last vertical combine (the one into the output rows), P apart
  * times PLANE_V_STEP. */

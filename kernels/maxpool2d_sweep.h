@@ -4,9 +4,14 @@
 #endif
 #if SWEEP_BLOCKS
 /*
- * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a work-item goes across up to SWEEP_BLOCKS
- * blocks of FVW outputs of each of its rows in turn (carries in a private array), so it reads its input front to
- * back, one stream the hardware prefetcher follows, where blocks read down 16 rows at a time stall on DRAM.
+ * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a
+ * work-item owns up to SWEEP_BLOCKS * BW outputs of each of its rows (the
+ * whole row of most tensors) and goes across them for each output row in
+ * turn, so it reads its input rows front to back, one stream the hardware
+ * prefetcher follows. A work-item per column block reads its block down 16
+ * rows before the next block's, a pattern the prefetcher follows worse.
+ * The blocks' carries live in a private array. Blocks are FVW outputs wide,
+ * block k starting at block_start(k * FVW) as without the sweep.
  */
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
 
@@ -26,8 +31,10 @@ __attribute__((always_inline)) static inline long sweep_block(const long k, cons
     return ow;
 }
 
-/* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next (past a plane's end, into the
- * next plane's first rows): the hardware prefetchers alone left the sweep stalled on DRAM. PREFETCH: common.h. */
+/* Software prefetch, PREFETCH_AHEAD_BYTES ahead of the input a sweep reads next
+ * (past a plane's end, into the next plane's first rows, which the next
+ * work-item reads): the hardware prefetchers alone leave the sweep stalled on
+ * DRAM. PREFETCH: common.h. */
 
 /* Prefetches elements [at, at + n) of `plane` (offsets), PREFETCH_AHEAD_BYTES
  * ahead, within the buffer (buf_lo/buf_hi). */
@@ -39,8 +46,10 @@ __attribute__((always_inline)) static inline void sweep_prefetch(__global const 
     if (from < to) prefetch_bytes(plane + from, (to - from) * (long)sizeof(T));
 }
 
-/* A sweep's watches: one per block where windows span rows, so a NaN sends only its own blocks to the exact
- * path; one for all blocks where they do not: a 1-D block's scan is one row, too little to pay for a watch in memory. */
+/* A sweep's watches: one per block where windows span rows, so a NaN sends
+ * only its own blocks to the exact path; one for all blocks where they do
+ * not, since a 1-D block's scan is one row, too little work to pay for a
+ * watch in memory. */
 #define SWEEP_WATCHES (KH > 1 ? SWEEP_MAX : 1)
 #define SWEEP_WATCH(k) (SWEEP_WATCHES > 1 ? (k) : 0)
 

@@ -12,11 +12,24 @@
 #endif
 
 /*
- * The general kernel: any rank, kernel, stride, dilation and padding as run-time data (maxpool_geom), so one program
- * per rank, dtype, Indices variant, lanes (-DVW, -DNB) and last-dim stride class (-DSW) serves every attribute set.
- * A work-item owns NB blocks of VW outputs of one output row; taps load as vectors where the stride allows and update
- * the best with a select, never a data-dependent branch (those mispredict on random data). Each lane starts from its
- * first tap inside the input and takes only strictly better taps: padding never wins, ties keep the first tap.
+ * The general kernel: any rank, kernel, stride, dilation and padding. The
+ * geometry is run-time data (clpool__maxpool_geom), so one program per rank, dtype,
+ * Indices variant, lane count (-DVW, -DNB) and last-dim stride class (-DSW)
+ * serves every attribute set. A work-item owns NB blocks of VW neighbouring
+ * outputs along the last spatial dim of one output row (one position in N,
+ * C and the other spatial dims): its windows' taps on the other dims are the
+ * same for every lane and are narrowed to the input once, and along the last
+ * dim lane j's tap kw reads column (ow0 + j) * stride - pad + kw * dilation.
+ * A tap loads its lanes as vectors where the last dim's stride is 1 or 2,
+ * or 3 or 4 with 16 lanes under clang (-DSW; 0: any stride, VW single
+ * loads), skips the taps whose lanes are all in the padding, and updates the best with a
+ * select, without a data-dependent branch (a branch per compare mispredicts
+ * on random data). A tap with lanes in the padding masks them out (its loads
+ * read the neighbouring elements where they stay in the buffer, clamped
+ * columns elsewhere). Every lane starts from its window's first tap inside
+ * the input and takes a tap only if it is strictly better, so padding never
+ * wins and ties keep the first tap in row-major order. Lanes past the row's
+ * end are computed alongside and not stored.
  */
 
 #define LAST (NS - 1)
