@@ -298,3 +298,17 @@ static cl_uint settled_count(cl_uint (*count)(void *), void *obj, cl_uint want)
 
 cl_uint cu_settled_context_refcount(cl_context c, cl_uint want) { return settled_count(context_count, c, want); }
 cl_uint cu_settled_queue_refcount(cl_command_queue q, cl_uint want) { return settled_count(queue_count, q, want); }
+
+void cu_assert_context_computes(clpool_context *ctx, const char *desc)
+{
+    const int64_t k[1] = {2};
+    clpool_maxpool_params p;
+    cu_assert_ok(clpool_maxpool_params_init(&p, 1, k), "clpool_maxpool_params_init", desc);
+    const clpool_shape in = {3, {1, 1, 4}};
+    const float x[4] = {1, 5, 2, 3};
+    float out[3];
+    int64_t idx[3];
+    cu_assert_ok(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, out, idx), "clpool_maxpool_host", desc);
+    ck_assert_msg(out[0] == 5 && out[1] == 5 && out[2] == 3 && idx[0] == 1 && idx[1] == 1 && idx[2] == 3,
+                  "%s: wrong MaxPool result", desc);
+}

@@ -121,6 +121,8 @@ void cu_wait_done(cl_command_queue q, cl_event ev, const char *desc);
 
 /** Asserts that the clpool call `call` succeeded; the message names `desc`, the status and clpool_last_error(). */
 void cu_assert_ok(clpool_status st, const char *call, const char *desc);
+/* MaxPool 2 on [1,1,4] floats through ctx, checked: proof that a context still computes after failures. */
+void cu_assert_context_computes(clpool_context *ctx, const char *desc);
 /**
  * Asserts that the call `fn` returned `want`; call it right after the call,
  * as it reads clpool_last_error(). If `want` is an error, the error message

@@ -177,21 +177,6 @@ static void case_prepare(sweep_case *c, clpool_context *ctx)
     }
 }
 
-/* MaxPool 2 on [1,1,4] floats through the context: proof that it still computes (warm-up's check). */
-static void assert_context_computes(clpool_context *ctx, const char *desc)
-{
-    const int64_t k[1] = {2};
-    clpool_maxpool_params p;
-    cu_assert_ok(clpool_maxpool_params_init(&p, 1, k), "clpool_maxpool_params_init", desc);
-    const clpool_shape in = {3, {1, 1, 4}};
-    const float x[4] = {1, 5, 2, 3};
-    float out[3];
-    int64_t idx[3];
-    cu_assert_ok(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, out, idx), "clpool_maxpool_host", desc);
-    ck_assert_msg(out[0] == 5 && out[1] == 5 && out[2] == 3 && idx[0] == 1 && idx[1] == 1 && idx[2] == 3,
-                  "%s: wrong MaxPool result", desc);
-}
-
 /* A tensor's round trip; what it made is released whatever fails. */
 static clpool_status tensor_round_trip(clpool_context *ctx, sweep_case *c)
 {
@@ -244,7 +229,7 @@ static clpool_status case_run(sweep_case *c, clpool_context *ctx, cl_event *ev)
 static void case_check(sweep_case *c, clpool_context *ctx, const char *desc)
 {
     if (c->op == OP_WARM_UP) {
-        assert_context_computes(ctx, desc);
+        cu_assert_context_computes(ctx, desc);
         return;
     }
     const size_t n = (size_t)c->n_out;

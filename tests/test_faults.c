@@ -658,21 +658,6 @@ START_TEST(maxpool_3d_one_pass_no_scratch)
 }
 END_TEST
 
-/* MaxPool 2 on [1,1,4] floats through the context: proof the context still computes. */
-static void assert_context_computes(clpool_context *ctx, const char *desc)
-{
-    const int64_t k[1] = {2};
-    clpool_maxpool_params p;
-    cu_assert_ok(clpool_maxpool_params_init(&p, 1, k), "clpool_maxpool_params_init", desc);
-    const clpool_shape in = {3, {1, 1, 4}};
-    const float x[4] = {1, 5, 2, 3};
-    float out[3];
-    int64_t idx[3];
-    cu_assert_ok(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, out, idx), "clpool_maxpool_host", desc);
-    ck_assert_msg(out[0] == 5 && out[1] == 5 && out[2] == 3 && idx[0] == 1 && idx[1] == 1 && idx[2] == 3,
-                  "%s: wrong MaxPool result", desc);
-}
-
 START_TEST(warm_up_allocation_failures)
 {
     clpool_context *ctx = cu_context_create();
@@ -701,11 +686,11 @@ START_TEST(warm_up_allocation_failures)
             cu_assert_status(name, NULL, st, CLPOOL_ERROR_OPENCL, "clCreateBuffer(global pool partials");
         }
         ck_assert_int_eq(clFinish(clpool_context_cl_queue(ctx)), CL_SUCCESS);
-        assert_context_computes(ctx, name);
+        cu_assert_context_computes(ctx, name);
         clpool_context_trim(ctx);
     }
     cu_assert_ok(clpool_context_warm_up(ctx, CLPOOL_FLOAT32), "clpool_context_warm_up", "after the failures");
-    assert_context_computes(ctx, "warm-up after the failures");
+    cu_assert_context_computes(ctx, "warm-up after the failures");
     clpool_context_release(ctx);
     assert_all_released();
     printf("note: warm-up (float32) makes %d buffers; each failed in turn\n", total);
