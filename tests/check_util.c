@@ -1,6 +1,7 @@
 /* Shared Check-suite mechanics; see check_util.h. */
 #include "check_util.h"
 
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,4 +312,19 @@ void cu_assert_context_computes(clpool_context *ctx, const char *desc)
     cu_assert_ok(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, out, idx), "clpool_maxpool_host", desc);
     ck_assert_msg(out[0] == 5 && out[1] == 5 && out[2] == 3 && idx[0] == 1 && idx[1] == 1 && idx[2] == 3,
                   "%s: wrong MaxPool result", desc);
+}
+
+double cu_global_pool_tolerance(clpool_dtype dtype)
+{
+    switch (dtype) {
+    case CLPOOL_FLOAT64: return 1e-12;
+    case CLPOOL_FLOAT16: return 2e-3;
+    case CLPOOL_BFLOAT16: return 1e-2;
+    default: return 1e-5;
+    }
+}
+
+double cu_smallest_normal(clpool_dtype dtype)
+{
+    return dtype == CLPOOL_FLOAT64 ? DBL_MIN : dtype == CLPOOL_FLOAT16 ? 0x1p-14 : FLT_MIN;
 }

@@ -121,6 +121,10 @@ void cu_wait_done(cl_command_queue q, cl_event ev, const char *desc);
 
 /** Asserts that the clpool call `call` succeeded; the message names `desc`, the status and clpool_last_error(). */
 void cu_assert_ok(clpool_status st, const char *call, const char *desc);
+/* Global Average/Lp pools: relative tolerance per dtype against a wider
+ * reference, and the smallest normal value (the floor of a plane's scale). */
+double cu_global_pool_tolerance(clpool_dtype dtype);
+double cu_smallest_normal(clpool_dtype dtype);
 /* MaxPool 2 on [1,1,4] floats through ctx, checked: proof that a context still computes after failures. */
 void cu_assert_context_computes(clpool_context *ctx, const char *desc);
 /**

@@ -69,22 +69,6 @@ static const char *describe(const gp_case *c, const char *label, char *buf, size
     return buf;
 }
 
-/* Relative tolerance of Average/Lp per dtype, and the smallest normal value (floor of the scale). */
-static double tolerance(clpool_dtype dtype)
-{
-    switch (dtype) {
-    case CLPOOL_FLOAT64: return 1e-12;
-    case CLPOOL_FLOAT16: return 2e-3;
-    case CLPOOL_BFLOAT16: return 1e-2;
-    default: return 1e-5;
-    }
-}
-
-static double tiny(clpool_dtype dtype)
-{
-    return dtype == CLPOOL_FLOAT64 ? DBL_MIN : dtype == CLPOOL_FLOAT16 ? 0x1p-14 : FLT_MIN;
-}
-
 /* ------------------------------------------------------ running a case */
 
 static clpool_status call_host(const gp_case *c, const void *in, void *out)
@@ -165,11 +149,11 @@ static int check_value(const gp_case *c, double ref, double scale, double got, c
     }
     double mag = fabs(ref);
     if (scale > mag) mag = scale;
-    if (tiny(c->dtype) > mag) mag = tiny(c->dtype);
-    const double bound = tolerance(c->dtype) * mag;
+    if (cu_smallest_normal(c->dtype) > mag) mag = cu_smallest_normal(c->dtype);
+    const double bound = cu_global_pool_tolerance(c->dtype) * mag;
     if (isfinite(got) && fabs(got - ref) <= bound) return 0;
     snprintf(why, why_len, "expected %.17g, got %.17g (error %.3g > bound %.3g, relative %.3g)", ref, got,
-             fabs(got - ref), bound, fabs(got - ref) / fmax(fabs(ref), tiny(c->dtype)));
+             fabs(got - ref), bound, fabs(got - ref) / fmax(fabs(ref), cu_smallest_normal(c->dtype)));
     return 1;
 }
 

@@ -497,11 +497,6 @@ static const struct {
     {"4 planes of 3300, two passes", {4, {2, 2, 3, 1100}}, 1},
 };
 
-static double gp_tolerance(clpool_dtype dt)
-{
-    return dt == CLPOOL_FLOAT64 ? 1e-12 : dt == CLPOOL_FLOAT16 ? 2e-3 : dt == CLPOOL_BFLOAT16 ? 1e-2 : 1e-5;
-}
-
 /* Plane j % 4: values in [-1, 1]; with a NaN; at most 0 with both zeros
  * (the first zero's sign must win GlobalMaxPool); with +inf. */
 static void gp_fill(ref_rng *r, clpool_dtype dt, void *data, int64_t planes, int64_t size)
@@ -560,8 +555,7 @@ static void gp_run(size_t o, size_t s, clpool_dtype dt, const void *input, const
             continue;
         }
         const double g = ref_load(dt, got + out_lead, j), w = want[j];
-        const double tiny = dt == CLPOOL_FLOAT64 ? DBL_MIN : dt == CLPOOL_FLOAT16 ? 0x1p-14 : FLT_MIN;
-        const double bound = gp_tolerance(dt) * fmax(fmax(fabs(w), scale[j]), tiny);
+        const double bound = cu_global_pool_tolerance(dt) * fmax(fmax(fabs(w), scale[j]), cu_smallest_normal(dt));
         const int ok = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs(g - w) <= bound;
         ck_assert_msg(ok, "%s: plane %lld is %.17g, expected %.17g (bound %.3g)", desc, (long long)j, g, w, bound);
     }
