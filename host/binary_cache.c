@@ -1,11 +1,12 @@
 /*
- * On-disk program-binary cache. Measured on PoCL 3.1 (README, "Start-up
- * cost"): with PoCL's own cache warm, building clpool's MaxPool program from
- * source still takes 24-35 ms; from the binary it takes ~1.3 ms. Writing an
- * entry costs one CL_PROGRAM_BINARIES query (~130 ms on PoCL), paid once.
+ * On-disk program-binary cache. Loading a program from its binary skips the
+ * driver's compiler; writing an entry costs one CL_PROGRAM_BINARIES query.
  *
  * Directory: $CLPOOL_CACHE_DIR, else $XDG_CACHE_HOME/clpool, else
- * $HOME/.cache/clpool; CLPOOL_CACHE_DIR=off disables it. An entry is keyed by
+ * $HOME/.cache/clpool; CLPOOL_CACHE_DIR=off disables it. PoCL answers the
+ * binary query by compiling every kernel once more, and keeps compiled
+ * kernels in its own cache, so there only an explicit CLPOOL_CACHE_DIR turns
+ * this cache on (docs/design.md, "Program-binary cache"). An entry is keyed by
  * everything that could change the binary (library version, a hash of the
  * kernel sources, build options, platform, device, device and driver
  * versions): the file name is a hash of that key and the file repeats the
@@ -78,6 +79,15 @@ static void cache_off(clpool__cache *c, clpool_cache_state state, const char *fm
     c->dir_fd = -1;
 }
 
+/* PoCL with its kernel cache on (its default): the driver already keeps what
+ * this cache would, and a binary query there compiles the program again. */
+static int pocl_kernel_cache_on(const clpool_context *ctx)
+{
+    const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
+    return strstr(ctx->info.platform_name, "Portable Computing Language") != NULL &&
+           !(pocl_cache && strcmp(pocl_cache, "0") == 0);
+}
+
 void clpool__cache_open(clpool_context *ctx)
 {
     clpool__cache *c = &ctx->cache;
@@ -101,6 +111,12 @@ void clpool__cache_open(clpool_context *ctx)
         c->directory[0] = '\0';
         cache_off(c, CLPOOL_CACHE_OFF_UNUSABLE, "the cache directory's path is longer than %d bytes",
                   (int)sizeof c->directory - 65);
+        return;
+    }
+    if (!(env && *env) && pocl_kernel_cache_on(ctx)) {
+        cache_off(c, CLPOOL_CACHE_OFF_DRIVER_CACHES,
+                  "PoCL keeps compiled kernels in its own cache (POCL_KERNEL_CACHE); set CLPOOL_CACHE_DIR to use "
+                  "clpool's as well");
         return;
     }
     char path[CLPOOL__CACHE_PATH_MAX];

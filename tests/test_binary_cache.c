@@ -264,16 +264,31 @@ START_TEST(cache_off_states_say_why)
     cache_run r = run_once("");
     ck_assert_int_eq(r.state, CLPOOL_CACHE_OFF_NO_DIRECTORY);
     ck_assert_str_eq(r.reason, "CLPOOL_CACHE_DIR, XDG_CACHE_HOME and HOME are unset or empty");
-    /* XDG_CACHE_HOME/clpool, then HOME/.cache/clpool, when CLPOOL_CACHE_DIR is empty. */
+    /* XDG_CACHE_HOME/clpool, then HOME/.cache/clpool, when CLPOOL_CACHE_DIR is empty;
+       on PoCL only with PoCL's own kernel cache off. */
     test_path(dir, sizeof dir, "home");
     setenv("HOME", dir, 1);
     setenv("CLPOOL_CACHE_DIR", "", 1);
+    char want[1200];
+    snprintf(want, sizeof want, "%s/.cache/clpool", dir);
     clpool_context *ctx = cu_context_create();
     clpool_cache_info info = {.struct_size = sizeof info};
     ck_assert_int_eq(clpool_context_cache_info(ctx, &info), CLPOOL_SUCCESS);
+    clpool_device_info device;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &device), CLPOOL_SUCCESS);
+    const int pocl = strstr(device.platform_name, "Portable Computing Language") != NULL;
+    if (pocl) {
+        ck_assert_int_eq(info.state, CLPOOL_CACHE_OFF_DRIVER_CACHES);
+        ck_assert_str_eq(info.reason, "PoCL keeps compiled kernels in its own cache (POCL_KERNEL_CACHE); set "
+                                      "CLPOOL_CACHE_DIR to use clpool's as well");
+        ck_assert_str_eq(info.directory, want);
+        ck_assert_int_ne(access(want, F_OK), 0); /* nothing made */
+        clpool_context_release(ctx);
+        setenv("POCL_KERNEL_CACHE", "0", 1);
+        ctx = cu_context_create();
+        ck_assert_int_eq(clpool_context_cache_info(ctx, &info), CLPOOL_SUCCESS);
+    }
     ck_assert_int_eq(info.state, CLPOOL_CACHE_ON);
-    char want[1200];
-    snprintf(want, sizeof want, "%s/.cache/clpool", dir);
     ck_assert_str_eq(info.directory, want);
     assert_mode(want, 0700);
     clpool_context_release(ctx);
@@ -284,6 +299,7 @@ START_TEST(cache_off_states_say_why)
     ck_assert_str_eq(info.directory, want);
     clpool_context_release(ctx);
     unsetenv("XDG_CACHE_HOME");
+    unsetenv("POCL_KERNEL_CACHE");
     setenv("HOME", saved_home, 1);
     setenv("CLPOOL_CACHE_DIR", "off", 1);
     ck_assert_int_eq(unlink(file), 0);

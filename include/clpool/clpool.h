@@ -184,7 +184,8 @@ CLPOOL_API clpool_status clpool_device_get_info(uint32_t index, clpool_device_in
  * Holds the cl_context, device, a default queue and the program cache.
  * Kernel programs are built on first use and kept for the context's life;
  * their binaries may also be cached on disk in $CLPOOL_CACHE_DIR (default
- * $XDG_CACHE_HOME/clpool or ~/.cache/clpool; "off" disables it). A bad or
+ * $XDG_CACHE_HOME/clpool or ~/.cache/clpool, not used on PoCL, which caches
+ * compiled kernels itself; "off" disables it). A bad or
  * stale cache entry is rebuilt, never an error. The cache is per user: see
  * clpool_context_cache_info() for when a context refuses a directory.
  */
@@ -249,7 +250,10 @@ typedef enum clpool_cache_state {
     CLPOOL_CACHE_OFF_UNUSABLE = 3,      /**< the directory cannot be created or opened, is not a directory, or its
                                              path is too long */
     CLPOOL_CACHE_OFF_FOREIGN_OWNER = 4, /**< the directory belongs to a user other than the effective one */
-    CLPOOL_CACHE_OFF_SHARED = 5         /**< group or others may write to the directory */
+    CLPOOL_CACHE_OFF_SHARED = 5,        /**< group or others may write to the directory */
+    CLPOOL_CACHE_OFF_DRIVER_CACHES = 6  /**< the default directory on PoCL with its own kernel cache on: PoCL keeps
+                                             compiled kernels itself and would compile a program once more to
+                                             return its binary; an explicit CLPOOL_CACHE_DIR turns the cache on */
 } clpool_cache_state;
 
 /** A context's program-binary cache: its state, settled when the context was created, and its use since. */
