@@ -491,6 +491,25 @@ START_TEST(bench_rows_and_bad_arguments)
     expect_status_line(2, "bench --frob", "unexpected argument '--frob'");
     expect_status_line(2, "bench --repeat 1 --filter no_such_case", "no case matches --filter 'no_such_case'");
     expect_status_line(2, "bench --sweep --overhead", "--filter, --sweep, --overhead and --startup exclude one another");
+    expect_status_line(2, "bench --startup-case no_such_case", "no start-up case 'no_such_case'");
+}
+END_TEST
+
+/* One start-up case as `clpool bench --startup` runs it in a child process:
+ * it prints the milliseconds to its first result, for the floor and an op. */
+START_TEST(bench_startup_cases)
+{
+    const char *cases[2] = {"floor_copy_1x64x112x112", "maxpool_idx_3x3s2p1_1x64x112x112"};
+    for (int i = 0; i < 2; ++i) {
+        char args[256], out[256], err[4096];
+        snprintf(args, sizeof args, "bench --startup-case %s --device 0", cases[i]);
+        const int rc = run_cli_io(args, out, sizeof out, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        char *end = NULL;
+        const double ms = strtod(out, &end);
+        ck_assert_msg(end != out && *end == '\n' && end[1] == '\0' && isfinite(ms) && ms > 0,
+                      "clpool %s printed: %s", args, out);
+    }
 }
 END_TEST
 
@@ -664,6 +683,7 @@ int main(void)
     tcase_add_test(tc, onnx_test_paths_and_status);
     tcase_add_test(tc, bench_rows_and_bad_arguments);
     tcase_add_test(tc, bench_overhead_rows);
+    tcase_add_test(tc, bench_startup_cases);
     tcase_add_test(tc, devices_show_cache_state);
     return cu_run_suite(s, CK_NORMAL);
 }

@@ -13,8 +13,9 @@
  *   --sweep     MaxPool 3x3/s2/p1 and Max (same shape) from 64 KiB to 512 MiB
  *   --overhead  median host cost of one enqueue call over 10,000 tiny ops, with the
  *               device running them and with the device idle
- *   --startup   first-call latency: context creation, a first MaxPool (program
- *               build included) vs a second one, and clpool_context_warm_up
+ *   --startup   the first result of each reference case (batch 1) and of
+ *               clpool_context_warm_up in fresh processes from empty caches,
+ *               against a trivial copy kernel's (tools/cli_startup.c); R defaults to 5
  * POCL_AFFINITY defaults to 1 here (a value in the environment wins): unpinned,
  * PoCL's worker threads can share one core and every kernel, the copy
  * included, runs at a fraction of its speed in that process.
@@ -566,53 +567,11 @@ static int bench_sweep(bench_env *env, int csv)
     return 0;
 }
 
-/* One blocking MaxPool 3x3/s2/p1 on a 1x64x56x56 float32 tensor; returns ms or -1. */
-static double timed_maxpool(clpool_context *ctx)
-{
-    const int64_t ks[2] = {3, 3};
-    clpool_maxpool_params p;
-    clpool_maxpool_params_init(&p, 2, ks);
-    p.strides[0] = p.strides[1] = 2;
-    p.pads[0] = p.pads[1] = p.pads[2] = p.pads[3] = 1;
-    const clpool_shape in = {4, {1, 64, 56, 56}};
-    static float x[64 * 56 * 56], y[64 * 28 * 28];
-    const double t0 = now_ms();
-    if (clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, y, NULL) != CLPOOL_SUCCESS) return -1;
-    return now_ms() - t0;
-}
-
-/* Start-up costs on fresh contexts (PoCL's own binary cache decides cold vs warm). */
-static int bench_startup(const char *device, int csv)
-{
-    double t0 = now_ms();
-    clpool_context *ctx = NULL;
-    if (clpool_context_create(device, &ctx) != CLPOOL_SUCCESS) return -1;
-    const double create = now_ms() - t0, first = timed_maxpool(ctx), second = timed_maxpool(ctx);
-    clpool_context_release(ctx);
-    if (clpool_context_create(device, &ctx) != CLPOOL_SUCCESS) return -1;
-    t0 = now_ms();
-    const clpool_status st = clpool_context_warm_up(ctx, CLPOOL_FLOAT32);
-    const double warm = now_ms() - t0, after_warm = timed_maxpool(ctx);
-    clpool_context_release(ctx);
-    if (st != CLPOOL_SUCCESS || first < 0 || second < 0 || after_warm < 0) {
-        fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
-        return -1;
-    }
-    if (csv) {
-        printf("startup,context_create_ms,first_maxpool_ms,second_maxpool_ms,warm_up_f32_ms,maxpool_after_warm_up_ms\n");
-        printf("startup,%.2f,%.2f,%.2f,%.2f,%.2f\n", create, first, second, warm, after_warm);
-    } else {
-        printf("context create %.2f ms; first MaxPool %.2f ms, second %.2f ms; "
-               "warm_up(float32) %.2f ms, then first MaxPool %.2f ms\n",
-               create, first, second, warm, after_warm);
-    }
-    return 0;
-}
-
 int cli_bench(int argc, char **argv)
 {
     const char *device = NULL, *filter = NULL;
-    int csv = 0, sweep = 0, overhead = 0, startup = 0;
+    const char *startup_case = NULL; /* internal: one start-up case, in a child process */
+    int csv = 0, sweep = 0, overhead = 0, startup = 0, repeat_given = 0;
     bench_env env;
     memset(&env, 0, sizeof env);
     env.repeat = 15;
@@ -623,10 +582,12 @@ int cli_bench(int argc, char **argv)
         else if (strcmp(a, "--sweep") == 0) sweep = 1;
         else if (strcmp(a, "--overhead") == 0) overhead = 1;
         else if (strcmp(a, "--startup") == 0) startup = 1;
-        else if (strcmp(a, "--device") != 0 && strcmp(a, "--filter") != 0 && strcmp(a, "--repeat") != 0)
+        else if (strcmp(a, "--device") != 0 && strcmp(a, "--filter") != 0 && strcmp(a, "--repeat") != 0 &&
+                 strcmp(a, "--startup-case") != 0)
             return cli_usage_error("bench", "unexpected argument '%s'", a);
         else if (i + 1 == argc) return cli_usage_error("bench", "%s needs a value", a);
         else if (strcmp(a, "--device") == 0) device = argv[++i];
+        else if (strcmp(a, "--startup-case") == 0) startup_case = argv[++i];
         else if (strcmp(a, "--filter") == 0) filter = argv[++i];
         else {
             char *end = NULL;
@@ -634,6 +595,7 @@ int cli_bench(int argc, char **argv)
             if (end == argv[i] || *end || r < 1 || r > 100000)
                 return cli_usage_error("bench", "--repeat must be 1..100000, not '%s'", argv[i]);
             env.repeat = (int)r;
+            repeat_given = 1;
         }
     }
     if (sweep + overhead + startup + (filter != NULL) > 1)
@@ -644,7 +606,8 @@ int cli_bench(int argc, char **argv)
     for (size_t i = 0; i < n_cases; ++i) matched += !filter || strstr(cases[i].name, filter) != NULL;
     if (matched == 0) return cli_usage_error("bench", "no case matches --filter '%s'", filter);
     setenv("POCL_AFFINITY", "1", 0); /* before the first OpenCL call; see the top comment */
-    if (startup) return bench_startup(device, csv) == 0 ? 0 : 1;
+    if (startup_case) return cli_bench_startup_child(startup_case, device);
+    if (startup) return cli_bench_startup(device, repeat_given ? env.repeat : 5, csv);
     if (bench_env_init(&env, device) != 0) {
         bench_env_release(&env);
         return 1;

@@ -55,7 +55,7 @@ static const cli_command commands[] = {
      "  --filter TEXT    only the cases whose name contains TEXT\n"
      "  --sweep          MaxPool 3x3/s2/p1 and Max from 64 KiB to 512 MiB\n"
      "  --overhead       host cost of one enqueue call, device busy and idle\n"
-     "  --startup        context creation and first-call latency\n"},
+     "  --startup        first results in fresh processes from empty caches, against a copy kernel's\n"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
