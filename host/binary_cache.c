@@ -241,6 +241,17 @@ cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_l
     return program;
 }
 
+int clpool__cache_has(clpool_context *ctx, const char *key, size_t key_len)
+{
+    const clpool__cache *c = &ctx->cache;
+    if (c->dir_fd < 0 || key_len == 0) return 0;
+    char name[48];
+    entry_name(key, key_len, name);
+    strcat(name, ".bin");
+    struct stat st;
+    return fstatat(c->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid();
+}
+
 /* Write the entry to the open file; 1 on success. */
 static int write_entry(FILE *f, const char *key, size_t key_len, const unsigned char *binary, size_t size)
 {

@@ -38,12 +38,25 @@ static clpool_status planned_cache_bytes(clpool_device_info *info)
     return CLPOOL_SUCCESS;
 }
 
+/* $CLPOOL_TIERED: 1 (the default) or 0. */
+static clpool_status tiering(int *tiered)
+{
+    const char *env = getenv("CLPOOL_TIERED");
+    *tiered = 1;
+    if (!env || !*env) return CLPOOL_SUCCESS;
+    if (strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "CLPOOL_TIERED='%s' is not 0 or 1", env);
+    *tiered = env[0] == '1';
+    return CLPOOL_SUCCESS;
+}
+
 static clpool_status context_init(clpool_context **out, cl_context context, cl_device_id device)
 {
     clpool_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory creating a context");
     clpool_status status = clpool__device_probe(NULL, device, &ctx->info);
     if (status == CLPOOL_SUCCESS) status = planned_cache_bytes(&ctx->info);
+    if (status == CLPOOL_SUCCESS) status = tiering(&ctx->tiered);
     if (status != CLPOOL_SUCCESS) {
         free(ctx);
         return status;

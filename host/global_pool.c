@@ -117,7 +117,14 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     const cl_float p_float = (cl_float)p;
     const size_t p_size = dtype == CLPOOL_FLOAT64 ? sizeof p_double : sizeof p_float;
     const void *p_arg = dtype == CLPOOL_FLOAT64 ? (const void *)&p_double : (const void *)&p_float;
-    const int64_t parts = choose_parts(ctx, planes, plane_size);
+    int64_t parts = choose_parts(ctx, planes, plane_size);
+    int grouped = parts == 1 && grouped_ok(ctx, dtype, op, lp_kind, plane_size);
+    /* Tiers: a key's first call runs global_pool_direct, one work-item per
+     * plane, of the same program: its cheapest kernel to compile. */
+    const char *kernel = parts > 1 ? "global_pool_partial" : grouped ? "global_pool_grouped" : NULL;
+    if (kernel && (uint64_t)(planes * plane_size) * esize <= CLPOOL__FIRST_TIER_MAX_BYTES &&
+        !clpool__program_wanted(ctx, GLOBAL_PARTS(op), &options, kernel))
+        parts = 1, grouped = 0;
     const clpool__global_sizes sizes = {.planes = planes,
                                         .plane_size = plane_size,
                                         .parts = parts,
@@ -129,7 +136,6 @@ static clpool_status launch_global(clpool_context *ctx, cl_command_queue q, glob
     cl_event first = NULL, last = NULL;
     if (parts == 1) {
         /* CPUs: 16 planes per work-item (see grouped_ok). */
-        const int grouped = grouped_ok(ctx, dtype, op, lp_kind, plane_size);
         CLPOOL_TRY(clpool__kernel_get(ctx, GLOBAL_PARTS(op), &options,
                                       grouped ? "global_pool_grouped" : "global_pool_direct", &k1));
         const clpool__arg args[] = {CLPOOL_BUFFER_ARG(input), CLPOOL_BUFFER_ARG(output), CLPOOL_ARG(sizes),
@@ -199,6 +205,13 @@ clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q,
 {
     return launch_global(ctx, q, GLOBAL_MAX, 0.0, dtype, planes, plane_size, input, input_offset, output,
                          output_offset, num_wait, wait, event, fn);
+}
+
+int clpool__global_max_indices_wanted(clpool_context *ctx, clpool_dtype dtype)
+{
+    clpool__options options;
+    global_options(dtype, GLOBAL_MAX, 0, 1, &options);
+    return clpool__program_wanted(ctx, max_parts, &options, "global_max_pool_indices");
 }
 
 clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype,

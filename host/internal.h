@@ -90,6 +90,7 @@ struct clpool_context {
     int cpu_simd;               /* a CPU driver that runs a work-item's vectors as its SIMD and a work-group as a
                                  * loop over its items (PoCL: native float width > 1); not Mesa's llvmpipe
                                  * (width 1), which vectorises across work-items as GPUs do */
+    int tiered;                 /* $CLPOOL_TIERED (default 1): a key's first call runs the first tier */
     pthread_mutex_t lock;       /* guards queue creation, the program list, kernel pools and scratch */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
     clpool__scratch scratch[CLPOOL__SCRATCH_SLOTS];
@@ -133,6 +134,15 @@ clpool_status clpool__kernel_get(clpool_context *ctx, const char *const *parts, 
                                  const char *kernel_name, clpool__kernel *out);
 void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k);
 void clpool__programs_release(clpool_context *ctx);
+/* Tiers: whether a call should use `kernel` of the program of (parts, options) now. 1 where tiering is off,
+ * where the binary cache holds the program, or where a call asked for this kernel before (a key called again
+ * is worth its program, which the caller then builds); otherwise 0, remembering the ask, and the caller runs
+ * its op's first tier (docs/design.md, "Tiers"). */
+int clpool__program_wanted(clpool_context *ctx, const char *const *parts, const clpool__options *options,
+                           const char *kernel);
+/* A first tier serves calls of inputs up to this size only: beyond it the op's own time rivals the compile
+ * that the first tier saves (docs/design.md, "Tiers"). */
+#define CLPOOL__FIRST_TIER_MAX_BYTES ((uint64_t)64 << 20)
 
 /* Embedded kernel sources (generated at build time from kernels/). */
 typedef struct clpool__source {
@@ -153,6 +163,8 @@ void clpool__cache_open(clpool_context *ctx);
 void clpool__cache_close(clpool_context *ctx);
 /* A built program for `key` from the on-disk cache, or NULL (never an error). */
 cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_len, const char *options);
+/* Whether the cache holds an entry for `key` (a regular file of the user; its content is checked at the load). */
+int clpool__cache_has(clpool_context *ctx, const char *key, size_t key_len);
 /* Store a freshly built program under `key`; failures are ignored. */
 void clpool__cache_store(clpool_context *ctx, const char *key, size_t key_len, cl_program program);
 
@@ -198,6 +210,11 @@ clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_
                                                 cl_mem output, size_t output_offset, cl_mem indices,
                                                 size_t indices_offset, int col_major, const int64_t dims[3],
                                                 cl_uint num_wait, const cl_event *wait, cl_event *event);
+/* Warm-up: one launch of MaxPool's first tier (3x3 over 1x1x8x8 with Indices) on tensors at offset 0. */
+clpool_status clpool__maxpool_first_tier(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, cl_mem input,
+                                         cl_mem output, cl_mem indices);
+/* Tiers: clpool__program_wanted for global_max_pool_indices of `dtype`. */
+int clpool__global_max_indices_wanted(clpool_context *ctx, clpool_dtype dtype);
 
 /* ------------------------------------------------------------- launch */
 

@@ -236,6 +236,8 @@ static clpool_status run_launch(clpool_context *ctx, cl_command_queue q, const c
             status = clpool__set_arg(&k, a, sizeof l->geom, &l->geom);
         else if (l->arg_kind == CLPOOL__MP_ARGS_2D)
             status = clpool__set_arg(&k, a, sizeof l->sizes2d, &l->sizes2d);
+        else if (l->arg_kind == CLPOOL__MP_ARGS_GENERIC)
+            status = clpool__set_arg(&k, a, sizeof l->generic, &l->generic);
         else
             status = clpool__set_arg(&k, a, sizeof l->sizes3d, &l->sizes3d);
     }
@@ -262,6 +264,18 @@ static clpool_status run_two_passes(clpool_context *ctx, cl_command_queue q, con
     if (status == CLPOOL_SUCCESS) status = run_launch(ctx, q, &plan->launch[1], mems, 1, &first, &last);
     clpool__scratch_done(ctx, &mid, first, last, event);
     return status;
+}
+
+/* Tiers: whether the plan's kernels are to be used now (every one is asked,
+ * so a two-pass plan's both are remembered). Whole planes without Indices
+ * run GlobalMaxPool's kernels, which tier on their own. */
+static int plan_programs_wanted(clpool_context *ctx, const clpool__maxpool_plan *plan, clpool_dtype dtype)
+{
+    if (plan->path == CLPOOL__MP_GLOBAL_MAX_INDICES) return clpool__global_max_indices_wanted(ctx, dtype);
+    int wanted = 1;
+    for (int i = 0; i < plan->launches; ++i)
+        wanted &= clpool__program_wanted(ctx, plan->launch[i].parts, &plan->launch[i].options, plan->launch[i].kernel);
+    return wanted;
 }
 
 clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue, const clpool_maxpool_params *params,
@@ -305,6 +319,8 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     device_caps(ctx, &caps);
     clpool__maxpool_plan plan;
     clpool__maxpool_plan_call(&caps, &desc, &plan);
+    if ((uint64_t)n_in * esize <= CLPOOL__FIRST_TIER_MAX_BYTES && !plan_programs_wanted(ctx, &plan, dtype))
+        clpool__maxpool_plan_generic(&desc, &plan);
     cl_mem mems[CLPOOL__MP_SCRATCH + 1] = {NULL, input, output, indices, NULL};
     switch (plan.path) {
     case CLPOOL__MP_GLOBAL_MAX:
@@ -319,4 +335,21 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     default:
         return run_launch(ctx, q, &plan.launch[0], mems, num_wait, wait, event);
     }
+}
+
+clpool_status clpool__maxpool_first_tier(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, cl_mem input,
+                                         cl_mem output, cl_mem indices)
+{
+    static const int64_t k3[2] = {3, 3};
+    const clpool_shape shape = {4, {1, 1, 8, 8}};
+    clpool_maxpool_params p;
+    clpool_status status = clpool_maxpool_params_init(&p, 2, k3);
+    clpool__maxpool_desc desc;
+    if (status == CLPOOL_SUCCESS)
+        status = clpool__maxpool_describe(&shape, &p, dtype, 1, "clpool_context_warm_up", &desc);
+    if (status != CLPOOL_SUCCESS) return status;
+    clpool__maxpool_plan plan;
+    clpool__maxpool_plan_generic(&desc, &plan);
+    const cl_mem mems[CLPOOL__MP_SCRATCH + 1] = {NULL, input, output, indices, NULL};
+    return run_launch(ctx, q, &plan.launch[0], mems, 0, NULL, NULL);
 }

@@ -78,6 +78,7 @@ static const char *const plane_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h"
 static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
                                          "maxpool2d_flat.cl", NULL};
 static const char *const parts_3d[] = {"maxpool3d.cl", NULL};
+static const char *const generic_parts[] = {"maxpool_generic.cl", NULL};
 
 /* ------------------------------------------------------------ shapes */
 
@@ -636,4 +637,42 @@ void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__ma
         plan_one(caps, d, &plan->launch[0]);
     }
     plan->path = plan->launch[0].path;
+}
+
+void clpool__maxpool_plan_generic(const clpool__maxpool_desc *d, clpool__maxpool_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->path = CLPOOL__MP_GENERIC;
+    plan->launches = 1;
+    clpool__mp_launch *l = &plan->launch[0];
+    l->path = CLPOOL__MP_GENERIC;
+    l->parts = generic_parts;
+    l->kernel = "maxpool_generic";
+    clpool__options_start(&l->options, d->dtype); /* everything else is run-time data */
+    /* Without Indices the output stands in for them (never written): no NULL buffer argument. */
+    l->buffers[0] = d->input;
+    l->buffers[1] = d->output;
+    l->buffers[2] = d->indices ? d->index_buf : d->output;
+    l->arg_kind = CLPOOL__MP_ARGS_GENERIC;
+    clpool__maxpool_generic_geom *g = &l->generic;
+    g->ns = d->ns;
+    g->with_indices = d->indices;
+    g->col_major = d->storage_order != 0;
+    g->in_plane = 1;
+    for (int32_t i = 0; i < d->ns; ++i) {
+        g->in_dims[i] = d->in[i];
+        g->out_dims[i] = d->out[i];
+        g->ksize[i] = d->kernel[i];
+        g->stride[i] = d->stride[i];
+        g->pad_begin[i] = d->pad[i];
+        g->dilation[i] = d->dilation[i];
+        g->in_plane *= d->in[i];
+    }
+    g->outputs = out_elements(d);
+    g->in_offset = d->in_off;
+    g->out_offset = d->out_off;
+    g->idx_offset = d->idx_off;
+    l->dims = 1;
+    l->items[0] = (uint64_t)g->outputs;
+    l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }

@@ -56,10 +56,16 @@ typedef enum clpool__mp_path {
     CLPOOL__MP_PLANE,              /* maxpool2d_plane.cl */
     CLPOOL__MP_FLAT,               /* maxpool2d_flat.cl */
     CLPOOL__MP_3D,                 /* maxpool3d.cl, one pass */
-    CLPOOL__MP_3D_TWO_PASS         /* two 2-D-view launches through scratch */
+    CLPOOL__MP_3D_TWO_PASS,        /* two 2-D-view launches through scratch */
+    CLPOOL__MP_GENERIC             /* maxpool_generic.cl: the first tier, any call */
 } clpool__mp_path;
 
-typedef enum clpool__mp_args { CLPOOL__MP_ARGS_GEOM = 1, CLPOOL__MP_ARGS_2D, CLPOOL__MP_ARGS_3D } clpool__mp_args;
+typedef enum clpool__mp_args {
+    CLPOOL__MP_ARGS_GEOM = 1,
+    CLPOOL__MP_ARGS_2D,
+    CLPOOL__MP_ARGS_3D,
+    CLPOOL__MP_ARGS_GENERIC
+} clpool__mp_args;
 
 /* One kernel launch: its program, arguments and work size. */
 typedef struct clpool__mp_launch {
@@ -72,6 +78,7 @@ typedef struct clpool__mp_launch {
     clpool__maxpool_geom geom;
     clpool__maxpool2d_sizes sizes2d;
     clpool__maxpool3d_sizes sizes3d;
+    clpool__maxpool_generic_geom generic;
     uint32_t dims;   /* work dims */
     uint64_t items[3];
     size_t cpu_local; /* clpool__launch's cpu_local */
@@ -93,6 +100,10 @@ typedef struct clpool__maxpool_plan {
 /* The plan of a validated call (desc of the whole call, buffers INPUT, OUTPUT, INDICES). */
 void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__maxpool_desc *desc,
                                clpool__maxpool_plan *plan);
+
+/* The first tier's plan of the same call: maxpool_generic, one launch that
+ * serves every call of the dtype (docs/design.md, "Tiers"). */
+void clpool__maxpool_plan_generic(const clpool__maxpool_desc *desc, clpool__maxpool_plan *plan);
 
 /* Validate a MaxPool call and describe it (clpool_enqueue_maxpool's checks
  * that need no device); errors name `fn`. Offsets and in_limit are left 0. */

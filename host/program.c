@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #define POOL_MAX 64
+#define ASKED_MAX 8 /* kernels per program (the global pools' have five) */
 
 struct clpool__program {
     clpool__program *next;
@@ -19,6 +20,8 @@ struct clpool__program {
     cl_program program;
     size_t pool_count;
     clpool__kernel pool[POOL_MAX]; /* idle kernels of this program, matched by name on checkout */
+    const char *asked[ASKED_MAX];  /* kernels a call has asked for (clpool__program_wanted) */
+    size_t asked_count;
 };
 
 static const clpool__source *embedded_source(const char *name)
@@ -86,44 +89,70 @@ static const char *family_name(const char *const *parts)
     return name;
 }
 
-static clpool_status build_program(clpool_context *ctx, const char *const *parts, const char *options,
-                                   cl_program *out)
-{
-    char *owned[PARTS_MAX] = {NULL};
+/* A program's source texts and its binary-cache key. */
+typedef struct program_source {
+    char *owned[PARTS_MAX];
     const char *texts[PARTS_MAX];
     size_t lens[PARTS_MAX];
-    size_t count = 0;
-    cl_program program = NULL;
+    size_t count;
+    char key[2048];
+    size_t key_len; /* 0: the key does not fit, the program is not cached */
+} program_source;
+
+static void source_free(program_source *src)
+{
+    for (size_t i = 0; i < src->count; ++i) free(src->owned[i]);
+    src->count = 0;
+}
+
+/* The texts of the prefix and `parts`, and the key: everything that could
+ * change the binary (see binary_cache.c). On failure nothing is held. */
+static clpool_status source_load(clpool_context *ctx, const char *const *parts, const char *options,
+                                 program_source *src)
+{
     clpool_status status = CLPOOL_SUCCESS;
     const char *family = family_name(parts);
-    for (size_t i = 0; i < PREFIX_PARTS; ++i, ++count)
-        CLPOOL_TRY(load_source(prefix_parts[i], &owned[count], &texts[count], &lens[count]));
-    for (size_t i = 0; parts[i]; ++i, ++count) {
-        if (count == PARTS_MAX) {
+    memset(src, 0, sizeof *src);
+    for (size_t i = 0; i < PREFIX_PARTS; ++i, ++src->count)
+        CLPOOL_TRY(load_source(prefix_parts[i], &src->owned[src->count], &src->texts[src->count], &src->lens[src->count]));
+    for (size_t i = 0; parts[i]; ++i, ++src->count) {
+        if (src->count == PARTS_MAX) {
             status = clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: kernels/%s has more than %d parts", family,
                                   PARTS_MAX);
             goto cleanup;
         }
-        CLPOOL_TRY(load_source(parts[i], &owned[count], &texts[count], &lens[count]));
+        CLPOOL_TRY(load_source(parts[i], &src->owned[src->count], &src->texts[src->count], &src->lens[src->count]));
     }
-
-    /* Everything that could change the binary; see binary_cache.c. */
     uint64_t source_hash = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < count; ++i) source_hash = clpool__fnv1a(source_hash, texts[i], lens[i]);
-    char key[2048];
-    const int key_len = snprintf(key, sizeof key, "clpool %s\nsource %s %016llx\noptions %s\nplatform %s\ndevice %s\n%s\ndriver %s\n",
+    for (size_t i = 0; i < src->count; ++i) source_hash = clpool__fnv1a(source_hash, src->texts[i], src->lens[i]);
+    const int key_len = snprintf(src->key, sizeof src->key,
+                                 "clpool %s\nsource %s %016llx\noptions %s\nplatform %s\ndevice %s\n%s\ndriver %s\n",
                                  clpool_version_string(), family, (unsigned long long)source_hash, options,
                                  ctx->info.platform_name, ctx->info.device_name, ctx->info.device_version,
                                  ctx->info.driver_version);
-    const int cacheable = key_len > 0 && (size_t)key_len < sizeof key;
-    if (cacheable && (program = clpool__cache_load(ctx, key, (size_t)key_len, options)) != NULL) {
+    src->key_len = key_len > 0 && (size_t)key_len < sizeof src->key ? (size_t)key_len : 0;
+    return CLPOOL_SUCCESS;
+cleanup:
+    source_free(src);
+    return status;
+}
+
+static clpool_status build_program(clpool_context *ctx, const char *const *parts, const char *options,
+                                   cl_program *out)
+{
+    program_source src;
+    cl_program program = NULL;
+    clpool_status status = source_load(ctx, parts, options, &src);
+    if (status != CLPOOL_SUCCESS) return status;
+    const char *family = family_name(parts);
+    if (src.key_len && (program = clpool__cache_load(ctx, src.key, src.key_len, options)) != NULL) {
         *out = program;
         program = NULL;
         goto cleanup;
     }
 
     cl_int err;
-    program = clCreateProgramWithSource(ctx->context, (cl_uint)count, texts, lens, &err);
+    program = clCreateProgramWithSource(ctx->context, (cl_uint)src.count, src.texts, src.lens, &err);
     if (!program) {
         status = clpool__cl_fail(err, "clCreateProgramWithSource");
         goto cleanup;
@@ -144,12 +173,12 @@ static clpool_status build_program(clpool_context *ctx, const char *const *parts
         }
         goto cleanup;
     }
-    if (cacheable) clpool__cache_store(ctx, key, (size_t)key_len, program);
+    if (src.key_len) clpool__cache_store(ctx, src.key, src.key_len, program);
     *out = program;
     program = NULL;
 cleanup:
     if (program) clReleaseProgram(program);
-    for (size_t i = 0; i < count; ++i) free(owned[i]);
+    source_free(&src);
     return status;
 }
 
@@ -220,10 +249,9 @@ static int parts_equal(const char *const *a, const char *const *b)
     return a[i] == b[i];
 }
 
-/* Find or build the program for (parts, options); caller holds ctx->lock.
- * A found program moves to the front: calls repeat the same few programs. */
-static clpool_status find_program(clpool_context *ctx, const char *const *parts, const clpool__options *options,
-                                  clpool__program **out)
+/* The list entry of (parts, options), moved to the front (calls repeat the
+ * same few programs), or NULL; caller holds ctx->lock. */
+static clpool__program *program_entry(clpool_context *ctx, const char *const *parts, const clpool__options *options)
 {
     for (clpool__program **at = &ctx->programs; *at; at = &(*at)->next) {
         clpool__program *p = *at;
@@ -231,27 +259,77 @@ static clpool_status find_program(clpool_context *ctx, const char *const *parts,
             *at = p->next;
             p->next = ctx->programs;
             ctx->programs = p;
-            *out = p;
-            return CLPOOL_SUCCESS;
+            return p;
         }
+    }
+    return NULL;
+}
+
+/* A new entry at the front, its program not built yet; NULL when out of memory. */
+static clpool__program *program_add(clpool_context *ctx, const char *const *parts, const clpool__options *options)
+{
+    clpool__program *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->parts = parts;
+    p->options = *options;
+    p->next = ctx->programs;
+    ctx->programs = p;
+    return p;
+}
+
+/* Find or build the program for (parts, options); caller holds ctx->lock.
+ * An entry whose build failed stays unbuilt: a later call retries (e.g.
+ * after fixing CLPOOL_KERNEL_DIR). */
+static clpool_status find_program(clpool_context *ctx, const char *const *parts, const clpool__options *options,
+                                  clpool__program **out)
+{
+    clpool__program *p = program_entry(ctx, parts, options);
+    if (p && p->program) {
+        *out = p;
+        return CLPOOL_SUCCESS;
     }
     char text[CLPOOL__OPTIONS_TEXT_MAX];
     if (!options_text(options, text))
         return clpool__fail(CLPOOL_ERROR_BUILD_FAILED, "internal: the build options of %s exceed %d bytes",
                             family_name(parts), CLPOOL__OPTIONS_TEXT_MAX - 1);
-    clpool__program *p = calloc(1, sizeof *p);
-    if (!p) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    clpool_status status = build_program(ctx, parts, text, &p->program);
-    if (status != CLPOOL_SUCCESS) {
-        free(p);
-        return status; /* not cached: a later call retries (e.g. after fixing CLPOOL_KERNEL_DIR) */
+    if (!p && !(p = program_add(ctx, parts, options)))
+        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    const clpool_status status = build_program(ctx, parts, text, &p->program);
+    if (status == CLPOOL_SUCCESS) *out = p;
+    return status;
+}
+
+/* Whether `kernel` of `p` was asked for before; records the ask. A full
+ * list counts as asked (the kernel is then built without a first tier). */
+static int asked_before(clpool__program *p, const char *kernel)
+{
+    for (size_t i = 0; i < p->asked_count; ++i)
+        if (strcmp(p->asked[i], kernel) == 0) return 1;
+    if (p->asked_count == ASKED_MAX) return 1;
+    p->asked[p->asked_count++] = kernel;
+    return 0;
+}
+
+int clpool__program_wanted(clpool_context *ctx, const char *const *parts, const clpool__options *options,
+                           const char *kernel)
+{
+    if (!ctx->tiered || options->count > CLPOOL__OPTIONS_DEFINES) return 1;
+    char text[CLPOOL__OPTIONS_TEXT_MAX];
+    if (!options_text(options, text)) return 1; /* the build reports it */
+    int wanted = 1;
+    pthread_mutex_lock(&ctx->lock);
+    clpool__program *p = program_entry(ctx, parts, options);
+    if (!p) {
+        /* A binary-cache entry loads in a few ms: worth it from the first call. */
+        program_source src;
+        const int cached = ctx->cache.dir_fd >= 0 && source_load(ctx, parts, text, &src) == CLPOOL_SUCCESS &&
+                           clpool__cache_has(ctx, src.key, src.key_len);
+        if (ctx->cache.dir_fd >= 0) source_free(&src);
+        if (!cached) p = program_add(ctx, parts, options);
     }
-    p->parts = parts;
-    p->options = *options;
-    p->next = ctx->programs;
-    ctx->programs = p;
-    *out = p;
-    return CLPOOL_SUCCESS;
+    if (p) wanted = asked_before(p, kernel);
+    pthread_mutex_unlock(&ctx->lock);
+    return wanted;
 }
 
 clpool_status clpool__kernel_get(clpool_context *ctx, const char *const *parts, const clpool__options *options,
@@ -325,7 +403,7 @@ void clpool__programs_release(clpool_context *ctx)
     while (p) {
         clpool__program *next = p->next;
         for (size_t i = 0; i < p->pool_count; ++i) kernel_release(&p->pool[i]);
-        clReleaseProgram(p->program);
+        if (p->program) clReleaseProgram(p->program);
         free(p);
         p = next;
     }

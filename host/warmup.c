@@ -1,8 +1,11 @@
 /*
- * clpool_context_warm_up: run tiny real ops so the programs of the common
- * cases are built now. Going through the public enqueue calls (rather than a
- * list of build options) keeps the warmed programs identical to the ones
- * later calls look up.
+ * clpool_context_warm_up: run tiny real ops so the programs later first calls
+ * use are built now. With tiers on, those are the first tiers (MaxPool's
+ * generic kernel, the global pools' direct kernels) and Max's programs, and
+ * no specialised key is asked for (that would make its first call build it);
+ * with tiers off, the programs of the common cases. Going through the
+ * enqueue paths (rather than a list of build options) keeps the warmed
+ * programs identical to the ones later calls look up.
  */
 #include <stdio.h>
 #include <string.h>
@@ -51,7 +54,9 @@ clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
         goto cleanup;
     }
 
-    if (maxpool_dtype(dtype)) {
+    if (maxpool_dtype(dtype) && ctx->tiered) {
+        CLPOOL_TRY(clpool__maxpool_first_tier(ctx, q, dtype, a, b, idx));
+    } else if (maxpool_dtype(dtype)) {
         static const struct { int32_t ns; int64_t k, s, p; } cases[] = {
             {2, 3, 2, 1}, {2, 2, 2, 0}, {1, 3, 1, 1}, {2, 9, 1, 4}, {3, 2, 2, 0}};
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
@@ -70,8 +75,9 @@ clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
         }
     }
     if (is_float(dtype)) {
-        const clpool_shape small = {4, {1, 1, 7, 7}}, large = {4, {1, 1, 2, 4096}};
-        for (int s = 0; s < 2; ++s) {
+        /* Planes under 16 elements take the direct kernel (the first tier) whatever the tiers. */
+        const clpool_shape small = {4, {1, 1, 3, 5}}, large = {4, {1, 1, 2, 4096}};
+        for (int s = 0; s < (ctx->tiered ? 1 : 2); ++s) {
             const clpool_shape *in = s ? &large : &small;
             CLPOOL_TRY(clpool_enqueue_global_max_pool(ctx, q, dtype, in, a, 0, b, 0, 0, NULL, NULL));
             CLPOOL_TRY(clpool_enqueue_global_average_pool(ctx, q, dtype, in, a, 0, b, 0, 0, NULL, NULL));

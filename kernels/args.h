@@ -35,6 +35,22 @@ typedef struct clpool__maxpool_geom {
     clpool__i64 in_limit; /* elements in the input cl_mem: vector loads may read up to here */
 } clpool__maxpool_geom;
 
+/* MaxPool's first tier (maxpool_generic): every attribute at run time. */
+typedef struct clpool__maxpool_generic_geom {
+    clpool__i64 ns;           /* spatial rank */
+    clpool__i64 with_indices; /* 1: write Indices */
+    clpool__i64 col_major;    /* storage_order 1 */
+    clpool__i64 in_dims[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 out_dims[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 ksize[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 stride[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 pad_begin[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 dilation[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 in_plane; /* elements of one (n, c) input plane */
+    clpool__i64 outputs;  /* output elements: one work-item each */
+    clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */
+} clpool__maxpool_generic_geom;
+
 /* MaxPool's 2-D kernels (maxpool2d, maxpool2d_plane, maxpool2d_flat). */
 typedef struct clpool__maxpool2d_sizes {
     clpool__i64 H, W, OH, OW; /* input and output plane */

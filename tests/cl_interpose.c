@@ -41,6 +41,7 @@ static struct {
     tracked objects[CI_MAX_TRACKED];
     int n_objects;
     int overflow;
+    char kernels[1024]; /* kernels enqueued while armed, space-separated */
 } ci = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void *ci_real(const char *name)
@@ -126,6 +127,7 @@ void ci_arm(const char *phase, const char *only, int fail_at, cl_int error)
     ci.only = only;
     ci.phase = phase;
     ci.failed = NULL;
+    ci.kernels[0] = '\0';
     pthread_mutex_unlock(&ci.lock);
 }
 
@@ -137,6 +139,23 @@ void ci_disarm(void)
 }
 
 int ci_calls(void) { return ci.calls; }
+
+const char *ci_kernels(void) { return ci.kernels; }
+
+#ifndef CI_PRELOAD
+/* Appends the kernel's function name to ci.kernels while armed. */
+static void log_kernel(cl_kernel kernel)
+{
+    char name[64] = "";
+    REAL(clGetKernelInfo)
+    if (real_(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL) != CL_SUCCESS) snprintf(name, sizeof name, "?");
+    pthread_mutex_lock(&ci.lock);
+    const size_t n = strlen(ci.kernels);
+    if (ci.armed && n + strlen(name) + 2 < sizeof ci.kernels)
+        snprintf(ci.kernels + n, sizeof ci.kernels - n, "%s%s", n ? " " : "", name);
+    pthread_mutex_unlock(&ci.lock);
+}
+#endif
 
 const char *ci_failed_call(void) { return ci.failed; }
 
@@ -435,6 +454,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_
     }
     return err;
 #else
+    log_kernel(kernel);
     ENQUEUE(clEnqueueNDRangeKernel, command_queue, kernel, work_dim, global_work_offset, global_work_size,
             local_work_size, num_events_in_wait_list, event_wait_list, event);
 #endif

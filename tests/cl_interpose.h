@@ -33,6 +33,9 @@ void ci_disarm(void);
 /** Calls counted since ci_arm(). */
 int ci_calls(void);
 
+/** The function names of the kernels enqueued since ci_arm(), space-separated (up to 1 KiB). */
+const char *ci_kernels(void);
+
 /** The function whose call was failed since ci_arm(), or NULL if the fail_at-th call never came. */
 const char *ci_failed_call(void);
 

@@ -62,6 +62,7 @@ static const char *path_name(clpool__mp_path path)
     case CLPOOL__MP_FLAT: return "flat";
     case CLPOOL__MP_3D: return "3d";
     case CLPOOL__MP_3D_TWO_PASS: return "3d_two_pass";
+    case CLPOOL__MP_GENERIC: return "generic";
     }
     return "?";
 }
@@ -255,6 +256,57 @@ START_TEST(plan_is_a_pure_function)
 }
 END_TEST
 
+/* The first tier: one launch of maxpool_generic whatever the call, only the
+ * dtype compiled in, every attribute in its run-time geometry; without
+ * Indices the output stands in for the Indices buffer. */
+START_TEST(generic_tier_plan)
+{
+    const clpool_shape shape = {5, {2, 3, 9, 10, 11}};
+    clpool_maxpool_params p;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 3, (const int64_t[]){2, 3, 4}), CLPOOL_SUCCESS);
+    p.strides[0] = 2, p.strides[2] = 3;
+    p.dilations[1] = 2;
+    p.pads[1] = 1, p.pads[4] = 2;
+    p.storage_order = 1;
+    for (int indices = 0; indices < 2; ++indices) {
+        clpool__maxpool_desc desc;
+        ck_assert_int_eq(clpool__maxpool_describe(&shape, &p, F16, indices, "test_plan", &desc), CLPOOL_SUCCESS);
+        desc.in_off = 5, desc.out_off = 7, desc.idx_off = 11;
+        clpool__maxpool_plan plan;
+        memset(&plan, 0xa5, sizeof plan);
+        clpool__maxpool_plan_generic(&desc, &plan);
+        char text[2048];
+        plan_text(&plan, text, sizeof text);
+        /* outputs: 2 x 3 x 4 x 9 x 3 (D: (9-2)/2+1, H: (10+1+2-5)+1, W: (11-4)/3+1) */
+        ck_assert_str_eq(text, "generic: maxpool_generic.cl maxpool_generic DT_FLOAT16 items 648 local 0");
+        const clpool__mp_launch *l = &plan.launch[0];
+        ck_assert_int_eq(l->buffers[0], CLPOOL__MP_INPUT);
+        ck_assert_int_eq(l->buffers[1], CLPOOL__MP_OUTPUT);
+        ck_assert_int_eq(l->buffers[2], indices ? CLPOOL__MP_INDICES : CLPOOL__MP_OUTPUT);
+        ck_assert_int_eq(l->arg_kind, CLPOOL__MP_ARGS_GENERIC);
+        const clpool__maxpool_generic_geom *g = &l->generic;
+        ck_assert_int_eq(g->ns, 3);
+        ck_assert_int_eq(g->with_indices, indices);
+        ck_assert_int_eq(g->col_major, 1);
+        const int64_t in[3] = {9, 10, 11}, out[3] = {4, 9, 3}, k[3] = {2, 3, 4}, st[3] = {2, 1, 3}, dl[3] = {1, 2, 1},
+                      pb[3] = {0, 1, 0};
+        for (int d = 0; d < 3; ++d) {
+            ck_assert_int_eq(g->in_dims[d], in[d]);
+            ck_assert_int_eq(g->out_dims[d], out[d]);
+            ck_assert_int_eq(g->ksize[d], k[d]);
+            ck_assert_int_eq(g->stride[d], st[d]);
+            ck_assert_int_eq(g->dilation[d], dl[d]);
+            ck_assert_int_eq(g->pad_begin[d], pb[d]);
+        }
+        ck_assert_int_eq(g->in_plane, 990);
+        ck_assert_int_eq(g->outputs, 648);
+        ck_assert_int_eq(g->in_offset, 5);
+        ck_assert_int_eq(g->out_offset, 7);
+        ck_assert_int_eq(g->idx_offset, 11);
+    }
+}
+END_TEST
+
 /* A bad call fails in the descriptor's validation with the caller's name. */
 START_TEST(describe_rejects_bad_attributes)
 {
@@ -276,6 +328,7 @@ int main(void)
     tcase_add_loop_test(tc, plan_matches_table, 0, n);
     tcase_add_loop_test(tc, plan_is_a_pure_function, 0, n);
     tcase_add_test(tc, describe_rejects_bad_attributes);
+    tcase_add_test(tc, generic_tier_plan);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,79 @@
+/*
+ * MaxPool's first tier: maxpool_generic, one output per work-item, every
+ * attribute (rank, window, strides, pads, dilations, Indices, storage order)
+ * run-time data, so one small program per dtype serves every call and
+ * compiles in a fraction of a specialised kernel's time. It answers a key's
+ * first call while that key's specialised program is not built; results are
+ * bit-identical to every other path (same taps, same MAX_BETTER rule).
+ */
+
+/* ceil(a / d) for a >= 0, d >= 1, without the overflow of (a + d - 1) / d
+ * (dilations and pads may be near 2^63). */
+static inline long generic_ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
+
+__kernel void maxpool_generic(__global const T *in, __global T *out, __global long *indices,
+                              const clpool__maxpool_generic_geom g)
+{
+    const long item = get_global_id(0);
+    const int ns = (int)g.ns;
+    /* Private copies, loaded at constant indices outside any branch: rusticl
+     * (Mesa 22.3) crashes on run-time indices into a by-value struct argument. */
+    long in_dims[CLPOOL__ARGS_MAX_SPATIAL], out_dims[CLPOOL__ARGS_MAX_SPATIAL], ksize[CLPOOL__ARGS_MAX_SPATIAL],
+        stride[CLPOOL__ARGS_MAX_SPATIAL], pad[CLPOOL__ARGS_MAX_SPATIAL], dilation[CLPOOL__ARGS_MAX_SPATIAL];
+#pragma unroll
+    for (int d = 0; d < CLPOOL__ARGS_MAX_SPATIAL; ++d) {
+        in_dims[d] = g.in_dims[d];
+        out_dims[d] = g.out_dims[d];
+        ksize[d] = g.ksize[d];
+        stride[d] = g.stride[d];
+        pad[d] = g.pad_begin[d];
+        dilation[d] = g.dilation[d];
+    }
+    const long in_plane = g.in_plane, in_offset = g.in_offset, out_offset = g.out_offset, idx_offset = g.idx_offset;
+    const int with_indices = g.with_indices != 0, col_major = g.col_major != 0;
+    if (item >= g.outputs) return;
+    /* The output's position: plane (n * C + c), then each spatial dim. */
+    long start[CLPOOL__ARGS_MAX_SPATIAL], lo[CLPOOL__ARGS_MAX_SPATIAL], hi[CLPOOL__ARGS_MAX_SPATIAL],
+        j[CLPOOL__ARGS_MAX_SPATIAL];
+    long rem = item;
+    for (int d = ns - 1; d >= 0; --d) {
+        const long o = rem % out_dims[d];
+        rem /= out_dims[d];
+        const long s = o * stride[d] - pad[d];
+        start[d] = s;
+        lo[d] = generic_ceil_div(-s, dilation[d]);                           /* first tap at >= 0 */
+        hi[d] = min(generic_ceil_div(in_dims[d] - s, dilation[d]), ksize[d]); /* first tap at >= in */
+        j[d] = lo[d];
+    }
+    const long plane = rem;
+    __global const T *src = in + in_offset + plane * in_plane;
+    /* Taps inside the input in row-major order; the host guarantees one. */
+    T best_bits = 0;
+    CT best = 0;
+    long best_at = -1;
+    for (;;) {
+        long at = 0;
+        for (int d = 0; d < ns; ++d) at = at * in_dims[d] + start[d] + j[d] * dilation[d];
+        const CT v = LOAD(src, at);
+        if (best_at < 0 || MAX_BETTER(v, best)) {
+            best = v;
+            best_bits = src[at];
+            best_at = at;
+        }
+        int d = ns - 1;
+        while (d >= 0 && ++j[d] >= hi[d]) j[d] = lo[d], --d;
+        if (d < 0) break;
+    }
+    out[out_offset + item] = best_bits;
+    if (!with_indices) return;
+    if (col_major) { /* the first spatial dim fastest */
+        long coord[CLPOOL__ARGS_MAX_SPATIAL], at = best_at;
+        for (int d = ns - 1; d >= 0; --d) {
+            coord[d] = at % in_dims[d];
+            at /= in_dims[d];
+        }
+        for (int d = ns - 1; d >= 0; --d) at = at * in_dims[d] + coord[d];
+        best_at = at;
+    }
+    indices[idx_offset + item] = plane * in_plane + best_at;
+}

@@ -1,0 +1,423 @@
+/*
+ * Tiers (docs/design.md, "Tiers"): with CLPOOL_TIERED=1 a key's first call
+ * in a context runs its op's first tier (MaxPool's maxpool_generic, the
+ * global pools' global_pool_direct) and a later call the specialised
+ * program. Both tiers are checked against the reference, MaxPool's bit for
+ * bit and against each other. Which kernels ran and how many programs were
+ * built come from the interposer (tests/cl_interpose.c), not from timing.
+ * ctest runs the other suites with CLPOOL_TIERED=0; each test here sets it.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_util.h"
+#include "cl_interpose.h"
+#include "reference.h"
+#include "reference_ops.h"
+
+#define GENERIC "maxpool_generic"
+/* A specialised kernel ran (which one is the planner's choice for the device). */
+#define ASSERT_SPECIALISED(kernels, desc)                                                                          \
+    ck_assert_msg(*(kernels) && strstr((kernels), GENERIC) == NULL, "%s: ran '%s', not a specialised kernel", (desc), \
+                  (kernels))
+
+/* A context with tiers on (or off). */
+static clpool_context *tiered_context(const char *tiered)
+{
+    setenv("CLPOOL_TIERED", tiered, 1);
+    return cu_context_create();
+}
+
+static int has_fp64(clpool_context *ctx)
+{
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    return info.has_fp64;
+}
+
+/* ------------------------------------------------------------ MaxPool */
+
+static const clpool_dtype maxpool_dtypes[6] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                               CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
+
+typedef struct mp_case {
+    char desc[512];
+    clpool_dtype dtype;
+    clpool_shape in, out;
+    clpool_maxpool_params p;
+    int indices;
+    unsigned char *x; /* input */
+    size_t out_bytes;
+} mp_case;
+
+/* A random valid call: 1-4 spatial dims, every attribute, tie- and NaN-rich data. */
+static void mp_random(ref_rng *rng, clpool_dtype dtype, int32_t ns, mp_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->dtype = dtype;
+    for (;;) {
+        int64_t k[CLPOOL_MAX_SPATIAL];
+        c->in.rank = ns + 2;
+        c->in.dims[0] = ref_rng_range(rng, 1, 2);
+        c->in.dims[1] = ref_rng_range(rng, 1, 3);
+        for (int32_t d = 0; d < ns; ++d) {
+            c->in.dims[2 + d] = ref_rng_range(rng, 1, ns > 2 ? 7 : 12);
+            k[d] = ref_rng_range(rng, 1, 4);
+        }
+        clpool_maxpool_params_init(&c->p, ns, k);
+        if (ref_rng_chance(rng, 0.2)) {
+            c->p.auto_pad = (clpool_auto_pad)ref_rng_range(rng, 1, 3);
+        } else {
+            for (int32_t d = 0; d < 2 * ns; ++d) c->p.pads[d] = ref_rng_range(rng, 0, k[d % ns] - 1);
+        }
+        for (int32_t d = 0; d < ns; ++d) {
+            c->p.strides[d] = ref_rng_range(rng, 1, 3);
+            c->p.dilations[d] = ref_rng_range(rng, 1, 2);
+        }
+        c->p.ceil_mode = (int)ref_rng_range(rng, 0, 1);
+        c->p.storage_order = (int)ref_rng_range(rng, 0, 1);
+        c->indices = ref_rng_chance(rng, 0.5);
+        if (ref_maxpool_shape(&c->in, &c->p, &c->out, NULL, NULL, 0) == 0) break;
+    }
+    const int64_t n = ref_shape_elements(&c->in);
+    c->x = malloc((size_t)n * ref_dtype_size(dtype));
+    const uint64_t *nans = cu_nan_patterns(dtype);
+    for (int64_t i = 0; i < n; ++i) {
+        if (nans && ref_rng_chance(rng, 0.03)) ref_store_bits(dtype, c->x, i, nans[ref_rng_range(rng, 0, 4)]);
+        else if (ref_dtype_is_float(dtype) && ref_rng_chance(rng, 0.1)) ref_store(dtype, c->x, i, -0.0);
+        else ref_store(dtype, c->x, i, (double)ref_rng_range(rng, -4, 4)); /* ties */
+    }
+    c->out_bytes = (size_t)ref_shape_elements(&c->out) * ref_dtype_size(dtype);
+    snprintf(c->desc, sizeof c->desc, "%s in", clpool_dtype_name(dtype));
+    cu_append_dims(c->desc, sizeof c->desc, c->in.dims, c->in.rank);
+    cu_append(c->desc, sizeof c->desc, " kernel");
+    cu_append_dims(c->desc, sizeof c->desc, c->p.kernel_shape, ns);
+    cu_append(c->desc, sizeof c->desc, " strides");
+    cu_append_dims(c->desc, sizeof c->desc, c->p.strides, ns);
+    cu_append(c->desc, sizeof c->desc, " dilations");
+    cu_append_dims(c->desc, sizeof c->desc, c->p.dilations, ns);
+    cu_append(c->desc, sizeof c->desc, " pads");
+    cu_append_dims(c->desc, sizeof c->desc, c->p.pads, 2 * ns);
+    cu_append(c->desc, sizeof c->desc, " auto_pad %d ceil %d order %d indices %d", (int)c->p.auto_pad, c->p.ceil_mode,
+              c->p.storage_order, c->indices);
+}
+
+/* Runs the case through ctx, checks output and Indices against the
+ * reference bit for bit, and returns the kernels that ran. */
+static const char *mp_run_checked(clpool_context *ctx, const mp_case *c, unsigned char *y, int64_t *idx,
+                                  const char *which)
+{
+    const int64_t n_out = ref_shape_elements(&c->out);
+    unsigned char *want = malloc(c->out_bytes);
+    int64_t *want_idx = malloc((size_t)n_out * sizeof *want_idx);
+    ck_assert_int_eq(ref_maxpool(c->dtype, &c->in, &c->p, c->x, want, c->indices ? want_idx : NULL), 0);
+    ci_arm(c->desc, NULL, 0, CL_SUCCESS);
+    cu_assert_ok(clpool_maxpool_host(ctx, &c->p, c->dtype, &c->in, c->x, y, c->indices ? idx : NULL),
+                 "clpool_maxpool_host", c->desc);
+    ci_disarm();
+    for (int64_t i = 0; i < n_out; ++i) {
+        if (ref_load_bits(c->dtype, y, i) != ref_load_bits(c->dtype, want, i))
+            ck_abort_msg("%s (%s, kernels %s): output %lld has bits %llx, the reference %llx", c->desc, which,
+                         ci_kernels(), (long long)i, (unsigned long long)ref_load_bits(c->dtype, y, i),
+                         (unsigned long long)ref_load_bits(c->dtype, want, i));
+        if (c->indices && idx[i] != want_idx[i])
+            ck_abort_msg("%s (%s, kernels %s): index %lld is %lld, the reference %lld", c->desc, which, ci_kernels(),
+                         (long long)i, (long long)idx[i], (long long)want_idx[i]);
+    }
+    free(want);
+    free(want_idx);
+    return ci_kernels();
+}
+
+/* The first tier on 150 random calls (every dtype, 1-4 spatial dims, every
+ * attribute), each the first call of a new context: exact against the
+ * reference. */
+START_TEST(first_tier_matches_reference)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 0x7153);
+    int fp64 = -1;
+    for (int i = 0; i < 150; ++i) {
+        const clpool_dtype dtype = maxpool_dtypes[i % 6];
+        mp_case c;
+        mp_random(&rng, dtype, (int32_t)(1 + (i / 6) % 4), &c);
+        clpool_context *ctx = tiered_context("1");
+        if (fp64 < 0) fp64 = has_fp64(ctx);
+        if (dtype != CLPOOL_FLOAT64 || fp64) {
+            unsigned char *y = malloc(c.out_bytes);
+            int64_t *idx = malloc((size_t)ref_shape_elements(&c.out) * sizeof *idx);
+            const char *ran = mp_run_checked(ctx, &c, y, idx, "first call");
+            ck_assert_msg(strcmp(ran, GENERIC) == 0, "%s: the first call ran '%s'", c.desc, ran);
+            free(y), free(idx);
+        }
+        free(c.x);
+        clpool_context_release(ctx);
+    }
+}
+END_TEST
+
+/* A key's first call runs the first tier and builds only its program; the
+ * second builds and runs the specialised one; the results are identical,
+ * bit for bit, Indices included. */
+START_TEST(second_call_tiers_up)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 0x2ca11);
+    for (int i = 0; i < 12; ++i) {
+        const clpool_dtype dtype = maxpool_dtypes[i % 6];
+        clpool_context *ctx = tiered_context("1");
+        mp_case c;
+        mp_random(&rng, dtype, i < 6 ? 2 : 3, &c);
+        if (dtype == CLPOOL_FLOAT64 && !has_fp64(ctx)) {
+            free(c.x);
+            clpool_context_release(ctx);
+            continue;
+        }
+        const int64_t n_out = ref_shape_elements(&c.out);
+        unsigned char *y1 = malloc(c.out_bytes), *y2 = malloc(c.out_bytes);
+        int64_t *i1 = malloc((size_t)n_out * sizeof *i1), *i2 = malloc((size_t)n_out * sizeof *i2);
+        char first[1024];
+        snprintf(first, sizeof first, "%s", mp_run_checked(ctx, &c, y1, i1, "first call"));
+        ck_assert_msg(strcmp(first, GENERIC) == 0, "%s: the first call ran '%s'", c.desc, first);
+        const char *second = mp_run_checked(ctx, &c, y2, i2, "second call");
+        ck_assert_msg(strstr(second, GENERIC) == NULL && *second, "%s: the second call ran '%s'", c.desc, second);
+        ck_assert_msg(memcmp(y1, y2, c.out_bytes) == 0, "%s: the tiers' outputs differ", c.desc);
+        ck_assert_msg(!c.indices || memcmp(i1, i2, (size_t)n_out * sizeof *i1) == 0, "%s: the tiers' Indices differ",
+                      c.desc);
+        /* A third call builds nothing. */
+        ci_arm(c.desc, "clBuildProgram", 0, CL_SUCCESS);
+        cu_assert_ok(clpool_maxpool_host(ctx, &c.p, dtype, &c.in, c.x, y2, c.indices ? i2 : NULL), "clpool_maxpool_host",
+                     c.desc);
+        ci_disarm();
+        ck_assert_msg(ci_calls() == 0, "%s: the third call built %d programs", c.desc, ci_calls());
+        free(y1), free(y2), free(i1), free(i2), free(c.x);
+        clpool_context_release(ctx);
+    }
+}
+END_TEST
+
+/* Windows over whole planes with Indices (global_max_pool_indices' path):
+ * the first call runs the first tier, the second that kernel, identically. */
+START_TEST(whole_plane_indices_tier_up)
+{
+    clpool_context *ctx = tiered_context("1");
+    mp_case c;
+    memset(&c, 0, sizeof c);
+    c.dtype = CLPOOL_FLOAT32;
+    c.in = (clpool_shape){4, {8, 64, 6, 7}};
+    const int64_t k[2] = {6, 7};
+    clpool_maxpool_params_init(&c.p, 2, k);
+    c.p.storage_order = 1;
+    c.indices = 1;
+    ck_assert_int_eq(ref_maxpool_shape(&c.in, &c.p, &c.out, NULL, NULL, 0), 0);
+    snprintf(c.desc, sizeof c.desc, "whole-plane windows 6x7 over 8x64 planes, column-major Indices");
+    const int64_t n = ref_shape_elements(&c.in), n_out = ref_shape_elements(&c.out);
+    c.x = malloc((size_t)n * 4);
+    ref_rng rng;
+    ref_rng_seed(&rng, 0x3a);
+    for (int64_t i = 0; i < n; ++i) ref_store(c.dtype, c.x, i, (double)ref_rng_range(&rng, -3, 3));
+    c.out_bytes = (size_t)n_out * 4;
+    unsigned char *y1 = malloc(c.out_bytes), *y2 = malloc(c.out_bytes);
+    int64_t *i1 = malloc((size_t)n_out * 8), *i2 = malloc((size_t)n_out * 8);
+    char first[1024];
+    snprintf(first, sizeof first, "%s", mp_run_checked(ctx, &c, y1, i1, "first call"));
+    ck_assert_str_eq(first, GENERIC);
+    const char *second = mp_run_checked(ctx, &c, y2, i2, "second call");
+    ASSERT_SPECIALISED(second, c.desc);
+    printf("note: %s: the second call ran %s\n", c.desc, second);
+    ck_assert(memcmp(y1, y2, c.out_bytes) == 0 && memcmp(i1, i2, (size_t)n_out * 8) == 0);
+    free(y1), free(y2), free(i1), free(i2), free(c.x);
+    clpool_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ global pools */
+
+/* GlobalMax/Average/LpPool where the planes take the grouped kernel
+ * (2x64x7x7 on CPUs) or two passes (1x2x96x96): the first call runs
+ * global_pool_direct, the second the planned kernels; both within the
+ * suite's tolerance of the reference, GlobalMaxPool's bit for bit. */
+START_TEST(global_pools_tier_up)
+{
+    const clpool_shape shapes[2] = {{4, {2, 64, 7, 7}}, {4, {1, 2, 96, 96}}};
+    ref_rng rng;
+    ref_rng_seed(&rng, 0x610b);
+    for (int s = 0; s < 2; ++s) {
+        for (int op = 0; op < 3; ++op) {
+            clpool_context *ctx = tiered_context("1");
+            const clpool_dtype dtype = CLPOOL_FLOAT32;
+            const clpool_shape *in = &shapes[s];
+            const int64_t n = ref_shape_elements(in), planes = in->dims[0] * in->dims[1];
+            float *x = malloc((size_t)n * sizeof *x), y[2][128];
+            for (int64_t i = 0; i < n; ++i) x[i] = (float)ref_rng_range(&rng, -1000, 1000) / 64.0f;
+            double want[128];
+            float want_max[128];
+            if (op == 0) ck_assert_int_eq(ref_global_max_pool(dtype, in, x, want_max), 0);
+            if (op == 1) ck_assert_int_eq(ref_global_average_pool(dtype, in, x, want, NULL), 0);
+            if (op == 2) ck_assert_int_eq(ref_global_lp_pool(dtype, in, 2.0, x, want), 0);
+            char kernels[2][1024], desc[128];
+            snprintf(desc, sizeof desc, "%s on [%lld,%lld,%lld,%lld]", op == 0 ? "GlobalMaxPool" : op == 1 ? "GlobalAveragePool" : "GlobalLpPool",
+                     (long long)in->dims[0], (long long)in->dims[1], (long long)in->dims[2], (long long)in->dims[3]);
+            for (int call = 0; call < 2; ++call) {
+                ci_arm(desc, NULL, 0, CL_SUCCESS);
+                const clpool_status st = op == 0   ? clpool_global_max_pool_host(ctx, dtype, in, x, y[call])
+                                         : op == 1 ? clpool_global_average_pool_host(ctx, dtype, in, x, y[call])
+                                                   : clpool_global_lp_pool_host(ctx, 2.0, dtype, in, x, y[call]);
+                ci_disarm();
+                cu_assert_ok(st, "global pool", desc);
+                snprintf(kernels[call], sizeof kernels[call], "%s", ci_kernels());
+                for (int64_t i = 0; i < planes; ++i) {
+                    const double got = y[call][i], ref = op == 0 ? want_max[i] : want[i];
+                    ck_assert_msg(fabs(got - ref) <= cu_global_pool_tolerance(dtype) * fabs(ref) + 1e-30,
+                                  "%s, call %d (%s): plane %lld is %.9g, the reference %.9g", desc, call + 1,
+                                  kernels[call], (long long)i, got, ref);
+                }
+            }
+            ck_assert_msg(strcmp(kernels[0], "global_pool_direct") == 0, "%s: the first call ran '%s'", desc, kernels[0]);
+            ck_assert_msg(strstr(kernels[1], "global_pool_direct") == NULL, "%s: the second call ran '%s'", desc,
+                          kernels[1]);
+            if (op == 0) ck_assert_msg(memcmp(y[0], y[1], (size_t)planes * sizeof(float)) == 0, "%s: tiers differ", desc);
+            free(x);
+            clpool_context_release(ctx);
+        }
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ the rules */
+
+static const int64_t k3[2] = {3, 3};
+
+/* MaxPool 3x3/s2 float32 on `in` through ctx, returning the kernels that ran and the programs built. */
+static const char *maxpool_once(clpool_context *ctx, const clpool_shape *in, clpool_dtype dtype, int *builds)
+{
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 2, k3);
+    p.strides[0] = p.strides[1] = 2;
+    clpool_shape out;
+    ck_assert_int_eq(clpool_maxpool_output_shape(in, &p, &out), CLPOOL_SUCCESS);
+    const size_t es = clpool_dtype_size(dtype);
+    unsigned char *x = calloc((size_t)clpool_shape_elements(in), es), *y = malloc((size_t)clpool_shape_elements(&out) * es);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(y);
+    ci_arm("maxpool_once", "clBuildProgram", 0, CL_SUCCESS);
+    cu_assert_ok(clpool_maxpool_host(ctx, &p, dtype, in, x, y, NULL), "clpool_maxpool_host", "maxpool_once");
+    ci_disarm();
+    *builds = ci_calls();
+    free(x), free(y);
+    return ci_kernels();
+}
+
+/* CLPOOL_TIERED=0: the first call builds and runs its specialised program. */
+START_TEST(tiers_off)
+{
+    clpool_context *ctx = tiered_context("0");
+    const clpool_shape in = {4, {1, 4, 16, 16}};
+    int builds = 0;
+    const char *kernels = maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds);
+    ASSERT_SPECIALISED(kernels, "CLPOOL_TIERED=0");
+    ck_assert_int_eq(builds, 1);
+    clpool_context_release(ctx);
+}
+END_TEST
+
+START_TEST(tiered_value_rejected)
+{
+    const char *bad[3] = {"2", "yes", "01"};
+    for (int i = 0; i < 3; ++i) {
+        setenv("CLPOOL_TIERED", bad[i], 1);
+        clpool_context *ctx = NULL;
+        char want[64];
+        snprintf(want, sizeof want, "CLPOOL_TIERED='%s' is not 0 or 1", bad[i]);
+        cu_assert_status(bad[i], NULL, clpool_context_create(NULL, &ctx), CLPOOL_ERROR_INVALID_ARGUMENT, want);
+        ck_assert_ptr_null(ctx);
+    }
+}
+END_TEST
+
+/* Inputs above 64 MiB skip the first tier: the op's own time would rival the compile it saves. */
+START_TEST(large_input_skips_first_tier)
+{
+    clpool_context *ctx = tiered_context("1");
+    const clpool_shape small = {4, {1, 1, 8192, 8192}}, large = {4, {1, 1, 8200, 8200}}; /* 64 MiB, and above */
+    int builds = 0;
+    ck_assert_str_eq(maxpool_once(ctx, &small, CLPOOL_INT8, &builds), GENERIC);
+    const char *kernels = maxpool_once(ctx, &large, CLPOOL_INT8, &builds);
+    ASSERT_SPECIALISED(kernels, "int8 input above 64 MiB");
+    clpool_context_release(ctx);
+}
+END_TEST
+
+/* A program the binary cache holds loads in milliseconds: its first call in a new context uses it. */
+START_TEST(binary_cache_entry_skips_first_tier)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tiers-cache-%ld", cu_tmpdir(), (long)getpid());
+    setenv("CLPOOL_CACHE_DIR", dir, 1);
+    const clpool_shape in = {4, {1, 4, 16, 16}};
+    int builds = 0;
+    clpool_context *ctx = tiered_context("1");
+    ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), GENERIC);
+    char second[1024];
+    snprintf(second, sizeof second, "%s", maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds)); /* built and stored */
+    ASSERT_SPECIALISED(second, "second call");
+    clpool_context_release(ctx);
+    ctx = tiered_context("1");
+    ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), second);
+    clpool_cache_info info = {.struct_size = sizeof info};
+    ck_assert_int_eq(clpool_context_cache_info(ctx, &info), CLPOOL_SUCCESS);
+    ck_assert_int_eq(info.hits, 1);
+    ck_assert_int_eq(info.misses, 0);
+    clpool_context_release(ctx);
+    setenv("CLPOOL_CACHE_DIR", "off", 1);
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* With tiers on, warm-up builds the first tiers: a later first call of a
+ * MaxPool key and of a global pool builds nothing, and warm-up asked for no
+ * specialised key (the second call is the one that builds). */
+START_TEST(warm_up_builds_first_tiers)
+{
+    clpool_context *ctx = tiered_context("1");
+    cu_assert_ok(clpool_context_warm_up(ctx, CLPOOL_FLOAT32), "clpool_context_warm_up", "float32");
+    const clpool_shape in = {4, {1, 3, 20, 20}};
+    int builds = 0;
+    ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), GENERIC);
+    ck_assert_int_eq(builds, 0);
+    const char *kernels = maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds);
+    ASSERT_SPECIALISED(kernels, "second call after warm-up");
+    ck_assert_int_eq(builds, 1);
+    const clpool_shape planes = {4, {2, 64, 7, 7}};
+    float x[2 * 64 * 49] = {0}, y[128];
+    ci_arm("GlobalAveragePool after warm-up", "clBuildProgram", 0, CL_SUCCESS);
+    cu_assert_ok(clpool_global_average_pool_host(ctx, CLPOOL_FLOAT32, &planes, x, y), "clpool_global_average_pool_host",
+                 "after warm-up");
+    ci_disarm();
+    ck_assert_int_eq(ci_calls(), 0);
+    ck_assert_str_eq(ci_kernels(), "global_pool_direct");
+    clpool_context_release(ctx);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("tiers");
+    TCase *tc = cu_tcase(s, "tiers", 0);
+    tcase_add_test(tc, first_tier_matches_reference);
+    tcase_add_test(tc, second_call_tiers_up);
+    tcase_add_test(tc, whole_plane_indices_tier_up);
+    tcase_add_test(tc, global_pools_tier_up);
+    tcase_add_test(tc, tiers_off);
+    tcase_add_test(tc, tiered_value_rejected);
+    tcase_add_test(tc, large_input_skips_first_tier);
+    tcase_add_test(tc, binary_cache_entry_skips_first_tier);
+    tcase_add_test(tc, warm_up_builds_first_tiers);
+    return cu_run_suite(s, CK_NORMAL);
+}
