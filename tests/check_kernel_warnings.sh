@@ -28,6 +28,7 @@ family maxpool3d "$k/maxpool3d.cl"
 family global_max_pool "$k/global_pool.h" "$k/global_max_pool.cl"
 family global_sum_pool "$k/global_pool.h" "$k/global_sum_pool.cl"
 family max "$k/max.cl"
+family maxpool_generic "$k/maxpool_generic.cl"
 n=0 bad=0
 target=(-target spir64)
 check() { # program (maxpool and global_pool: the family its options pick), options...
@@ -188,6 +189,11 @@ for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
             "-DOP=3 -DLP_KIND=3" "-DOP=3 -DLP_KIND=0"; do
     for ch in 0 1; do check global_pool -DDT_$dt $op -DCHUNKED=$ch; done
   done
+done
+# MaxPool's first tier (one program per dtype): as SPIR, and as PoCL builds it.
+for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; do
+  read -r -a target <<< "$t"
+  for dt in $pool_types; do check maxpool_generic -DDT_$dt; done
 done
 echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4, STREAM_STORES, one-pass 3-D and the grouped global pools): $n, failing: $bad"
 [ "$bad" = 0 ]

@@ -465,6 +465,58 @@ END_TEST
 START_TEST(maxpool_3d_two_passes) { RUN_CASES(mp_cases_run, mp_3d); }
 END_TEST
 
+/* MaxPool's first tier (CLPOOL_TIERED=1): each run is the first call of a
+ * new clpool context over the fixture's OpenCL objects, so maxpool_generic
+ * answers it, on 1-, 2-, 3- and 6-D windows with and without Indices. */
+static const mp_case mp_first_tier[] = {
+    {"1-D 3/s2/p1 Indices, first tier", DT_ALL, 3, {1, 3, 21}, {3}, {2}, {0}, {1, 1}, 0, 1, 0, "maxpool_generic"},
+    {"2-D 3x3 dilation 2, ceil, first tier", DT_ALL, 4, {1, 2, 10, 17}, {3, 3}, {2, 3}, {2, 2}, {2, 2, 2, 2}, 1, 0, 0,
+     "maxpool_generic"},
+    {"3-D 2x3x3/s2 column-major Indices, first tier", DT_ALL, 5, {1, 2, 5, 7, 9}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 0,
+     1, 1, "maxpool_generic"},
+    {"6-D 2x1x2x1x2x3 Indices, first tier", DT_ALL, 8, {1, 1, 2, 3, 2, 3, 3, 10}, {2, 1, 2, 1, 2, 3}, {0}, {0}, {0},
+     0, 1, 0, "maxpool_generic"},
+};
+
+START_TEST(maxpool_first_tier)
+{
+    require_gpu();
+    clpool_context *fixture = cu_ctx;
+    ref_rng r;
+    ref_rng_seed(&r, 43);
+    setenv("CLPOOL_TIERED", "1", 1);
+    for (size_t i = 0; i < sizeof mp_first_tier / sizeof mp_first_tier[0]; ++i) {
+        const mp_case *c = &mp_first_tier[i];
+        for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
+            const clpool_dtype dt = maxpool_dtypes[d];
+            if (!cu_dtype_runs(dt, c->name)) continue;
+            clpool_shape shape = {c->rank, {0}};
+            memcpy(shape.dims, c->dims, sizeof c->dims);
+            const int64_t n = ref_shape_elements(&shape);
+            void *input = malloc((size_t)n * ref_dtype_size(dt));
+            ck_assert_ptr_nonnull(input);
+            for (int special = 0; special < 2; ++special) {
+                char desc[200];
+                snprintf(desc, sizeof desc, "MaxPool %s, %s, %s input", c->name, clpool_dtype_name(dt),
+                         special ? "NaN/inf/-0" : "clean");
+                fill(&r, dt, input, n, special);
+                clpool_context *tiered = NULL;
+                cu_assert_ok(clpool_context_create_from_cl(clpool_context_cl_context(fixture),
+                                                           clpool_context_cl_device(fixture),
+                                                           clpool_context_cl_queue(fixture), &tiered),
+                             "clpool_context_create_from_cl", desc);
+                cu_ctx = tiered;
+                mp_run(c, dt, input, special ? 3 * ref_dtype_size(dt) : 0, desc);
+                cu_ctx = fixture;
+                clpool_context_release(tiered);
+            }
+            free(input);
+        }
+    }
+    setenv("CLPOOL_TIERED", "0", 1);
+}
+END_TEST
+
 /* -------------------------------------------------------- global pools */
 
 typedef enum gp_op { GP_MAX, GP_AVG, GP_LP } gp_op;
@@ -774,6 +826,7 @@ int main(void)
     tcase_add_test(tc, maxpool_whole_planes);
     tcase_add_test(tc, maxpool_general_kernel);
     tcase_add_test(tc, maxpool_3d_two_passes);
+    tcase_add_test(tc, maxpool_first_tier);
     tc = cu_tcase(s, "global_pools", 1);
     tcase_add_test(tc, global_pools);
     tc = cu_tcase(s, "max", 1);

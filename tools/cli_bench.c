@@ -18,7 +18,8 @@
  *               against a trivial copy kernel's (tools/cli_startup.c); R defaults to 5
  * POCL_AFFINITY defaults to 1 here (a value in the environment wins): unpinned,
  * PoCL's worker threads can share one core and every kernel, the copy
- * included, runs at a fraction of its speed in that process.
+ * included, runs at a fraction of its speed in that process. CLPOOL_TIERED
+ * defaults to 0 except with --startup, which measures what a new user gets.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +607,8 @@ int cli_bench(int argc, char **argv)
     for (size_t i = 0; i < n_cases; ++i) matched += !filter || strstr(cases[i].name, filter) != NULL;
     if (matched == 0) return cli_usage_error("bench", "no case matches --filter '%s'", filter);
     setenv("POCL_AFFINITY", "1", 0); /* before the first OpenCL call; see the top comment */
+    /* Throughput is the specialised kernels': no first tier in the warm-up run. */
+    if (!startup && !startup_case) setenv("CLPOOL_TIERED", "0", 0);
     if (startup_case) return cli_bench_startup_child(startup_case, device);
     if (startup) return cli_bench_startup(device, repeat_given ? env.repeat : 5, csv);
     if (bench_env_init(&env, device) != 0) {

@@ -182,8 +182,12 @@ CLPOOL_API clpool_status clpool_device_get_info(uint32_t index, clpool_device_in
 
 /**
  * Holds the cl_context, device, a default queue and the program cache.
- * Kernel programs are built on first use and kept for the context's life;
- * their binaries may also be cached on disk in $CLPOOL_CACHE_DIR (default
+ * Kernel programs are built on first use and kept for the context's life.
+ * Tiers (CLPOOL_TIERED, read at creation; default 1): the first call of a key
+ * (op, dtype, window, strides, path) runs a first tier that compiles fast
+ * (exact ops give identical results; global sums may differ in the last
+ * bit), a later call its specialised program. Program binaries may also be
+ * cached on disk in $CLPOOL_CACHE_DIR (default
  * $XDG_CACHE_HOME/clpool or ~/.cache/clpool, not used on PoCL, which caches
  * compiled kernels itself; "off" disables it). A bad or
  * stale cache entry is rebuilt, never an error. The cache is per user: see
@@ -223,14 +227,16 @@ CLPOOL_API void clpool_context_release(clpool_context *ctx);
 CLPOOL_API void clpool_context_trim(clpool_context *ctx);
 
 /**
- * Build, ahead of time, the kernel programs the common cases of every op use
- * for `dtype` (MaxPool 3x3/s2/p1 and 2x2/s2 with and without Indices, 1-D
- * k3 and 3-D 2x2x2 with and without; the global pools, one- and
- * two-pass; Max of 2 inputs same-shape and broadcast; each only where the op
- * supports the dtype). It runs tiny real ops on the context's queue and
- * waits for them, so first calls later skip the compile. Unsupported
- * dtype/device combinations are skipped, not errors. Thread-safe; may be
- * called again (already built programs are reused).
+ * Build, ahead of time, what later first calls of `dtype` run, so they skip
+ * the compile. With tiers on (CLPOOL_TIERED=1, the default): MaxPool's and
+ * the global pools' first tiers and Max's programs of 2 inputs (same-shape
+ * and broadcast); a key's specialised program is still built on its second
+ * call. With tiers off: the specialised programs of the common cases
+ * (MaxPool 3x3/s2/p1 and 2x2/s2 with and without Indices, 1-D k3, 3-D
+ * 2x2x2; the global pools, one- and two-pass; Max as above). Each only where
+ * the op supports the dtype. It runs tiny real ops on the context's queue and
+ * waits for them. Unsupported dtype/device combinations are skipped, not
+ * errors. Thread-safe; may be called again (built programs are reused).
  */
 CLPOOL_API clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype);
 
