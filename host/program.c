@@ -314,20 +314,20 @@ int clpool__program_wanted(clpool_context *ctx, const char *const *parts, const 
                            const char *kernel)
 {
     if (!ctx->tiered || options->count > CLPOOL__OPTIONS_DEFINES) return 1;
-    char text[CLPOOL__OPTIONS_TEXT_MAX];
-    if (!options_text(options, text)) return 1; /* the build reports it */
-    int wanted = 1;
     pthread_mutex_lock(&ctx->lock);
     clpool__program *p = program_entry(ctx, parts, options);
-    if (!p) {
+    char text[CLPOOL__OPTIONS_TEXT_MAX];
+    int cached = 0;
+    if (!p && options_text(options, text)) {
         /* A binary-cache entry loads in a few ms: worth it from the first call. */
         program_source src;
-        const int cached = ctx->cache.dir_fd >= 0 && source_load(ctx, parts, text, &src) == CLPOOL_SUCCESS &&
-                           clpool__cache_has(ctx, src.key, src.key_len);
+        cached = ctx->cache.dir_fd >= 0 && source_load(ctx, parts, text, &src) == CLPOOL_SUCCESS &&
+                 clpool__cache_has(ctx, src.key, src.key_len);
         if (ctx->cache.dir_fd >= 0) source_free(&src);
-        if (!cached) p = program_add(ctx, parts, options);
+        p = program_add(ctx, parts, options);
     }
-    if (p) wanted = asked_before(p, kernel);
+    /* No entry (options too long, out of memory): build it now. */
+    const int wanted = !p || asked_before(p, kernel) || cached;
     pthread_mutex_unlock(&ctx->lock);
     return wanted;
 }

@@ -368,6 +368,8 @@ START_TEST(binary_cache_entry_skips_first_tier)
     clpool_context_release(ctx);
     ctx = tiered_context("1");
     ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), second);
+    ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), second); /* and stays */
+    ck_assert_int_eq(builds, 0);
     clpool_cache_info info = {.struct_size = sizeof info};
     ck_assert_int_eq(clpool_context_cache_info(ctx, &info), CLPOOL_SUCCESS);
     ck_assert_int_eq(info.hits, 1);
