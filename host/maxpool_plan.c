@@ -426,19 +426,25 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
 }
 
 /* The general kernels' geometry (all but `items`). */
+/* The per-dim arrays and the plane size that both geometry structs share (a macro: two struct types). */
+#define FILL_DIMS(d, g)                                                                                             \
+    do {                                                                                                            \
+        (g)->in_plane = 1;                                                                                          \
+        for (int32_t i_ = 0; i_ < (d)->ns; ++i_) {                                                                  \
+            (g)->in_dims[i_] = (d)->in[i_];                                                                         \
+            (g)->out_dims[i_] = (d)->out[i_];                                                                       \
+            (g)->ksize[i_] = (d)->kernel[i_];                                                                       \
+            (g)->stride[i_] = (d)->stride[i_];                                                                      \
+            (g)->pad_begin[i_] = (d)->pad[i_];                                                                      \
+            (g)->dilation[i_] = (d)->dilation[i_];                                                                  \
+            (g)->in_plane *= (d)->in[i_];                                                                           \
+        }                                                                                                           \
+    } while (0)
+
 static void fill_geometry(const clpool__maxpool_desc *d, clpool__maxpool_geom *g)
 {
     memset(g, 0, sizeof *g);
-    g->in_plane = 1;
-    for (int32_t i = 0; i < d->ns; ++i) {
-        g->in_dims[i] = d->in[i];
-        g->out_dims[i] = d->out[i];
-        g->ksize[i] = d->kernel[i];
-        g->stride[i] = d->stride[i];
-        g->pad_begin[i] = d->pad[i];
-        g->dilation[i] = d->dilation[i];
-        g->in_plane *= g->in_dims[i];
-    }
+    FILL_DIMS(d, g);
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;
     g->idx_offset = d->idx_off;
@@ -658,16 +664,7 @@ void clpool__maxpool_plan_generic(const clpool__maxpool_desc *d, clpool__maxpool
     g->ns = d->ns;
     g->with_indices = d->indices;
     g->col_major = d->storage_order != 0;
-    g->in_plane = 1;
-    for (int32_t i = 0; i < d->ns; ++i) {
-        g->in_dims[i] = d->in[i];
-        g->out_dims[i] = d->out[i];
-        g->ksize[i] = d->kernel[i];
-        g->stride[i] = d->stride[i];
-        g->pad_begin[i] = d->pad[i];
-        g->dilation[i] = d->dilation[i];
-        g->in_plane *= d->in[i];
-    }
+    FILL_DIMS(d, g);
     g->outputs = out_elements(d);
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;

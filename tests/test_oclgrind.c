@@ -422,12 +422,28 @@ static void mp_run(const mp_case *c, clpool_dtype dt, const void *input, size_t 
     free(want_idx);
 }
 
-/* Every case on each of its dtypes, a clean and a special input each. */
-static void mp_cases_run(const mp_case *cases, size_t n_cases)
+/* One run in a new clpool context over the fixture's OpenCL objects with tiers on: the first call of every key. */
+static void mp_run_first_call(const mp_case *c, clpool_dtype dt, const void *input, size_t in_lead, const char *desc)
+{
+    clpool_context *fixture = cu_ctx, *tiered = NULL;
+    setenv("CLPOOL_TIERED", "1", 1);
+    cu_assert_ok(clpool_context_create_from_cl(clpool_context_cl_context(fixture), clpool_context_cl_device(fixture),
+                                               clpool_context_cl_queue(fixture), &tiered),
+                 "clpool_context_create_from_cl", desc);
+    setenv("CLPOOL_TIERED", "0", 1);
+    cu_ctx = tiered;
+    mp_run(c, dt, input, in_lead, desc);
+    cu_ctx = fixture;
+    clpool_context_release(tiered);
+}
+
+/* Every case on each of its dtypes, a clean and a special input each,
+ * through the fixture's context or (first_calls) a new tiered one per run. */
+static void mp_cases_run_with(const mp_case *cases, size_t n_cases, int first_calls, uint64_t seed)
 {
     require_gpu();
     ref_rng r;
-    ref_rng_seed(&r, 42);
+    ref_rng_seed(&r, seed);
     for (size_t i = 0; i < n_cases; ++i) {
         const mp_case *c = &cases[i];
         for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
@@ -444,12 +460,14 @@ static void mp_cases_run(const mp_case *cases, size_t n_cases)
                          special ? "NaN/inf/-0" : "clean");
                 fill(&r, dt, input, n, special);
                 /* the first at offset 0: its first block's loads start at the buffer's start */
-                mp_run(c, dt, input, special ? 3 * ref_dtype_size(dt) : 0, desc);
+                (first_calls ? mp_run_first_call : mp_run)(c, dt, input, special ? 3 * ref_dtype_size(dt) : 0, desc);
             }
             free(input);
         }
     }
 }
+
+static void mp_cases_run(const mp_case *cases, size_t n_cases) { mp_cases_run_with(cases, n_cases, 0, 42); }
 
 #define RUN_CASES(run, cases) run(cases, sizeof cases / sizeof cases[0])
 
@@ -478,43 +496,7 @@ static const mp_case mp_first_tier[] = {
      0, 1, 0, "maxpool_generic"},
 };
 
-START_TEST(maxpool_first_tier)
-{
-    require_gpu();
-    clpool_context *fixture = cu_ctx;
-    ref_rng r;
-    ref_rng_seed(&r, 43);
-    setenv("CLPOOL_TIERED", "1", 1);
-    for (size_t i = 0; i < sizeof mp_first_tier / sizeof mp_first_tier[0]; ++i) {
-        const mp_case *c = &mp_first_tier[i];
-        for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
-            const clpool_dtype dt = maxpool_dtypes[d];
-            if (!cu_dtype_runs(dt, c->name)) continue;
-            clpool_shape shape = {c->rank, {0}};
-            memcpy(shape.dims, c->dims, sizeof c->dims);
-            const int64_t n = ref_shape_elements(&shape);
-            void *input = malloc((size_t)n * ref_dtype_size(dt));
-            ck_assert_ptr_nonnull(input);
-            for (int special = 0; special < 2; ++special) {
-                char desc[200];
-                snprintf(desc, sizeof desc, "MaxPool %s, %s, %s input", c->name, clpool_dtype_name(dt),
-                         special ? "NaN/inf/-0" : "clean");
-                fill(&r, dt, input, n, special);
-                clpool_context *tiered = NULL;
-                cu_assert_ok(clpool_context_create_from_cl(clpool_context_cl_context(fixture),
-                                                           clpool_context_cl_device(fixture),
-                                                           clpool_context_cl_queue(fixture), &tiered),
-                             "clpool_context_create_from_cl", desc);
-                cu_ctx = tiered;
-                mp_run(c, dt, input, special ? 3 * ref_dtype_size(dt) : 0, desc);
-                cu_ctx = fixture;
-                clpool_context_release(tiered);
-            }
-            free(input);
-        }
-    }
-    setenv("CLPOOL_TIERED", "0", 1);
-}
+START_TEST(maxpool_first_tier) { mp_cases_run_with(mp_first_tier, sizeof mp_first_tier / sizeof mp_first_tier[0], 1, 43); }
 END_TEST
 
 /* -------------------------------------------------------- global pools */

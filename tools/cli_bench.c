@@ -76,13 +76,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+double cli_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static double now_ms(void)
+double cli_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -160,7 +160,7 @@ typedef clpool_status (*enqueue_fn)(bench_env *env, void *state, cl_event *done)
 static int time_once(bench_env *env, enqueue_fn run, void *state, double *ms)
 {
     cl_event before = NULL, done = NULL;
-    const double t0 = now_ms();
+    const double t0 = cli_now_ms();
     clEnqueueMarkerWithWaitList(env->q, 0, NULL, &before);
     if (run(env, state, &done) != CLPOOL_SUCCESS) {
         fprintf(stderr, "clpool bench: %s\n", clpool_last_error());
@@ -170,7 +170,7 @@ static int time_once(bench_env *env, enqueue_fn run, void *state, double *ms)
     clFinish(env->q);
     *ms = event_span_ms(before, done);
     if (*ms < 0) { /* both sides of a ratio are timed the same way */
-        *ms = now_ms() - t0;
+        *ms = cli_now_ms() - t0;
         if (!env->host_clock) {
             env->host_clock = 1;
             fprintf(stderr, "clpool bench: the device reports no profiling timestamps; "
@@ -222,8 +222,8 @@ static int time_op_and_copy(bench_env *env, enqueue_fn op, void *op_state, enque
         if (r >= 0) t[r] = a, t[env->repeat + r] = b;
     }
     if (rc == 0) {
-        *op_ms = median(t, env->repeat);
-        *copy_ms = median(t + env->repeat, env->repeat);
+        *op_ms = cli_median(t, env->repeat);
+        *copy_ms = cli_median(t + env->repeat, env->repeat);
     }
     free(t);
     return rc;
@@ -501,7 +501,7 @@ static int overhead_run(bench_env *env, int device_idle, cl_mem x, cl_mem y, dou
             clFinish(env->q);
         }
     }
-    *us = median(t + 100, N - 100); /* the first calls include the kernel build */
+    *us = cli_median(t + 100, N - 100); /* the first calls include the kernel build */
     return ok;
 }
 

@@ -62,24 +62,6 @@ static const startup_case cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* ------------------------------------------------------------ the child side */
 
@@ -161,7 +143,7 @@ static int startup_child(const char *name, const char *device)
     int rc = 1;
     if (x && x2 && y && idx) {
         for (size_t i = 0; i < n; ++i) x[i] = x2[n - 1 - i] = (float)((i * 2654435761u) % 1000) / 10.0f;
-        const double t0 = now_ms();
+        const double t0 = cli_now_ms();
         clpool_context *ctx = NULL;
         int ok;
         if (c->op == S_FLOOR) {
@@ -169,7 +151,7 @@ static int startup_child(const char *name, const char *device)
         } else {
             ok = clpool_context_create(device, &ctx) == CLPOOL_SUCCESS && run_op(c, ctx, x, x2, y, idx) == CLPOOL_SUCCESS;
         }
-        const double t1 = now_ms();
+        const double t1 = cli_now_ms();
         if (!ok) fprintf(stderr, "clpool bench: %s: %s\n", name, clpool_last_error());
         else printf("%.3f\n", t1 - t0), rc = 0;
         clpool_context_release(ctx);
@@ -193,7 +175,7 @@ static int spawn_case(const char *self, const char *name, const char *device, co
 {
     int fds[2];
     if (pipe(fds) != 0) return -1;
-    const double t0 = now_ms();
+    const double t0 = cli_now_ms();
     const pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
@@ -220,7 +202,7 @@ static int spawn_case(const char *self, const char *name, const char *device, co
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
-    *process_ms = now_ms() - t0;
+    *process_ms = cli_now_ms() - t0;
     char *end = NULL;
     *first_ms = strtod(out, &end);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 && end != out ? 0 : -1;
@@ -289,7 +271,7 @@ int cli_bench_startup(const char *spec, int repeat, int csv)
         }
     }
     if (rc == 0) {
-        const double floor_ms = median(floors, n_floors), floor_wall = median(floor_walls, n_floors);
+        const double floor_ms = cli_median(floors, n_floors), floor_wall = cli_median(floor_walls, n_floors);
         if (csv) printf("startup_case,cold_first_result_ms,ratio_to_floor,cold_process_ms,warm_first_result_ms\n");
         else
             printf("%-36s %14s %8s %12s %14s\n", "case (float32)", "cold first ms", "x floor", "process ms",
@@ -300,7 +282,7 @@ int cli_bench_startup(const char *spec, int repeat, int csv)
             double c[512], w[512], p[512];
             const int n = repeat < 512 ? repeat : 512;
             for (int r = 0; r < n; ++r) c[r] = cold[r][i], w[r] = warm[r][i], p[r] = wall[r][i];
-            const double mc = median(c, n), mw = median(w, n), mp = median(p, n);
+            const double mc = cli_median(c, n), mw = cli_median(w, n), mp = cli_median(p, n);
             if (csv) printf("%s,%.1f,%.2f,%.1f,%.1f\n", cases[i].name, mc, mc / floor_ms, mp, mw);
             else printf("%-36s %14.1f %8.2f %12.1f %14.1f\n", cases[i].name, mc, mc / floor_ms, mp, mw);
         }
