@@ -434,7 +434,7 @@ static void random_case(ref_rng *r, ref_rng *layout, clpool_dtype dtype, size_t 
 }
 
 /* Layouts per dtype: case k takes layout k % LAYOUTS (seeded from the suite's seed). */
-#define LAYOUTS 4
+#define LAYOUTS 2
 
 static void random_suite(clpool_dtype dtype, uint64_t seed, int cases, size_t n_max)
 {
