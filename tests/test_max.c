@@ -377,29 +377,36 @@ static clpool_shape broadcast_source(ref_rng *r, const clpool_shape *out, int32_
  * A random case: output rank 0..6 with dims 1..5 (now and then a 0), 1..n_max
  * inputs that are scalars, rank-reduced or size-1-stretched versions of it,
  * sometimes an input repeated (same region), packed into one buffer, or in place.
+ *
+ * The layout (output dims, inputs, their broadcasts, repeats and the in-place
+ * input) comes from `layout`, a generator seeded from a small catalogue, so
+ * the cases of one layout run the programs its first case built (program
+ * builds are most of the suite's time); the data, gaps, packing, zero dims
+ * and API come from `r`, fresh for every case.
  */
-static void random_case(ref_rng *r, clpool_dtype dtype, size_t n_max, max_case *c, case_data *cd)
+static void random_case(ref_rng *r, ref_rng *layout, clpool_dtype dtype, size_t n_max, max_case *c, case_data *cd)
 {
     case_init(c, dtype);
     clpool_shape full;
     memset(&full, 0, sizeof full);
-    full.rank = (int32_t)ref_rng_range(r, 0, 6);
-    for (int32_t a = 0; a < full.rank; ++a) full.dims[a] = ref_rng_chance(r, 0.15) ? 1 : ref_rng_range(r, 1, 5);
-    if (full.rank > 0 && ref_rng_chance(r, 0.07)) full.dims[ref_rng_range(r, 0, full.rank - 1)] = 0;
+    full.rank = (int32_t)ref_rng_range(layout, 0, 6);
+    for (int32_t a = 0; a < full.rank; ++a)
+        full.dims[a] = ref_rng_chance(layout, 0.15) ? 1 : ref_rng_range(layout, 1, 5);
     while (ref_shape_elements(&full) > 1500) { /* keep cases small */
         int32_t big = 0;
         for (int32_t a = 1; a < full.rank; ++a)
             if (full.dims[a] > full.dims[big]) big = a;
         --full.dims[big];
     }
+    if (full.rank > 0 && ref_rng_chance(r, 0.07)) full.dims[ref_rng_range(r, 0, full.rank - 1)] = 0;
     const value_mix mix = {(double[]){0.0, 0.02, 0.25}[ref_rng_range(r, 0, 2)], ref_rng_chance(r, 0.3)};
     const size_t es = ref_dtype_size(dtype);
-    c->n = (size_t)ref_rng_range(r, 1, (int64_t)n_max);
-    c->inplace = ref_rng_chance(r, 0.15) ? (int)ref_rng_range(r, 0, (int64_t)(c->n < 4 ? c->n : 4) - 1) : -1;
+    c->n = (size_t)ref_rng_range(layout, 1, (int64_t)n_max);
+    c->inplace = ref_rng_chance(layout, 0.15) ? (int)ref_rng_range(layout, 0, (int64_t)(c->n < 4 ? c->n : 4) - 1) : -1;
     for (size_t i = 0; i < c->n; ++i) {
         c->gap[i] = es * (size_t)(ref_rng_chance(r, 0.1) ? 0 : ref_rng_range(r, 1, 6));
-        if (i > 0 && (int)i != c->inplace && ref_rng_chance(r, 0.1)) {
-            const int j = (int)ref_rng_range(r, 0, (int64_t)i - 1);
+        if (i > 0 && (int)i != c->inplace && ref_rng_chance(layout, 0.1)) {
+            const int j = (int)ref_rng_range(layout, 0, (int64_t)i - 1);
             const int root = c->alias_of[j] >= 0 ? c->alias_of[j] : j;
             if (root != c->inplace) {
                 c->alias_of[i] = root;
@@ -410,12 +417,12 @@ static void random_case(ref_rng *r, clpool_dtype dtype, size_t n_max, max_case *
         }
         if ((int)i == c->inplace)
             c->shapes[i] = full;
-        else if (ref_rng_chance(r, 0.1))
-            c->shapes[i] = broadcast_source(r, &full, 0, 0.0); /* scalar */
+        else if (ref_rng_chance(layout, 0.1))
+            c->shapes[i] = broadcast_source(layout, &full, 0, 0.0); /* scalar */
         else
-            c->shapes[i] = broadcast_source(r, &full, ref_rng_chance(r, 0.3) ? (int32_t)ref_rng_range(r, 0, full.rank)
-                                                                           : full.rank,
-                                            0.3);
+            c->shapes[i] = broadcast_source(
+                layout, &full, ref_rng_chance(layout, 0.3) ? (int32_t)ref_rng_range(layout, 0, full.rank) : full.rank,
+                0.3);
         c->data[i] = case_alloc(cd, r, dtype, &c->shapes[i], &mix);
     }
     c->packed = ref_rng_chance(r, 0.3);
@@ -426,6 +433,9 @@ static void random_case(ref_rng *r, clpool_dtype dtype, size_t n_max, max_case *
     c->want_event = ref_rng_chance(r, 0.7);
 }
 
+/* Layouts per dtype: case k takes layout k % LAYOUTS (seeded from the suite's seed). */
+#define LAYOUTS 2
+
 static void random_suite(clpool_dtype dtype, uint64_t seed, int cases, size_t n_max)
 {
     if (!cu_dtype_runs(dtype, "Max")) return;
@@ -435,7 +445,9 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int cases, size_t n_
     for (int k = 0; k < cases; ++k) {
         max_case c;
         case_data cd = {{0}, 0};
-        random_case(&r, dtype, n_max, &c, &cd);
+        ref_rng layout;
+        ref_rng_seed(&layout, seed * 131 + (uint64_t)(k % LAYOUTS));
+        random_case(&r, &layout, dtype, n_max, &c, &cd);
         char label[64];
         snprintf(label, sizeof label, "seed 0x%llx case %d", (unsigned long long)seed, k);
         clpool_shape out;
@@ -446,8 +458,8 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int cases, size_t n_
         run_case(&c, label);
         case_data_free(&cd);
     }
-    printf("max random %s: %d cases passed (%d empty, %d in place, %d with > 4 inputs)\n", clpool_dtype_name(dtype),
-           cases, empty, inplace, many);
+    printf("max random %s: %d cases passed on %d layouts (%d empty, %d in place, %d with > 4 inputs)\n",
+           clpool_dtype_name(dtype), cases, LAYOUTS, empty, inplace, many);
 }
 
 #define RANDOM_CASES 20
