@@ -5,7 +5,7 @@ import pytest
 
 import clpool
 import reference
-from conftest import FLOAT_DTYPES, MAX_DTYPES, MAXPOOL_DTYPES, expect_fp64_unsupported, np_dtype
+from conftest import FLOAT_DTYPES, MAX_DTYPES, MAXPOOL_DTYPES, dtype_params, expect_fp64_unsupported, np_dtype
 
 CASES = 6
 TOLERANCE = {"float32": 2e-6, "float64": 1e-13, "float16": 1e-3, "bfloat16": 8e-3}
@@ -70,7 +70,7 @@ def maxpool_cases(seed, count):
 
 
 @pytest.mark.parametrize("on_device", [False, True], ids=["numpy", "pyopencl"])
-@pytest.mark.parametrize("dtype_name", MAXPOOL_DTYPES)
+@pytest.mark.parametrize("dtype_name", dtype_params(MAXPOOL_DTYPES))
 def test_max_pool(dtype_name, on_device, device, request):
     dtype = np_dtype(dtype_name)
     queue = request.getfixturevalue("queue") if on_device else None
@@ -95,7 +95,7 @@ def test_max_pool(dtype_name, on_device, device, request):
 
 @pytest.mark.parametrize("which", ["max", "average", "lp"])
 @pytest.mark.parametrize("on_device", [False, True], ids=["numpy", "pyopencl"])
-@pytest.mark.parametrize("dtype_name", FLOAT_DTYPES)
+@pytest.mark.parametrize("dtype_name", dtype_params(FLOAT_DTYPES))
 def test_global_pools(dtype_name, on_device, which, device, request):
     dtype = np_dtype(dtype_name)
     queue = request.getfixturevalue("queue") if on_device else None
@@ -136,7 +136,7 @@ def broadcast_shapes(rng, count):
 
 
 @pytest.mark.parametrize("on_device", [False, True], ids=["numpy", "pyopencl"])
-@pytest.mark.parametrize("dtype_name", MAX_DTYPES)
+@pytest.mark.parametrize("dtype_name", dtype_params(MAX_DTYPES))
 def test_max(dtype_name, on_device, device, request):
     dtype = np_dtype(dtype_name)
     queue = request.getfixturevalue("queue") if on_device else None
@@ -154,6 +154,7 @@ def test_max(dtype_name, on_device, device, request):
         assert_same(got, want, f"case {i}: {shapes}")
 
 
+@pytest.mark.portability
 def test_max_zero_size_dim_gives_empty_output(queue):
     import pyopencl.array as cla
     a, b = np.ones((3, 0, 2), np.float32), np.ones((1, 2), np.float32)
@@ -176,6 +177,7 @@ def test_non_contiguous_and_byte_swapped_numpy_inputs_are_copied_not_misread():
     np.testing.assert_array_equal(got, np.maximum(x, x[:, :, :1, :1]))
 
 
+@pytest.mark.portability
 def test_version_and_devices():
     assert clpool.__version__.count(".") == 2
     devices = clpool.devices()
