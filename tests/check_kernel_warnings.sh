@@ -5,6 +5,9 @@
 # the optimizer reports pragma loops it could not unroll, as PoCL's build does).
 # -Wno-unused-function: helpers are static inline and a variant uses only some
 # of them; the compiler drops the rest, which is why they are static.
+# The variants are listed first, then each distinct one (family, target,
+# options) is compiled once, in parallel: one clang per core
+# (CLPOOL_KERNEL_WARNINGS_JOBS to override).
 # Exit 0 clean, 1 a warning or error, 77 no clang.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,8 +32,9 @@ family global_max_pool "$k/global_pool.h" "$k/global_max_pool.cl"
 family global_sum_pool "$k/global_pool.h" "$k/global_sum_pool.cl"
 family max "$k/max.cl"
 family maxpool_generic "$k/maxpool_generic.cl"
-n=0 bad=0
 target=(-target spir64)
+jobs=$tmp/variants
+: > "$jobs"
 check() { # program (maxpool and global_pool: the family its options pick), options...
   local f=$1; shift
   case "$f $*" in
@@ -41,16 +45,24 @@ check() { # program (maxpool and global_pool: the family its options pick), opti
     "global_pool "*-DOP=1*) f=global_max_pool ;;
     "global_pool "*) f=global_sum_pool ;;
   esac
-  n=$((n + 1))
-  if ! out=$("$cc" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header "${target[@]}" -O2 -emit-llvm -S -o "$tmp/out.ll" -Wall -Werror -Wno-unused-function "$@" "$tmp/$f.cl" 2>&1); then
-    bad=$((bad + 1))
-    echo "FAIL $f.cl ${target[*]} $*"
+  printf '%s|%s|%s\n' "$f" "${target[*]}" "$*" >> "$jobs"
+}
+# One variant ("family|target|options"): compile it, print "FAIL ..." lines if it fails.
+compile_one() {
+  local f target opts ll out
+  IFS='|' read -r f target opts <<< "$1"
+  read -r -a target <<< "$target"
+  read -r -a opts <<< "$opts"
+  ll=$(mktemp "$tmp/out.XXXXXX")
+  if ! out=$("$cc" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header "${target[@]}" -O2 -emit-llvm -S \
+               -o "$ll" -Wall -Werror -Wno-unused-function "${opts[@]}" "$tmp/$f.cl" 2>&1); then
+    echo "FAIL $f.cl ${target[*]} ${opts[*]}"
     echo "$out" | head -5
-  elif [ "${target[1]}" = spir64 ] && grep -qE '<(32|64) x ' "$tmp/out.ll"; then
+  elif [ "${target[1]}" = spir64 ] && grep -qE '<(32|64) x ' "$ll"; then
     # SPIR-V backends (rusticl's) abort on vectors of more than 16 lanes.
-    bad=$((bad + 1))
-    echo "FAIL $f.cl ${target[*]} $*: vectors of more than 16 lanes in SPIR"
+    echo "FAIL $f.cl ${target[*]} ${opts[*]}: vectors of more than 16 lanes in SPIR"
   fi
+  rm -f "$ll"
 }
 pool_types="FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8"
 # The widened fast path (-DWIDEN, 1- and 2-byte types without Indices): as
@@ -195,5 +207,14 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
   read -r -a target <<< "$t"
   for dt in $pool_types; do check maxpool_generic -DDT_$dt; done
 done
-echo "kernel variants compiled with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4, STREAM_STORES, one-pass 3-D and the grouped global pools): $n, failing: $bad"
+export cc tmp
+export -f compile_one
+n=$(wc -l < "$jobs")
+sort -u "$jobs" > "$jobs.distinct"
+compiled=$(wc -l < "$jobs.distinct")
+jobs_n=${CLPOOL_KERNEL_WARNINGS_JOBS:-$(nproc)}
+xargs -d '\n' -n 1 -P "$jobs_n" bash -c 'compile_one "$1"' _ < "$jobs.distinct" > "$tmp/results"
+cat "$tmp/results"
+bad=$(grep -c '^FAIL' "$tmp/results" || true)
+echo "kernel variants listed: $n, distinct ones compiled: $compiled ($jobs_n at a time) with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4, STREAM_STORES, one-pass 3-D and the grouped global pools), failing: $bad"
 [ "$bad" = 0 ]

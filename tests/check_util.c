@@ -69,8 +69,61 @@ TCase *cu_tcase(Suite *s, const char *name, int with_ctx)
     return tc;
 }
 
+/* CLPOOL_CHECK_TESTS, split once: its names and whether each matched a test (none: every test runs). */
+#define CU_MAX_SELECTED 64
+static struct {
+    int parsed, n;
+    char names[CU_MAX_SELECTED][128];
+    int matched[CU_MAX_SELECTED];
+} selection;
+
+static void parse_selection(void)
+{
+    if (selection.parsed) return;
+    selection.parsed = 1;
+    const char *list = getenv("CLPOOL_CHECK_TESTS");
+    if (!list) return;
+    int n = 0;
+    for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, " ");
+        if (len > 0 && n < CU_MAX_SELECTED && len < sizeof selection.names[0]) {
+            memcpy(selection.names[n], p, len);
+            selection.names[n][len] = '\0';
+            ++n;
+        } else if (len > 0) {
+            fprintf(stderr, "CLPOOL_CHECK_TESTS: more than %d names or a name of %zu characters\n", CU_MAX_SELECTED,
+                    len);
+            exit(EXIT_FAILURE);
+        }
+        p += len;
+        p += strspn(p, " ");
+    }
+    selection.n = n;
+}
+
+void cu_add_test(TCase *tc, const TTest *tt, int start, int end)
+{
+    parse_selection();
+    if (selection.n != 0) {
+        int i = 0;
+        while (i < selection.n && strcmp(selection.names[i], tt->name) != 0) ++i;
+        if (i >= selection.n) return;
+        selection.matched[i] = 1;
+    }
+    _tcase_add_test(tc, tt, 0, 0, start, end);
+}
+
 int cu_run_suite(Suite *s, enum print_output mode)
 {
+    parse_selection();
+    int unmatched = 0;
+    for (int i = 0; i < selection.n; ++i)
+        if (!selection.matched[i]) {
+            fprintf(stderr, "CLPOOL_CHECK_TESTS names %s, which is no test of this suite\n", selection.names[i]);
+            unmatched = 1;
+        }
+    if (unmatched) return EXIT_FAILURE;
+    if (selection.n > 0) printf("subset (CLPOOL_CHECK_TESTS): %s\n", getenv("CLPOOL_CHECK_TESTS"));
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, mode);
     const int failed = srunner_ntests_failed(sr);

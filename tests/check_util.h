@@ -50,6 +50,20 @@ TCase *cu_tcase(Suite *s, const char *name, int with_ctx);
 /** Runs every test of `s` in the given output mode and frees the runner; returns the exit status for main(). */
 int cu_run_suite(Suite *s, enum print_output mode);
 
+/**
+ * Test selection: with CLPOOL_CHECK_TESTS set (names separated by spaces, as
+ * tests/CMakeLists.txt sets it for a subset such as the rusticl portability
+ * run), suites add only the tests so named, and cu_run_suite() fails if a
+ * name matched no test, so that a renamed test cannot drop out of a subset
+ * unnoticed. Unset, every test is added. tcase_add_test and
+ * tcase_add_loop_test go through it.
+ */
+void cu_add_test(TCase *tc, const TTest *tt, int start, int end);
+#undef tcase_add_test
+#define tcase_add_test(tc, tt) cu_add_test((tc), (tt), 0, 1)
+#undef tcase_add_loop_test
+#define tcase_add_loop_test(tc, tt, start, end) cu_add_test((tc), (tt), (start), (end))
+
 /** Directory for scratch files: $CLPOOL_TEST_TMP (set by ctest to the build tree), or "." when run by hand. */
 const char *cu_tmpdir(void);
 

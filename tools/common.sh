@@ -1,5 +1,6 @@
 # Shared by tools/test.sh and tools/demo.sh: install what is missing, then configure + build.
 # Usage: source tools/common.sh; clpool_setup; clpool_build BUILD_DIR [cmake args...]
+# (clpool_configure: the same without building)
 
 CLPOOL_APT_PACKAGES="cmake make gcc pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd check"
 
@@ -39,8 +40,12 @@ clpool_optional_python() {
   done
 }
 
-clpool_build() {
+clpool_configure() {
   local dir=$1; shift
   cmake -S "$CLPOOL_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-  cmake --build "$dir" -j"$(nproc)"
+}
+
+clpool_build() {
+  clpool_configure "$@"
+  cmake --build "$1" -j"$(nproc)"
 }

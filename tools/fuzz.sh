@@ -10,18 +10,35 @@ CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES clang libclang-rt-dev"
 clpool_setup
 SECONDS_PER_TARGET=${1:-60}
 BUILD="$CLPOOL_ROOT/build-fuzz"
-CC=clang clpool_build "$BUILD" -DCLPOOL_BUILD_FUZZERS=ON -DCLPOOL_BUILD_TESTS=OFF -DCLPOOL_SANITIZE=ON \
+# The three fuzz targets and what they link (the readers, the static library), not the tool.
+CC=clang clpool_configure "$BUILD" -DCLPOOL_BUILD_FUZZERS=ON -DCLPOOL_BUILD_TESTS=OFF -DCLPOOL_SANITIZE=ON \
   -DCMAKE_C_COMPILER=clang
-for target in npy onnx attrs; do
-  corpus="$BUILD/corpus-$target"
+cmake --build "$BUILD" -j"$(nproc)" --target fuzz_npy fuzz_onnx fuzz_attrs
+# One target per core at a time (libFuzzer runs one process per target): each still gets
+# SECONDS_PER_TARGET of a core.
+fuzz_one() {
+  local target=$1 corpus="$BUILD/corpus-$1"
   mkdir -p "$corpus"
   cp -n "$CLPOOL_ROOT/tests/fuzz/corpus/$target/"* "$corpus/" 2>/dev/null || true
-  echo "== fuzz_$target for ${SECONDS_PER_TARGET}s"
+  [ -n "$(ls -A "$corpus")" ] || { echo "fuzz_$target: no seeds in $corpus" >&2; return 1; }
   "$BUILD/tests/fuzz/fuzz_$target" -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix="$BUILD/crash-$target-" "$corpus" 2>&1 | grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" || true
+    -artifact_prefix="$BUILD/crash-$target-" "$corpus" > "$BUILD/fuzz-$target.log" 2>&1 || true
+}
+export CLPOOL_ROOT BUILD SECONDS_PER_TARGET
+export -f fuzz_one
+printf '%s\n' npy onnx attrs | xargs -n 1 -P "$(nproc)" bash -c 'fuzz_one "$1"' _
+crashed=0
+for target in npy onnx attrs; do
+  echo "== fuzz_$target for ${SECONDS_PER_TARGET}s"
+  grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)" \
+    "$BUILD/fuzz-$target.log" || true
   if ls "$BUILD"/crash-"$target"-* >/dev/null 2>&1; then
-    echo "fuzz_$target: crash artifacts in $BUILD" >&2
-    exit 1
+    echo "fuzz_$target: crash artifacts in $BUILD (log: $BUILD/fuzz-$target.log)" >&2
+    crashed=1
+  elif ! grep -q "DONE" "$BUILD/fuzz-$target.log"; then
+    echo "fuzz_$target: did not run to its end (log: $BUILD/fuzz-$target.log)" >&2
+    crashed=1
   fi
 done
+[ "$crashed" = 0 ] || exit 1
 echo "fuzzing: no crashes"

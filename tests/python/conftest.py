@@ -18,10 +18,25 @@ MAXPOOL_DTYPES = FLOAT_DTYPES + ["int8", "uint8"]
 MAX_DTYPES = FLOAT_DTYPES + ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "portability: the subset tools/test.sh runs on Mesa rusticl (pytest -m "
+                            "portability; docs/testing.md)")
+
+
+# The dtypes of the rusticl subset: a 4-byte float, float64 (refused there without fp64), a 1-byte integer.
+PORTABLE_DTYPES = ("float32", "float64", "int8")
+
+
+def dtype_params(names):
+    """`names` as parametrize values, those in PORTABLE_DTYPES marked portability."""
+    return [pytest.param(n, marks=pytest.mark.portability) if n in PORTABLE_DTYPES else n for n in names]
+
+
 def pytest_report_header(config):
     d = _default_device()
+    subset = f"; subset: -m {config.option.markexpr}" if config.option.markexpr else ""
     return f"clpool {clpool.__version__} from {os.path.dirname(clpool.__file__)}; device: {d.platform} / {d.name}" \
-           f" (fp64 {'yes' if d.has_fp64 else 'no'})"
+           f" (fp64 {'yes' if d.has_fp64 else 'no'}){subset}"
 
 
 def np_dtype(name):

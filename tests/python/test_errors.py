@@ -116,6 +116,7 @@ def test_status_names_cover_the_c_enum():
         assert cls.status == name and cls.code == code and issubclass(cls, clpool.Error)
 
 
+@pytest.mark.portability
 def test_pyopencl_errors(queue):
     import pyopencl as cl
     import pyopencl.array as cla

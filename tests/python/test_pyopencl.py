@@ -34,6 +34,7 @@ def pipeline_queue(queue):
     return cl.CommandQueue(queue.context, queue.device, properties=props)
 
 
+@pytest.mark.portability
 @pytest.mark.parametrize("dependency", ["wait_for", "array_events"])
 def test_pipeline_kernel_clpool_reduction_one_host_wait(queue, dependency):
     q = pipeline_queue(queue)
@@ -66,6 +67,7 @@ def test_pipeline_kernel_clpool_reduction_one_host_wait(queue, dependency):
     np.testing.assert_allclose(got_total, want_m.sum(dtype=np.float64), rtol=1e-5)
 
 
+@pytest.mark.portability
 @pytest.mark.parametrize("op", ["max_pool", "global_average_pool", "global_lp_pool", "max"])
 @pytest.mark.parametrize("dependency", ["wait_for", "array_events"])
 def test_op_waits_for_the_inputs_events_and_wait_for(queue, dependency, op):
@@ -95,6 +97,7 @@ def test_op_waits_for_the_inputs_events_and_wait_for(queue, dependency, op):
     np.testing.assert_allclose(y.get(), want, rtol=1e-6)
 
 
+@pytest.mark.portability
 def test_adopted_context_is_made_once_per_queue_and_explicit_ctx_works(queue):
     x = cla.to_device(queue, np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4))
     clpool.global_max_pool(x)
