@@ -135,6 +135,9 @@ for stage in "${STAGES[@]}"; do
           -E '^(kernel_warnings|man_page|plot_sweep)$'
       else
         ctest_stage pocl pocl "the whole suite" -LE 'oclgrind|subset'
+        # The programs the suite built from source (tests/program_count.c; docs/testing.md).
+        summary+=("pocl programs: $(cmake -DDIR="$BUILD/tests/programs" -DMODE=total \
+                    -P "$CLPOOL_ROOT/tests/program_count.cmake" 2>&1 | tail -n 1)")
         python_stage pocl pocl
       fi ;;
     # llvmpipe compiles each program several times slower than PoCL: a subset reaching every
