@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "launch_info.h"
+
 #define TRACE_LINE 1200
 #define TRACE_SEEN 1024
 
@@ -50,15 +52,8 @@ static int first_time(const char *line)
 
 static void trace(cl_command_queue q, cl_kernel k, const char *file)
 {
-    char name[64] = "?", options[1024] = "", line[TRACE_LINE];
-    cl_program program = NULL;
-    cl_device_id device = NULL;
-    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
-    name[sizeof name - 1] = '\0';
-    if (clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof program, &program, NULL) == CL_SUCCESS &&
-        clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, NULL) == CL_SUCCESS)
-        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, sizeof options, options, NULL);
-    options[sizeof options - 1] = '\0';
+    char name[64], options[1024], line[TRACE_LINE];
+    launch_info(q, k, name, sizeof name, options, sizeof options);
     const int n = snprintf(line, sizeof line, "%s %s\n", name, options);
     if (n <= 0 || n >= (int)sizeof line) return;
     pthread_mutex_lock(&tr.lock);

@@ -40,6 +40,7 @@
 #include <clpool/clpool.h>
 
 #include "check_util.h"
+#include "launch_info.h"
 #include "reference.h"
 #include "reference_ops.h"
 
@@ -107,15 +108,8 @@ static void option_value(const char *options, const char *key, char *out, size_t
 /* "kernel KEY=V ..." for a launch of k on q. */
 static void name_launch(cl_command_queue q, cl_kernel k, char *out, size_t len)
 {
-    char name[64] = "?", options[1024] = "";
-    cl_program program = NULL;
-    cl_device_id device = NULL;
-    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
-    name[sizeof name - 1] = '\0';
-    if (clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof program, &program, NULL) == CL_SUCCESS &&
-        clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, NULL) == CL_SUCCESS)
-        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, sizeof options, options, NULL);
-    options[sizeof options - 1] = '\0';
+    char name[64], options[1024];
+    launch_info(q, k, name, sizeof name, options, sizeof options);
     snprintf(out, len, "%s", name);
     for (size_t i = 0; i < sizeof path_keys / sizeof path_keys[0]; ++i) {
         if (strcmp(path_keys[i].kernel, name) != 0) continue;
