@@ -24,7 +24,8 @@
 /* 1-byte types' argmax keeps a window's best tap in the element's width. */
 #define ARGMAX_BYTE_TAPS 127
 /* Exact-path rows per work-item on CPU SIMD for windows at most 3 tall:
- * rows share input and set-up; more rows multiply the unrolled build. */
+ * rows share input and set-up; more rows multiply the unrolled build. Not
+ * cut for short planes (their spare rows are dropped): one program per window. */
 #define EXACT_ROWS_SIMD 4
 #define EXACT_ROWS_MAX_KH 3
 /* Fast-path (argmax-path) rows per work-item on CPU SIMD: a longer stream
@@ -110,10 +111,10 @@ static int vector_width(const clpool__device_caps *caps, const clpool__maxpool_d
  * loads and shuffles), else 2. */
 static int64_t vector_stride_max(int vw) { return vw == LANES_SIMD ? 4 : 2; }
 
-/* The exact path's rows per work-item (-DEXACT_ROWS). */
+/* The exact path's rows per work-item (-DEXACT_ROWS): of the window, not the shape. */
 static int exact_rows(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
 {
-    return caps->cpu_simd && d->kernel[0] <= EXACT_ROWS_MAX_KH && d->out[0] >= EXACT_ROWS_SIMD ? EXACT_ROWS_SIMD : 1;
+    return caps->cpu_simd && d->kernel[0] <= EXACT_ROWS_MAX_KH ? EXACT_ROWS_SIMD : 1;
 }
 
 /* The fast and argmax paths' rows per work-item: STREAM_ROWS, halved while
@@ -174,12 +175,13 @@ static int odd_start_loads(const clpool__device_caps *caps, const clpool__maxpoo
            !d->indices;
 }
 
-/* Column blocks a work-item sweeps across its rows (-DSWEEP_BLOCKS; 0: one
+/* Column blocks a work-item sweeps across its rows (sizes2d.sweep; 0: one
  * block): on CPU SIMD, for inputs beyond the cache's reach (any input for
  * windows one row high, which carry nothing) whose rows hold at least 3
  * blocks (2 where windows share no rows), so the input streams front to back. */
-static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block)
+static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block, int *bound)
 {
+    *bound = 0;
     if (!caps->cpu_simd) return 0;
     const int64_t row_blocks = ceil_div(d->out[1], block);
     const int one_row = d->kernel[0] == 1;
@@ -191,8 +193,11 @@ static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_d
     const int odd = odd_start_loads(caps, d);
     const int64_t carry_vectors = columns_first ? 2 + (kw - odd > 2) + odd : kh > sh ? kh - sh : 1;
     const int64_t carry_bytes = carry_vectors * block * d->esize * (d->indices ? 4 : 1);
+    /* the bound sizes the kernel's carries (-DSWEEP_BLOCKS): of the window, so one program serves every row */
+    *bound = SWEEP_MIN_BLOCKS;
+    while (*bound < SWEEP_MAX_BLOCKS && 2 * *bound * carry_bytes <= SWEEP_CARRY_BYTES) *bound *= 2;
     int n = SWEEP_MIN_BLOCKS;
-    while (n < row_blocks && n < SWEEP_MAX_BLOCKS && 2 * n * carry_bytes <= SWEEP_CARRY_BYTES) n *= 2;
+    while (n < row_blocks && n < *bound) n *= 2;
     return n;
 }
 
@@ -405,7 +410,8 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
     }
     const int widen = fast_widen(caps, d);
     const int block = vector_width(caps, d) * widen; /* outputs per row of a work-item's block */
-    const int sweep = sweep_blocks(caps, d, block);
+    int sweep_bound;
+    const int sweep = sweep_blocks(caps, d, block, &sweep_bound);
     const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
     const int64_t col_items = ceil_div(d->out[1], item_cols);
     const int rows = stream_rows(caps, d, col_items);
@@ -414,10 +420,11 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
     const int stream = !d->indices && clpool__stream_stores_for(caps->cpu, caps->cache_bytes, moved);
     start_launch(CLPOOL__MP_2D, parts_2d, "maxpool2d", d, l);
     options_2d(caps, d, widen, &l->options);
-    clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep);
+    clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep ? sweep_bound : 0);
     clpool__options_define(&l->options, "ODD_START", odd_start_loads(caps, d));
     clpool__options_define(&l->options, "STREAM_STORES", stream);
     sizes_2d(d, rows, 0, l);
+    l->sizes2d.sweep = sweep;
     l->dims = 3;
     l->items[0] = (uint64_t)col_items;
     l->items[1] = (uint64_t)ceil_div(d->out[0], rows);

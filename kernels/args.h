@@ -60,6 +60,7 @@ typedef struct clpool__maxpool2d_sizes {
     clpool__i64 planes;   /* N x C (plane and flat kernels) */
     clpool__i64 rows;     /* output rows per work-item */
     clpool__i64 gap;      /* plane kernel: fill elements between its array's rows */
+    clpool__i64 sweep;    /* row sweep: blocks of BW outputs per work-item, at most SWEEP_BLOCKS */
 } clpool__maxpool2d_sizes;
 
 /* MaxPool's one-pass 3-D kernel (maxpool3d). */
@@ -90,6 +91,8 @@ typedef struct clpool__max_geom {
     clpool__i64 strides[CLPOOL__ARGS_MAX_ARITY * CLPOOL__ARGS_MAX_RANK]; /* per output dim, 0 = broadcast */
     clpool__i64 in_offset[CLPOOL__ARGS_MAX_ARITY];
     clpool__i64 out_offset;
+    clpool__i64 blocks;  /* blocks of VW lanes per work-item */
+    clpool__i64 aliased; /* an input is the output (max.cl) */
     clpool__i64 unused;
 } clpool__max_geom;
 

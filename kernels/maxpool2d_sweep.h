@@ -5,12 +5,14 @@
 #if SWEEP_BLOCKS
 /*
  * Row sweep (-DSWEEP_BLOCKS=n, CPUs, tensors beyond the cache's reach): a
- * work-item owns up to SWEEP_BLOCKS * BW outputs of each of its rows (the
+ * work-item owns up to sz.sweep * BW outputs of each of its rows (the
  * whole row of most tensors) and goes across them for each output row in
  * turn, so it reads its input rows front to back, one stream the hardware
  * prefetcher follows. A work-item per column block reads its block down 16
  * rows before the next block's, a pattern the prefetcher follows worse.
- * The blocks' carries live in a private array. Blocks are FVW outputs wide,
+ * The blocks' carries live in a private array sized for SWEEP_BLOCKS, the
+ * window's bound (sz.sweep, at most that, follows the row: one program per
+ * window). Blocks are FVW outputs wide,
  * block k starting at block_start(k * FVW) as without the sweep.
  */
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */

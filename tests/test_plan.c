@@ -44,7 +44,8 @@ static void launch_text(const clpool__mp_launch *l, char *out, size_t len)
         n += (size_t)snprintf(out + n, len - n, "%s%llu", i ? "," : " items ", (unsigned long long)l->items[i]);
     if (n < len) n += (size_t)snprintf(out + n, len - n, " local %zu", l->cpu_local);
     if (l->arg_kind == CLPOOL__MP_ARGS_2D && n < len)
-        snprintf(out + n, len - n, " rows %lld gap %lld", (long long)l->sizes2d.rows, (long long)l->sizes2d.gap);
+        snprintf(out + n, len - n, " rows %lld gap %lld sweep %lld", (long long)l->sizes2d.rows,
+                 (long long)l->sizes2d.gap, (long long)l->sizes2d.sweep);
     if (l->arg_kind == CLPOOL__MP_ARGS_3D && n < len)
         snprintf(out + n, len - n, " band_rows %lld bands %lld", (long long)l->sizes3d.band_rows,
                  (long long)l->sizes3d.bands);
@@ -97,20 +98,20 @@ static const plan_case cases[] = {
     {"whole planes with Indices, too few planes", &cpu512, F32, 4, {1, 64, 7, 7}, {7, 7}, {0}, {0}, {0}, 1, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=7 KW=7 SH=1 SW=1 VW=16 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,1,64 "
-     "local 1 rows 16 gap 0"},
+     "local 1 rows 16 gap 0 sweep 0"},
     {"whole planes int8", &gpu, I8, 4, {2, 16, 5, 5}, {5, 5}, {0}, {0}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 SW=1 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,1,32 "
-     "local 1 rows 1 gap 0"},
+     "local 1 rows 1 gap 0 sweep 0"},
     /* 2-D views */
     {"1-D as rows", &cpu512, F32, 3, {8, 256, 4096}, {3}, {2}, {1, 1}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=1 KW=3 SH=1 SW=2 VW=16 "
-     "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items "
-     "2,1,2048 local 1 rows 64 gap 0"},
+     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items "
+     "2,1,2048 local 1 rows 64 gap 0 sweep 64"},
     {"1xkxk folded", &llvmpipe, F16, 5, {1, 8, 4, 32, 32}, {1, 3, 3}, {1, 2, 2}, {0}, {0}, 1, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 2,15,32 "
-     "local 1 rows 1 gap 0"},
+     "local 1 rows 1 gap 0 sweep 0"},
     /* 3-D */
     {"one-pass 3-D", &cpu512, F32, 5, {2, 64, 16, 56, 56}, {3, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 0,
      "3d: maxpool3d.cl maxpool3d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KD=3 KH=3 KW=3 SH=2 SW=2 "
@@ -118,15 +119,15 @@ static const plan_case cases[] = {
     {"two-pass 3-D", &cpu512, F16, 5, {2, 8, 16, 56, 56}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1, 1, 1, 1}, {0}, 0, 0,
      "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 "
      "SW=2 VW=16 WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=1 STREAM_STORES=0 "
-     "items 1,1,256 local 1 rows 64 gap 0 | maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=0 "
+     "items 1,1,256 local 1 rows 64 gap 0 sweep 0 | maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=0 "
      "STORAGE_ORDER=0 KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 "
-     "ODD_START=0 STREAM_STORES=0 items 25,1,16 local 1 rows 64 gap 0 | scratch 401408, else nd"},
+     "ODD_START=0 STREAM_STORES=0 items 25,1,16 local 1 rows 64 gap 0 sweep 0 | scratch 401408, else nd"},
     {"two-pass 3-D with Indices", &gpu, F32, 5, {1, 4, 8, 20, 20}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 0,
      "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 "
      "SW=2 VW=8 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 "
-     "items 2,9,32 local 1 rows 1 gap 0 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 "
+     "items 2,9,32 local 1 rows 1 gap 0 sweep 0 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 "
      "STORAGE_ORDER=0 INDEX_MAP=1 KH=2 KW=1 SH=2 SW=1 VW=8 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 "
-     "SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 11,4,4 local 1 rows 1 gap 0 | scratch 31232, "
+     "SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 11,4,4 local 1 rows 1 gap 0 sweep 0 | scratch 31232, "
      "else nd"},
     {"3-D column-major Indices", &cpu512, U8, 5, {1, 4, 8, 20, 20}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 1,
      "nd: maxpool_nd.cl maxpool DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=3 VW=16 NB=1 SW=2 items "
@@ -138,61 +139,61 @@ static const plan_case cases[] = {
     /* 2-D kernels */
     {"2-D 3x3/s2/p1", &cpu512, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
-     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=16 ODD_START=1 STREAM_STORES=0 items 1,1,512 "
-     "local 1 rows 64 gap 0"},
+     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items 1,1,512 "
+     "local 1 rows 64 gap 0 sweep 16"},
     {"2-D 3x3/s2/p1 with Indices", &cpu512, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 1, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
-     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=16 ODD_START=0 STREAM_STORES=0 items 1,4,512 "
-     "local 1 rows 16 gap 0"},
+     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items 1,4,512 "
+     "local 1 rows 16 gap 0 sweep 16"},
     {"2-D 2x2/s2 int8 in cache", &cpu512, I8, 4, {2, 64, 56, 56}, {2, 2}, {2, 2}, {0}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=2 KW=2 SH=2 SW=2 VW=16 "
      "WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,1,128 "
-     "local 1 rows 64 gap 0"},
+     "local 1 rows 64 gap 0 sweep 0"},
     {"2-D 3x3/s2 GPU", &gpu, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 7,56,512 "
-     "local 1 rows 1 gap 0"},
+     "local 1 rows 1 gap 0 sweep 0"},
     {"2-D 3x3/s2 llvmpipe with Indices", &llvmpipe, F16, 4, {2, 16, 30, 30}, {3, 3}, {2, 2}, {0}, {0}, 1, 1,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=1 STORAGE_ORDER=1 KH=3 KW=3 SH=2 SW=2 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 2,14,32 "
-     "local 1 rows 1 gap 0"},
+     "local 1 rows 1 gap 0 sweep 0"},
     {"2-D stride 3", &cpu512, F32, 4, {1, 8, 30, 30}, {3, 3}, {3, 3}, {0}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=3 SW=3 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,2,8 "
-     "local 1 rows 8 gap 0"},
+     "local 1 rows 8 gap 0 sweep 0"},
     {"row sweep", &cpu512, F32, 4, {1, 64, 1448, 1448}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=1 items 1,12,64 "
-     "local 1 rows 64 gap 0"},
+     "local 1 rows 64 gap 0 sweep 64"},
     {"row sweep with Indices", &cpu512, U8, 4, {8, 128, 112, 112}, {2, 2}, {2, 2}, {0}, {0}, 1, 0,
      "2d: maxpool2d.cl maxpool2d DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=0 KH=2 KW=2 SH=2 SW=2 VW=16 "
-     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=16 ODD_START=0 STREAM_STORES=0 items "
-     "1,4,1024 local 1 rows 16 gap 0"},
+     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items "
+     "1,4,1024 local 1 rows 16 gap 0 sweep 16"},
     {"plane path", &cpu512, F32, 4, {1, 128, 32, 32}, {9, 9}, {1, 1}, {0}, {0}, 0, 0,
      "plane: maxpool2d_plane.cl maxpool2d_plane DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=9 KW=9 "
      "SH=1 SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 PLANE_ELEMS=2048 items 128,1 local 1 rows "
-     "24 gap 0"},
+     "24 gap 0 sweep 0"},
     {"plane path int8", &cpu512, I8, 4, {1, 128, 64, 64}, {13, 13}, {1, 1}, {0}, {0}, 0, 0,
      "plane: maxpool2d_plane.cl maxpool2d_plane DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 "
      "SH=1 SW=1 VW=16 WIDEN=4 EXACT_ROWS=1 OVERLAP_BLOCKS=1 PLANE_ELEMS=8192 items 128,1 local 1 rows "
-     "52 gap 0"},
+     "52 gap 0 sweep 0"},
     {"SPP 13x13 on rows as wide as the output: flat path", &cpu512, F32, 4, {8, 512, 20, 20}, {13, 13}, {1, 1},
      {6, 6, 6, 6}, {0}, 0, 0,
      "flat: maxpool2d_flat.cl maxpool2d_flat DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 "
      "SH=1 SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=4096 PAD_W=6 items 4096,1 "
-     "local 1 rows 20 gap 0"},
+     "local 1 rows 20 gap 0 sweep 0"},
     {"flat path", &cpu512, F32, 4, {8, 512, 20, 20}, {5, 5}, {1, 1}, {2, 2, 2, 2}, {0}, 0, 0,
      "flat: maxpool2d_flat.cl maxpool2d_flat DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 "
      "SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=4096 PAD_W=2 items 4096,1 local 1 "
-     "rows 20 gap 0"},
+     "rows 20 gap 0 sweep 0"},
     {"flat path int8", &cpu512, I8, 4, {8, 512, 20, 20}, {5, 5}, {1, 1}, {2, 2, 2, 2}, {0}, 0, 0,
      "flat: maxpool2d_flat.cl maxpool2d_flat DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 "
      "SW=1 VW=16 WIDEN=4 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=16384 PAD_W=2 items 4096,1 local 1 "
-     "rows 20 gap 0"},
+     "rows 20 gap 0 sweep 0"},
     {"SPP 13x13 GPU", &gpu, F32, 4, {8, 512, 20, 20}, {13, 13}, {1, 1}, {6, 6, 6, 6}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 SH=1 SW=1 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items "
-     "3,20,4096 local 1 rows 1 gap 0"},
+     "3,20,4096 local 1 rows 1 gap 0 sweep 0"},
     /* general kernel */
     {"general: dilation", &cpu512, F32, 4, {1, 16, 30, 30}, {3, 3}, {1, 1}, {0}, {2, 2}, 0, 0,
      "nd: maxpool_nd.cl maxpool DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB=2 SW=1 items "
