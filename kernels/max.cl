@@ -14,20 +14,18 @@
  * loads on GPUs. The winner's bits are stored, so every dtype is exact; NaN
  * propagates and ties keep the earlier input (common.h). A row's last block
  * is shifted left to end at the row's end, overlapping its neighbour: both
- * write the same values. Not where an input is the output (-DALIASED: in
+ * write the same values. Not where an input is the output (g.aliased: in
  * place, and every pass after the first): the shifted block would read
  * elements its neighbour writes, a data race (Oclgrind reports it), so the
  * row's last elements are folded one at a time instead.
  *
  * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DINNER_MASK=0..15,
- * -DALIASED=0|1 (an input is the output), -DVW=8|16 (lanes), -DNB=n (blocks
- * of VW per work-item: several on CPUs, where a work-item's fixed cost would
+ * -DVW=8|16 (lanes). At run time (clpool__max_geom), so that one program
+ * serves every row length and aliasing: g.aliased and g.blocks (blocks of VW
+ * per work-item: several on CPUs, where a work-item's fixed cost would
  * otherwise dominate for small types; one on GPUs, where neighbouring
  * work-items should read neighbouring blocks).
  */
-#ifndef ALIASED
-#define ALIASED 0
-#endif
 #define MAX_ARITY CLPOOL__ARGS_MAX_ARITY /* clpool__max_geom's bounds (args.h) */
 #define MAX_RANK CLPOOL__ARGS_MAX_RANK
 
@@ -43,7 +41,8 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
                     __global const T *in3, const clpool__max_geom g)
 {
     const long n0 = g.out_dims[RANK - 1];
-    const long first = (long)get_global_id(0) * (VW * NB);
+    const long nb = g.blocks;
+    const long first = (long)get_global_id(0) * (VW * nb);
 #if RANK >= 2
     const long n1 = g.out_dims[RANK - 2];
     const long c1 = (long)get_global_id(1);
@@ -68,19 +67,18 @@ __kernel void max_n(__global T *out, __global const T *in0, __global const T *in
 
     long j0 = 0; /* where the element-at-a-time loop below starts */
     if (n0 >= VW) {
-        /* NB blocks of VW lanes; the row's last block ends at the row's end
-         * (with ALIASED, the loop below takes the row's last elements). */
+        /* nb blocks of VW lanes; the row's last block ends at the row's end
+         * (aliased, the loop below takes the row's last elements). */
         j0 = n0;
-        for (int b = 0; b < NB; ++b) {
+        for (long b = 0; b < nb; ++b) {
             long i0 = first + b * VW;
             if (i0 >= n0) break;
             if (i0 + VW > n0) {
-#if ALIASED
-                j0 = i0;
-                break;
-#else
+                if (g.aliased) {
+                    j0 = i0;
+                    break;
+                }
                 i0 = n0 - VW;
-#endif
             }
             TV(VW) best_bits = LOAD_LANES(0, in0, LANE_OFFSET(0, at[0], i0));
 #if IS_FLOAT_TYPE && ARITY > 1
