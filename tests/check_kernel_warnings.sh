@@ -169,15 +169,20 @@ for t in "-target spir64" "-target x86_64-pc-linux-gnu -march=skylake-avx512"; d
 done
 target=(-target x86_64-pc-linux-gnu -march=skylake-avx512)
 # Max with non-temporal stores (large outputs on CPUs): x86-64 as PoCL builds it.
-for dt in FLOAT32 FLOAT16 INT8 INT64; do
-  check max -DDT_$dt -DARITY=2 -DRANK=3 -DINNER_MASK=1 -DVW=16 -DNB=4 -DSTREAM_STORES=1
-  check max -DDT_$dt -DARITY=3 -DRANK=2 -DINNER_MASK=7 -DVW=8 -DNB=1 -DALIASED=1
+for dtw in "FLOAT32 16" "FLOAT16 16" "INT8 16" "INT64 8"; do
+  read -r dt vw <<< "$dtw"
+  check max -DDT_$dt -DARITY=2 -DRANK=3 -DINNER_MASK=1 -DVW=$vw -DSTREAM_STORES=1
+  check max -DDT_$dt -DARITY=3 -DRANK=2 -DINNER_MASK=7 -DVW=$vw
 done
 target=(-target spir64)
 for dt in $pool_types; do
   for ix in "-DWITH_INDICES=0 -DSTORAGE_ORDER=0" "-DWITH_INDICES=1 -DSTORAGE_ORDER=1"; do
-    for ns in 1 3; do
-      for sv in "-DVW=16 -DNB=1 -DSW=0" "-DVW=16 -DNB=1 -DSW=0 -DWINDOW_INT_AT=1" "-DVW=8 -DNB=1 -DSW=0" "-DVW=16 -DNB=4 -DSW=1" "-DVW=16 -DNB=3 -DSW=2" "-DVW=8 -DNB=2 -DSW=2" "-DVW=8 -DNB=4 -DSW=0" "-DVW=16 -DNB=2 -DSW=3" "-DVW=16 -DNB=4 -DSW=4"; do check maxpool -DDT_$dt $ix -DNS=$ns $sv; done
+    # the general kernel's lane variants, each at rank 1 or 3 in turn (the rank changes only its index loops)
+    ns=1
+    check maxpool -DDT_$dt $ix -DNS=3 -DVW=16 -DNB=1 -DSW=0
+    for sv in "-DVW=16 -DNB=1 -DSW=0" "-DVW=16 -DNB=1 -DSW=0 -DWINDOW_INT_AT=1" "-DVW=8 -DNB=1 -DSW=0" "-DVW=16 -DNB=4 -DSW=1" "-DVW=16 -DNB=3 -DSW=2" "-DVW=8 -DNB=2 -DSW=2" "-DVW=8 -DNB=4 -DSW=0" "-DVW=16 -DNB=2 -DSW=3" "-DVW=16 -DNB=4 -DSW=4"; do
+      check maxpool -DDT_$dt $ix -DNS=$ns $sv
+      ns=$((4 - ns))
     done
     for geo in "-DKH=3 -DKW=3 -DSH=2 -DSW=2" "-DKH=2 -DKW=7 -DSH=1 -DSW=1" "-DKH=7 -DKW=2 -DSH=1 -DSW=2"; do
       for vw in "-DVW=16 -DEXACT_ROWS=4" "-DVW=8 -DEXACT_ROWS=1"; do check maxpool -DDT_$dt $ix $geo $vw; done
@@ -188,12 +193,13 @@ for dt in $pool_types; do
     done
   done
 done
-for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16 INT8 UINT8 INT16 UINT16 INT32 UINT32 INT64 UINT64; do
+# Max's lanes as the host picks them: 8 for 8-byte types, else 16 (host/max.c).
+for dtw in "FLOAT32 16" "FLOAT64 8" "FLOAT16 16" "BFLOAT16 16" "INT8 16" "UINT8 16" "INT16 16" "UINT16 16" \
+           "INT32 16" "UINT32 16" "INT64 8" "UINT64 8"; do
+  read -r dt vw <<< "$dtw"
   for ar in 1 2 4; do
-    for vw in "-DVW=16 -DNB=4" "-DVW=8 -DNB=1"; do
-      check max -DDT_$dt -DARITY=$ar -DRANK=3 -DINNER_MASK=5 $vw -DSTREAM_STORES=$((ar & 1))
-      check max -DDT_$dt -DARITY=$ar -DRANK=1 -DINNER_MASK=0 $vw
-    done
+    check max -DDT_$dt -DARITY=$ar -DRANK=3 -DINNER_MASK=5 -DVW=$vw -DSTREAM_STORES=$((ar & 1))
+    check max -DDT_$dt -DARITY=$ar -DRANK=1 -DINNER_MASK=0 -DVW=$vw
   done
 done
 for dt in FLOAT32 FLOAT64 FLOAT16 BFLOAT16; do
