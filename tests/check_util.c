@@ -140,6 +140,18 @@ const clpool_dtype cu_all_dtypes[12] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_F
                                         CLPOOL_UINT8,   CLPOOL_UINT16,  CLPOOL_UINT32,  CLPOOL_UINT64};
 const clpool_dtype cu_float_dtypes[4] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
 
+int cu_pair_runs(clpool_dtype dtype, size_t i)
+{
+    switch (dtype) {
+    case CLPOOL_FLOAT16: case CLPOOL_INT8: case CLPOOL_INT16: case CLPOOL_INT32: case CLPOOL_INT64:
+        return i % 2 == 0;
+    case CLPOOL_BFLOAT16: case CLPOOL_UINT8: case CLPOOL_UINT16: case CLPOOL_UINT32: case CLPOOL_UINT64:
+        return i % 2 == 1;
+    default:
+        return 1;
+    }
+}
+
 static const uint64_t nan_f32[CU_N_NAN] = {0x7FC00000u, 0xFFC00000u, 0x7FC00123u, 0x7F800001u, 0xFFBFFFFFu};
 static const uint64_t nan_f64[CU_N_NAN] = {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF8000000000ABCull,
                                            0x7FF0000000000001ull, 0xFFF7FFFFFFFFFFFFull};

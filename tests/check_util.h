@@ -78,6 +78,14 @@ int cu_dtype_runs(clpool_dtype dtype, const char *what);
 extern const clpool_dtype cu_all_dtypes[12];
 /** The four float dtypes: float32, float64, float16, bfloat16. */
 extern const clpool_dtype cu_float_dtypes[4];
+/**
+ * Whether `dtype` runs item `i` of a test's series of windows or layouts. The
+ * dtypes of a pair whose kernels differ only in the element type (float16 and
+ * bfloat16; int8 and uint8, and so on) take alternate items, so each item runs
+ * once per pair: each program costs its build, most of a suite's time. Other
+ * dtypes run every item.
+ */
+int cu_pair_runs(clpool_dtype dtype, size_t i);
 
 /**
  * CU_N_NAN NaN bit patterns of a float dtype (quiet, negative, with payload,

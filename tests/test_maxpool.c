@@ -383,9 +383,11 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
     ref_rng r;
     ref_rng_seed(&r, seed);
     int ran = 0, rejected = 0;
+    /* a pair's two dtypes (cu_pair_runs) draw one window a rank each */
+    const int windows = cu_pair_runs(dtype, 0) && cu_pair_runs(dtype, 1) ? CATALOGUE_WINDOWS : 1;
     for (int32_t ns = ns_lo; ns <= ns_hi; ++ns) {
         mp_case catalogue[CATALOGUE_WINDOWS];
-        for (int j = 0; j < CATALOGUE_WINDOWS; ++j) {
+        for (int j = 0; j < windows; ++j) {
             ref_rng w;
             ref_rng_seed(&w, seed * 4099 + (uint64_t)ns * 64 + (uint64_t)j);
             random_case(&w, dtype, ns, &catalogue[j]);
@@ -393,7 +395,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
         for (int done = 0, attempts = 0; done < cases; ++attempts) {
             ck_assert_msg(attempts < 20 * cases, "too many invalid random cases for rank %d", (int)ns);
             mp_case c;
-            const mp_case *window_of = &catalogue[ref_rng_range(&r, 0, CATALOGUE_WINDOWS - 1)];
+            const mp_case *window_of = &catalogue[ref_rng_range(&r, 0, windows - 1)];
             random_case_like(&r, dtype, ns, window_of, &c);
             if (only_api != API_ANY) c.api = only_api;
             clpool_shape out;
@@ -412,7 +414,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
     }
     printf("maxpool random %s, spatial rank %d..%d: %d cases on %d windows a rank passed (%d invalid attribute sets "
            "rejected by both)\n",
-           clpool_dtype_name(dtype), (int)ns_lo, (int)ns_hi, ran, CATALOGUE_WINDOWS, rejected);
+           clpool_dtype_name(dtype), (int)ns_lo, (int)ns_hi, ran, windows, rejected);
 }
 
 #define RANDOM_CASES 45
@@ -503,8 +505,10 @@ static void drawn_suite(const char *what, void (*draw)(ref_rng *, clpool_dtype, 
 {
     static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
                                           CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
-    for (int i = 0; i < 6; ++i)
-        if (cu_dtype_runs(dtypes[i], "MaxPool")) drawn_cases(what, draw, dtypes[i], seed + (uint64_t)i, cases, windows);
+    for (int i = 0; i < 6; ++i) /* a pair's two dtypes (cu_pair_runs) draw half the windows each */
+        if (cu_dtype_runs(dtypes[i], "MaxPool"))
+            drawn_cases(what, draw, dtypes[i], seed + (uint64_t)i, cases,
+                        cu_pair_runs(dtypes[i], 0) && cu_pair_runs(dtypes[i], 1) ? windows : (windows + 1) / 2);
 }
 
 START_TEST(test_wide_rows) { drawn_suite("wide rows", wide_row_case, 0x3001, 10, 2); }
@@ -1344,6 +1348,7 @@ START_TEST(test_fast_path_blocks)
         if (!cu_dtype_runs(dt, "MaxPool")) continue;
         const int is_float = dt != CLPOOL_INT8 && dt != CLPOOL_UINT8;
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
+            if (!cu_pair_runs(dt, w)) continue;
             const int64_t k = windows[w][0];
             mp_case c = make_case(dt, 4, (int64_t[]){1, 2, 12, 80}, (int64_t[]){k, k});
             c.with_indices = 0;
@@ -1389,6 +1394,7 @@ START_TEST(test_fast_path_sign_rows)
         const clpool_dtype dt = dtypes[t];
         if (!cu_dtype_runs(dt, "MaxPool")) continue;
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
+            if (!cu_pair_runs(dt, w)) continue;
             const int64_t k = windows[w][0];
             mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){k, k});
             c.with_indices = 0;
@@ -1453,7 +1459,7 @@ START_TEST(test_exact_rows_only)
             }
         }
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w)
-            for (int with_indices = 0; with_indices <= wide; ++with_indices) {
+            for (int with_indices = 0; with_indices <= wide && cu_pair_runs(dt, w); ++with_indices) {
                 const int64_t k = windows[w][0];
                 mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){k, k});
                 c.with_indices = with_indices;
@@ -1486,7 +1492,7 @@ START_TEST(test_rows_outside_plane)
         for (int64_t i = 0; i < C * H * W; ++i)
             ref_store(dt, input, i, (double)((i / (H * W) == 1 ? 100 : 0) + (i * 7 + i / W) % 5));
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w)
-            for (int with_indices = 0; with_indices < 2; ++with_indices) {
+            for (int with_indices = 0; with_indices < 2 && cu_pair_runs(dt, w); ++with_indices) {
                 const int64_t k = windows[w][0];
                 mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){k, k});
                 c.with_indices = with_indices;
@@ -1528,6 +1534,7 @@ START_TEST(test_block_first_columns)
             ref_store(dt, input, i, h % 2 == 1 && w % 16 == 15 ? (double)(20 + H - h) : 0.0);
         }
         for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
+            if (!cu_pair_runs(dt, k)) continue;
             mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, kernels[k]);
             c.with_indices = 0;
             c.params.strides[0] = c.params.strides[1] = 2;
@@ -1547,7 +1554,8 @@ END_TEST
  * everywhere, first at the very start of the cl_mem (reads past it are
  * guarded), then with NaNs in the first, a middle and the last block of a
  * row and a -0 first in a window of zeros, whose blocks the exact path
- * redoes; with and without Indices. 3x3/s2 and 2x2/s2 in every dtype; the
+ * redoes; with and without Indices. 3x3/s2 and 2x2/s2 in every dtype (one
+ * each for the dtypes of a pair, cu_pair_runs); the
  * stride-1 windows, whose reference is slow (under ASan above all), in
  * fewer: 5x5 in float32 (and float16 and int8 without NaNs or Indices, for
  * their wider blocks), SPP's 13x13 (12 carried rows a block) in float32 without NaNs.
@@ -1577,7 +1585,7 @@ START_TEST(test_row_sweep)
         unsigned char *input = malloc((size_t)(H * W) * es);
         ck_assert_ptr_nonnull(input);
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
-            if (!(windows[w].dtypes >> t & 1)) continue;
+            if (!(windows[w].dtypes >> t & 1) || (windows[w].dtypes == ALL && !cu_pair_runs(dt, w))) continue;
             const int64_t k = windows[w].k;
             mp_case c = make_case(dt, 4, (int64_t[]){1, 1, H, W}, (int64_t[]){k, k});
             c.params.strides[0] = c.params.strides[1] = windows[w].s;
@@ -1643,6 +1651,7 @@ START_TEST(test_row_sweep)
         const int64_t es = (int64_t)ref_dtype_size(dtypes[t]), W = 4 * (64 / es) - 3;
         const int64_t H = (9 << 19) / (3 * W * es) + 1; /* 3 planes past 4.5 MiB */
         for (int64_t k = 2; k <= 3; ++k) {
+            if (!cu_pair_runs(dtypes[t], (size_t)k)) continue;
             mp_case c = make_case(dtypes[t], 4, (int64_t[]){1, 3, H, W}, (int64_t[]){k, k});
             c.params.strides[0] = c.params.strides[1] = 2;
             for (int i = 0; i < 4; ++i) c.params.pads[i] = k - 2;
