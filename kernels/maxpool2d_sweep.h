@@ -11,9 +11,9 @@
  * prefetcher follows. A work-item per column block reads its block down 16
  * rows before the next block's, a pattern the prefetcher follows worse.
  * The blocks' carries live in a private array sized for SWEEP_BLOCKS, the
- * window's bound (sz.sweep, at most that, follows the row: one program per
- * window). Blocks are FVW outputs wide,
- * block k starting at block_start(k * FVW) as without the sweep.
+ * window's bound; sz.sweep (at most that) follows the row, so one program
+ * serves every row length. Blocks are FVW outputs wide, block k starting at
+ * block_start(k * FVW) as without the sweep.
  */
 #define SWEEP_MAX (SWEEP_BLOCKS * FAST_SUBBLOCKS) /* FVW-wide blocks per work-item */
 
