@@ -432,7 +432,6 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
     l->cpu_local = 1;
 }
 
-/* The general kernels' geometry (all but `items`). */
 /* The per-dim arrays and the plane size that both geometry structs share (a macro: two struct types). */
 #define FILL_DIMS(d, g)                                                                                             \
     do {                                                                                                            \
@@ -448,6 +447,7 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
         }                                                                                                           \
     } while (0)
 
+/* The general kernels' geometry (all but `items`). */
 static void fill_geometry(const clpool__maxpool_desc *d, clpool__maxpool_geom *g)
 {
     memset(g, 0, sizeof *g);

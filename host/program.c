@@ -310,6 +310,17 @@ static int asked_before(clpool__program *p, const char *kernel)
     return 0;
 }
 
+/* Whether the binary cache holds the program of (parts, options): an entry
+ * loads in a few ms, worth it from a key's first call. */
+static int binary_cached(clpool_context *ctx, const char *const *parts, const char *options)
+{
+    program_source src;
+    if (ctx->cache.dir_fd < 0 || source_load(ctx, parts, options, &src) != CLPOOL_SUCCESS) return 0;
+    const int has = clpool__cache_has(ctx, src.key, src.key_len);
+    source_free(&src);
+    return has;
+}
+
 int clpool__program_wanted(clpool_context *ctx, const char *const *parts, const clpool__options *options,
                            const char *kernel)
 {
@@ -319,11 +330,7 @@ int clpool__program_wanted(clpool_context *ctx, const char *const *parts, const 
     char text[CLPOOL__OPTIONS_TEXT_MAX];
     int cached = 0;
     if (!p && options_text(options, text)) {
-        /* A binary-cache entry loads in a few ms: worth it from the first call. */
-        program_source src;
-        cached = ctx->cache.dir_fd >= 0 && source_load(ctx, parts, text, &src) == CLPOOL_SUCCESS &&
-                 clpool__cache_has(ctx, src.key, src.key_len);
-        if (ctx->cache.dir_fd >= 0) source_free(&src);
+        cached = binary_cached(ctx, parts, text);
         p = program_add(ctx, parts, options);
     }
     /* No entry (options too long, out of memory): build it now. */

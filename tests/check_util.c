@@ -152,6 +152,11 @@ int cu_pair_runs(clpool_dtype dtype, size_t i)
     }
 }
 
+int cu_pair_share(clpool_dtype dtype, int n)
+{
+    return cu_pair_runs(dtype, 0) && cu_pair_runs(dtype, 1) ? n : (n + 1) / 2;
+}
+
 static const uint64_t nan_f32[CU_N_NAN] = {0x7FC00000u, 0xFFC00000u, 0x7FC00123u, 0x7F800001u, 0xFFBFFFFFu};
 static const uint64_t nan_f64[CU_N_NAN] = {0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF8000000000ABCull,
                                            0x7FF0000000000001ull, 0xFFF7FFFFFFFFFFFFull};

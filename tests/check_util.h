@@ -86,6 +86,8 @@ extern const clpool_dtype cu_float_dtypes[4];
  * dtypes run every item.
  */
 int cu_pair_runs(clpool_dtype dtype, size_t i);
+/** How many of a catalogue of n (windows, layouts) `dtype` draws: half, rounded up, for a dtype of a pair. */
+int cu_pair_share(clpool_dtype dtype, int n);
 
 /**
  * CU_N_NAN NaN bit patterns of a float dtype (quiet, negative, with payload,

@@ -443,7 +443,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int cases, size_t n_
     ref_rng r;
     ref_rng_seed(&r, seed);
     int empty = 0, inplace = 0, many = 0;
-    const int layouts = cu_pair_runs(dtype, 0) && cu_pair_runs(dtype, 1) ? LAYOUTS : 1;
+    const int layouts = cu_pair_share(dtype, LAYOUTS);
     for (int k = 0; k < cases; ++k) {
         max_case c;
         case_data cd = {{0}, 0};

@@ -384,7 +384,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
     ref_rng_seed(&r, seed);
     int ran = 0, rejected = 0;
     /* a pair's two dtypes (cu_pair_runs) draw one window a rank each */
-    const int windows = cu_pair_runs(dtype, 0) && cu_pair_runs(dtype, 1) ? CATALOGUE_WINDOWS : 1;
+    const int windows = cu_pair_share(dtype, CATALOGUE_WINDOWS);
     for (int32_t ns = ns_lo; ns <= ns_hi; ++ns) {
         mp_case catalogue[CATALOGUE_WINDOWS];
         for (int j = 0; j < windows; ++j) {
@@ -507,8 +507,7 @@ static void drawn_suite(const char *what, void (*draw)(ref_rng *, clpool_dtype, 
                                           CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
     for (int i = 0; i < 6; ++i) /* a pair's two dtypes (cu_pair_runs) draw half the windows each */
         if (cu_dtype_runs(dtypes[i], "MaxPool"))
-            drawn_cases(what, draw, dtypes[i], seed + (uint64_t)i, cases,
-                        cu_pair_runs(dtypes[i], 0) && cu_pair_runs(dtypes[i], 1) ? windows : (windows + 1) / 2);
+            drawn_cases(what, draw, dtypes[i], seed + (uint64_t)i, cases, cu_pair_share(dtypes[i], windows));
 }
 
 START_TEST(test_wide_rows) { drawn_suite("wide rows", wide_row_case, 0x3001, 10, 2); }
