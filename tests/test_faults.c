@@ -222,8 +222,8 @@ static void check_global(global_kind g, const clpool_shape *shape, const float *
     }
     for (int64_t i = 0; i < planes; ++i) {
         const double tol = g == G_MAX || g == G_WHOLE_PLANE ? 0.0 : 1e-6 + 1e-5 * fabs(want[i]);
-        ck_assert_msg(fabs((double)got[i] - want[i]) <= tol, "%s: plane %lld: %.9g, reference %.9g", desc,
-                      (long long)i, (double)got[i], want[i]);
+        cu_expect(fabs((double)got[i] - want[i]) <= tol, "%s: plane %lld: %.9g, reference %.9g", desc,
+                  (long long)i, (double)got[i], want[i]);
     }
     free(want);
     free(want_max);

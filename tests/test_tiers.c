@@ -272,9 +272,9 @@ START_TEST(global_pools_tier_up)
                 snprintf(kernels[call], sizeof kernels[call], "%s", ci_kernels());
                 for (int64_t i = 0; i < planes; ++i) {
                     const double got = y[call][i], ref = op == 0 ? want_max[i] : want[i];
-                    ck_assert_msg(fabs(got - ref) <= cu_global_pool_tolerance(dtype) * fabs(ref) + 1e-30,
-                                  "%s, call %d (%s): plane %lld is %.9g, the reference %.9g", desc, call + 1,
-                                  kernels[call], (long long)i, got, ref);
+                    cu_expect(fabs(got - ref) <= cu_global_pool_tolerance(dtype) * fabs(ref) + 1e-30,
+                              "%s, call %d (%s): plane %lld is %.9g, the reference %.9g", desc, call + 1,
+                              kernels[call], (long long)i, got, ref);
                 }
             }
             ck_assert_msg(strcmp(kernels[0], "global_pool_direct") == 0, "%s: the first call ran '%s'", desc, kernels[0]);
