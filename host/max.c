@@ -219,11 +219,11 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         g.out_offset = (cl_long)(output_offset / es);
         g.blocks = nb;
         g.aliased = aliased;
+        g.inner_mask = inner_mask;
         clpool__options options;
         clpool__options_start(&options, dtype);
         clpool__options_define(&options, "ARITY", arity);
         clpool__options_define(&options, "RANK", L.rank);
-        clpool__options_define(&options, "INNER_MASK", inner_mask);
         clpool__options_define(&options, "VW", vw);
         clpool__options_define(&options, "STREAM_STORES", stream);
         CLPOOL_TRY(clpool__kernel_get(ctx, max_parts, &options, "max_n", &k));

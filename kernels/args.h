@@ -92,8 +92,8 @@ typedef struct clpool__max_geom {
     clpool__i64 in_offset[CLPOOL__ARGS_MAX_ARITY];
     clpool__i64 out_offset;
     clpool__i64 blocks;  /* blocks of VW lanes per work-item */
-    clpool__i64 aliased; /* an input is the output (max.cl) */
-    clpool__i64 unused;
+    clpool__i64 aliased;    /* an input is the output (max.cl) */
+    clpool__i64 inner_mask; /* bit k: input k is contiguous along the innermost dim, else broadcast */
 } clpool__max_geom;
 
 #endif

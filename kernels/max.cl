@@ -4,7 +4,7 @@
  * input 0 (element-wise, so in place is safe). The host merges dims that are
  * contiguous for every input and drops size-1 dims first, so RANK is the
  * collapsed rank and an input's stride along the innermost dim is 1
- * (contiguous) or 0 (broadcast): bit k of INNER_MASK says which.
+ * (contiguous) or 0 (broadcast): bit k of g.inner_mask says which.
  *
  * 3-D NDRange: dim 0 = blocks of VW along the innermost dim, dim 1 = the
  * next dim, dim 2 = all outer dims together (split by division once per
@@ -19,17 +19,17 @@
  * elements its neighbour writes, a data race (Oclgrind reports it), so the
  * row's last elements are folded one at a time instead.
  *
- * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DINNER_MASK=0..15,
- * -DVW=8|16 (lanes). At run time (clpool__max_geom), so that one program
- * serves every row length and aliasing: g.aliased and g.blocks (blocks of VW
- * per work-item: several on CPUs, where a work-item's fixed cost would
- * otherwise dominate for small types; one on GPUs, where neighbouring
- * work-items should read neighbouring blocks).
+ * Options: DT_* dtype, -DARITY=1..4, -DRANK=1..12, -DVW=8|16 (lanes). At
+ * run time (clpool__max_geom), so that one program serves every row length,
+ * broadcast and aliasing: g.inner_mask (a uniform branch per input and block),
+ * g.aliased and g.blocks (blocks of VW per work-item: several on CPUs, where a
+ * work-item's fixed cost would otherwise dominate for small types; one on
+ * GPUs, where neighbouring work-items should read neighbouring blocks).
  */
 #define MAX_ARITY CLPOOL__ARGS_MAX_ARITY /* clpool__max_geom's bounds (args.h) */
 #define MAX_RANK CLPOOL__ARGS_MAX_RANK
 
-#define CONTIGUOUS(k) ((INNER_MASK >> (k)) & 1)
+#define CONTIGUOUS(k) ((g.inner_mask >> (k)) & 1)
 /* Storage bits of VW lanes of input k at element `at` (+lane if contiguous). */
 #define LOAD_LANES(k, ptr, at) (CONTIGUOUS(k) ? VLOADV(VW, (ptr) + (at)) : (TV(VW))((ptr)[at]))
 #define LANE_OFFSET(k, at, j) ((at) + (CONTIGUOUS(k) ? (j) : 0))

@@ -7,8 +7,7 @@
 #                           set for the 2-D, global-pool and 3-D kernels; for the
 #                           general kernel its rank (NS) apart from the rest; for
 #                           max_n each option apart, the rank as 1, 2 or 3+ (its
-#                           three index forms) and INNER_MASK as whether all, some
-#                           or none of the inputs are contiguous
+#                           three index forms)
 # Only clpool's programs count (their options start with -DDT_).
 #   ./check_paths.sh --list TRACE...            the entries, sorted
 #   ./check_paths.sh REFERENCE TRACE...         fails (1) naming each entry of
@@ -17,7 +16,7 @@ set -euo pipefail
 entries() {
   cat "$@" | awk '
     $2 !~ /^-DDT_/ { next }
-    { k = $1; path = k; arity = 0; rank = 0; mask = 0
+    { k = $1; path = k; rank = 0
       print "dtype " k " " substr($2, 3)
       for (i = 3; i <= NF; ++i) {
         split(substr($i, 3), kv, "=")
@@ -25,14 +24,10 @@ entries() {
         if (k == "maxpool" && kv[1] == "NS") { print "path maxpool NS=" kv[2]; continue }
         if (k != "max_n") { path = path " " kv[1] "=" kv[2]; continue }
         if (kv[1] == "RANK") rank = kv[2]
-        else if (kv[1] == "INNER_MASK") mask = kv[2]
-        else { print "path max_n " kv[1] "=" kv[2]; if (kv[1] == "ARITY") arity = kv[2] }
+        else print "path max_n " kv[1] "=" kv[2]
       }
       if (k != "max_n") print "path " path
-      else {
-        print "path max_n RANK=" (rank >= 3 ? "3+" : rank)
-        print "path max_n CONTIGUOUS=" (mask == 2 ^ arity - 1 ? "all" : mask == 0 ? "none" : "some")
-      }
+      else print "path max_n RANK=" (rank >= 3 ? "3+" : rank)
     }' | sort -u
 }
 if [ "${1:-}" = --list ]; then
