@@ -10,7 +10,7 @@
 # (CLPOOL_KERNEL_WARNINGS_JOBS to override). A SPIR variant whose options are
 # also listed for x86-64 is compiled at -O0: its twin at -O2 reports the loops
 # left unrolled, and the front end's warnings and SPIR's vector widths need no
-# optimizer (a fifth of the compile time).
+# optimizer; so is a pair's second dtype where its first has the same options.
 # Exit 0 clean, 1 a warning or error, 77 no clang.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -219,16 +219,24 @@ done
 export cc tmp
 export -f compile_one
 n=$(wc -l < "$jobs")
-# Each distinct variant with its level: -O0 for a SPIR one with an x86-64 twin, else -O2.
+# Each distinct variant with its level: -O0 for a SPIR one with an x86-64 twin, and for the
+# second dtype of a pair (bfloat16, uint8, Max's unsigned integers) whose first has the same
+# options at -O2: the element type changes loads and keys, not the loops' trip counts.
 sort -u "$jobs" | awk -F'|' '{ line[NR] = $0; fam[NR] = $1; tgt[NR] = $2; opt[NR] = $3
                                if ($2 != "-target spir64") twin[$1 "|" $3] = 1 }
-  END { for (i = 1; i <= NR; ++i) print line[i] "|" (tgt[i] == "-target spir64" && (fam[i] "|" opt[i]) in twin ? "-O0" : "-O2") }' \
-  > "$jobs.distinct"
+  END { for (i = 1; i <= NR; ++i) {
+          lvl[i] = tgt[i] == "-target spir64" && (fam[i] "|" opt[i]) in twin ? "-O0" : "-O2"
+          if (lvl[i] == "-O2") at_o2[fam[i] "|" tgt[i] "|" opt[i]] = 1 }
+        for (i = 1; i <= NR; ++i) {
+          first = opt[i]
+          if (!sub(/-DDT_BFLOAT16/, "-DDT_FLOAT16", first)) sub(/-DDT_U(INT)/, "-DDT_INT", first)
+          if (first != opt[i] && (fam[i] "|" tgt[i] "|" first) in at_o2) lvl[i] = "-O0"
+          print line[i] "|" lvl[i] } }' > "$jobs.distinct"
 compiled=$(wc -l < "$jobs.distinct")
 at_o0=$(grep -c '|-O0$' "$jobs.distinct" || true)
 jobs_n=${CLPOOL_KERNEL_WARNINGS_JOBS:-$(nproc)}
 xargs -d '\n' -n 1 -P "$jobs_n" bash -c 'compile_one "$1"' _ < "$jobs.distinct" > "$tmp/results"
 cat "$tmp/results"
 bad=$(grep -c '^FAIL' "$tmp/results" || true)
-echo "kernel variants listed: $n, distinct ones compiled: $compiled ($jobs_n at a time, $at_o0 SPIR twins at -O0) with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4, STREAM_STORES, one-pass 3-D and the grouped global pools), failing: $bad"
+echo "kernel variants listed: $n, distinct ones compiled: $compiled ($jobs_n at a time, $at_o0 at -O0: SPIR twins, pairs' second dtypes) with $cc -O2 -Wall -Werror (spir64; x86-64 for WIDEN, SWEEP_BLOCKS, PLANE_ELEMS, FLAT_ELEMS, INDEX_MAP, strides 3 and 4, STREAM_STORES, one-pass 3-D and the grouped global pools), failing: $bad"
 [ "$bad" = 0 ]
