@@ -122,9 +122,9 @@ ctest_stage() {
 # GPUs (PoCL and rusticl never take them) and lists the paths it reached. Its
 # own ICD is not installed: the oclgrind wrapper preloads its runtime, which
 # is also why the sanitizer build (ASan must load first) has no such stage.
-# One simulator process: it runs in the background once the PoCL ctest is done,
-# beside the pytest stages, which leave a core idle; its output and summary
-# line follow the other stages'.
+# One simulator process: it runs in the background beside PoCL's pytest stage,
+# which leaves a core idle, and is waited for before the next ctest (one build
+# directory: ctest's own files there are not shared safely).
 oclgrind_stage() { # prints its output, writes its summary line to $BUILD/oclgrind.summary
   local log="$BUILD/ctest-oclgrind.log" start result=PASS rc=0
   if ! command -v oclgrind >/dev/null; then
@@ -147,8 +147,10 @@ oclgrind_stage() { # prints its output, writes its summary line to $BUILD/oclgri
   return $rc
 }
 oclgrind_pid=
+oclgrind_ran=0
 oclgrind_start() { # once, if the stage is wanted
-  [ "$SANITIZE" = 0 ] && has_stage oclgrind && [ -z "$oclgrind_pid" ] || return 0
+  [ "$SANITIZE" = 0 ] && has_stage oclgrind && [ "$oclgrind_ran" = 0 ] || return 0
+  oclgrind_ran=1
   rm -f "$BUILD/oclgrind.summary"
   oclgrind_stage > "$BUILD/oclgrind-stage.out" 2>&1 &
   oclgrind_pid=$!
@@ -156,6 +158,7 @@ oclgrind_start() { # once, if the stage is wanted
 oclgrind_finish() {
   [ -n "$oclgrind_pid" ] || return 0
   wait "$oclgrind_pid" || failed=1
+  oclgrind_pid=
   cat "$BUILD/oclgrind-stage.out"
   summary+=("$(cat "$BUILD/oclgrind.summary" 2>/dev/null || echo "oclgrind: FAIL, no summary")")
   [ -f "$BUILD/oclgrind.summary" ] || failed=1
@@ -163,7 +166,6 @@ oclgrind_finish() {
 # --- end of the Oclgrind stage ----------------------------------------------
 # The package builds its own Release library: not part of the sanitizer run.
 if [ "$SANITIZE" = 0 ] && { has_stage pocl || has_stage rusticl || has_stage rusticl-full; }; then python_setup; fi
-has_stage pocl || oclgrind_start
 for stage in "${STAGES[@]}"; do
   platform=${stage%-full}
   [ "$stage" != oclgrind ] || continue
@@ -181,11 +183,12 @@ for stage in "${STAGES[@]}"; do
           -E '^(kernel_warnings|man_page|plot_sweep)$'
       else
         ctest_stage pocl pocl "the whole suite" -LE 'oclgrind|subset'
-        oclgrind_start
+        oclgrind_start # beside the pytest stage
         # The programs the suite built from source (tests/program_count.c; docs/testing.md).
         summary+=("pocl programs: $(cmake -DDIR="$BUILD/tests/programs" -DMODE=total \
                     -P "$CLPOOL_ROOT/tests/program_count.cmake" 2>&1 | tail -n 1)")
         python_stage pocl pocl
+        oclgrind_finish
       fi ;;
     # llvmpipe compiles each program several times slower than PoCL: a subset reaching every
     # kernel path the whole suite reaches there (docs/testing.md), checked from the trace.
@@ -212,7 +215,7 @@ for stage in "${STAGES[@]}"; do
       summary+=("rusticl-full paths: $(wc -l < "$BUILD/rusticl_paths.txt") in $BUILD/rusticl_paths.txt") ;;
   esac
 done
-oclgrind_start # the PoCL stage was skipped (no ICD)
+oclgrind_start # not yet run: no PoCL stage
 oclgrind_finish
 
 echo
