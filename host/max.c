@@ -207,19 +207,15 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         while (arity < MAX_ARITY && done < n) idx[arity++] = done++;
         clpool__max_geom g;
         memset(&g, 0, sizeof g);
-        int inner_mask = 0; /* bit a: input a is contiguous along the innermost dim (else broadcast) */
-        int aliased = 0;    /* an input is the output (in place, or the running maximum): see max.cl */
         for (int32_t d = 0; d < L.rank; ++d) g.out_dims[d] = L.dims[d];
         for (int a = 0; a < arity; ++a) {
             for (int32_t d = 0; d < L.rank; ++d) g.strides[a * CLPOOL__ARGS_MAX_RANK + d] = all[idx[a]][d];
-            inner_mask |= (all[idx[a]][L.rank - 1] == 1) << a;
-            aliased |= idx[a] == n || (inputs[idx[a]] == output && offsets[idx[a]] == output_offset);
+            g.inner_mask |= (cl_long)(all[idx[a]][L.rank - 1] == 1) << a; /* contiguous, else broadcast */
+            g.aliased |= idx[a] == n || (inputs[idx[a]] == output && offsets[idx[a]] == output_offset);
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }
         g.out_offset = (cl_long)(output_offset / es);
         g.blocks = nb;
-        g.aliased = aliased;
-        g.inner_mask = inner_mask;
         clpool__options options;
         clpool__options_start(&options, dtype);
         clpool__options_define(&options, "ARITY", arity);

@@ -18,7 +18,12 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #else
     const index_sink indices = 0; /* the exact path's fallback stores none */
 #endif
-    long ow0 = (long)get_global_id(0) * (SWEEP_BLOCKS ? sz.sweep * BW : BW);
+#if SWEEP_BLOCKS
+    const long sweep = min(sz.sweep, (long)SWEEP_BLOCKS); /* the carries' array holds SWEEP_BLOCKS blocks */
+#else
+    const long sweep = 1;
+#endif
+    long ow0 = (long)get_global_id(0) * sweep * BW;
     const long oh0 = (long)get_global_id(1) * block_rows, nc = (long)get_global_id(2);
     if (ow0 >= OW || oh0 >= OH) return;
     __global const T *plane = in + in_offset + nc * H * W;
@@ -34,7 +39,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *ou
 #if SWEEP_BLOCKS
     /* FVW-wide blocks k0..k0+n-1 */
     const long k0 = ow0 / FVW;
-    const int n = (int)min((OW + FVW - 1) / FVW - k0, min(sz.sweep, (long)SWEEP_BLOCKS) * FAST_SUBBLOCKS);
+    const int n = (int)min((OW + FVW - 1) / FVW - k0, sweep * FAST_SUBBLOCKS);
     const long w_from = sweep_block_col(k0, OW) * SW - pad_w; /* the input columns the blocks' loads span */
     const long w_end = sweep_block_col(k0 + n - 1, OW) * SW - pad_w + BLOCK_SPAN;
     const int guarded = row_lo * W + w_from < buf_lo || row_hi * W + w_end > buf_hi;

@@ -177,11 +177,11 @@ static void maxpool_nd_uint8(clpool_context *ctx, cl_command_queue q, cl_mem big
     read_chunk(q, idx, 0, got_idx, n_windows * 8);
     for (uint64_t o = 0; o < n_windows; ++o) {
         /* The reference itself agrees with the construction. */
-        if (ref_val[o] != 255 || ref_idx[o] != (int64_t)(o * WINDOW + plant(o)))
-            ck_abort_msg("N-D window %llu: the reference does not find the planted maximum", (unsigned long long)o);
-        if (got[o] != ref_val[o] || got_idx[o] != ref_idx[o])
-            ck_abort_msg("MaxPool uint8 N-D window %llu: value %u index %lld, expected %u at %lld",
-                         (unsigned long long)o, got[o], (long long)got_idx[o], ref_val[o], (long long)ref_idx[o]);
+        cu_expect(ref_val[o] == 255 && ref_idx[o] == (int64_t)(o * WINDOW + plant(o)),
+                  "N-D window %llu: the reference does not find the planted maximum", (unsigned long long)o);
+        cu_expect(got[o] == ref_val[o] && got_idx[o] == ref_idx[o],
+                  "MaxPool uint8 N-D window %llu: value %u index %lld, expected %u at %lld", (unsigned long long)o,
+                  got[o], (long long)got_idx[o], ref_val[o], (long long)ref_idx[o]);
     }
     ck_assert_int_eq(got_idx[n_windows - 1], (int64_t)(total - 1));
     printf("note: MaxPool uint8 [2,%lld,%d] k=s=%d with Indices: %llu windows, last index %lld, %.2f s on the "
@@ -262,12 +262,11 @@ static void maxpool_2d_int8(clpool_context *ctx, cl_command_queue q, cl_mem big,
                 window_2d(H, oh, ow, (const int8_t *const *)in_rows, &best, &h, &w);
                 const int64_t want = storage_order ? w * H + h : h * ROW + w;
                 const int64_t j = (oh - r0) * OW + ow;
-                /* Plain test first: Check's assertions cost a system call each, even when they hold. */
-                if (got[j] != best || got_idx[j] != want)
-                    ck_abort_msg("MaxPool int8 2-D storage_order %d output (%lld,%lld): value %d index %lld, "
-                                 "expected %d at %lld",
-                                 storage_order, (long long)oh, (long long)ow, got[j], (long long)got_idx[j], best,
-                                 (long long)want);
+                cu_expect(got[j] == best && got_idx[j] == want,
+                          "MaxPool int8 2-D storage_order %d output (%lld,%lld): value %d index %lld, "
+                          "expected %d at %lld",
+                          storage_order, (long long)oh, (long long)ow, got[j], (long long)got_idx[j], best,
+                          (long long)want);
                 last_idx = got_idx[j];
             }
         }
@@ -312,9 +311,8 @@ static void check_max(cl_command_queue q, cl_mem big, const max_state *s, const 
         read_chunk(q, big, (size_t)c0, got, n);
         if (memcmp(got, want, n) != 0)
             for (size_t j = 0; j < n; ++j)
-                if (got[j] != want[j])
-                    ck_abort_msg("%s: element %llu is %d, expected %d", what, (unsigned long long)(c0 + j), got[j],
-                                 want[j]);
+                cu_expect(got[j] == want[j], "%s: element %llu is %d, expected %d", what, (unsigned long long)(c0 + j),
+                          got[j], want[j]);
     }
     free(got);
     free(want);

@@ -88,9 +88,9 @@ static void verify_image(const unsigned char *img, size_t lead, int64_t elements
                          const char *desc)
 {
     cu_assert_guards(img, lead, (size_t)elements * esize, what, desc);
-    for (int64_t e = 0; e < elements; ++e) /* if first: a passing ck_assert records its line (a write each) */
-        if (cu_all_sentinel(img + lead + (size_t)e * esize, esize))
-            ck_abort_msg("%s: %s element %lld was never written", desc, what, (long long)e);
+    for (int64_t e = 0; e < elements; ++e)
+        cu_expect(!cu_all_sentinel(img + lead + (size_t)e * esize, esize), "%s: %s element %lld was never written",
+                  desc, what, (long long)e);
 }
 
 /*
@@ -184,16 +184,14 @@ static void check_library(const mp_case *c, const void *input, const mp_referenc
     execute(c, input, ref_shape_elements(&c->shape), n_out, &out_img, &out_lead, &idx_img, &idx_lead, desc);
     for (int64_t i = 0; i < n_out; ++i) {
         const uint64_t want = ref_load_bits(c->dtype, ref->out, i), got = ref_load_bits(c->dtype, out_img + out_lead, i);
-        if (got != want)
-            ck_abort_msg("%s: output element %lld: expected 0x%llx (%g), got 0x%llx (%g)", desc, (long long)i,
-                         (unsigned long long)want, ref_load(c->dtype, ref->out, i), (unsigned long long)got,
-                         ref_load(c->dtype, out_img + out_lead, i));
+        cu_expect(got == want, "%s: output element %lld: expected 0x%llx (%g), got 0x%llx (%g)", desc,
+                  (long long)i, (unsigned long long)want, ref_load(c->dtype, ref->out, i), (unsigned long long)got,
+                  ref_load(c->dtype, out_img + out_lead, i));
         if (c->with_indices) {
             int64_t idx;
             memcpy(&idx, idx_img + idx_lead + (size_t)i * 8, 8);
-            if (idx != ref->idx[i])
-                ck_abort_msg("%s: index element %lld: expected %lld, got %lld", desc, (long long)i,
-                             (long long)ref->idx[i], (long long)idx);
+            cu_expect(idx == ref->idx[i], "%s: index element %lld: expected %lld, got %lld", desc, (long long)i,
+                      (long long)ref->idx[i], (long long)idx);
         }
     }
     free(out_img);

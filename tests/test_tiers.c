@@ -120,13 +120,12 @@ static const char *mp_run_checked(clpool_context *ctx, const mp_case *c, unsigne
                  "clpool_maxpool_host", c->desc);
     ci_disarm();
     for (int64_t i = 0; i < n_out; ++i) {
-        if (ref_load_bits(c->dtype, y, i) != ref_load_bits(c->dtype, want, i))
-            ck_abort_msg("%s (%s, kernels %s): output %lld has bits %llx, the reference %llx", c->desc, which,
-                         ci_kernels(), (long long)i, (unsigned long long)ref_load_bits(c->dtype, y, i),
-                         (unsigned long long)ref_load_bits(c->dtype, want, i));
-        if (c->indices && idx[i] != want_idx[i])
-            ck_abort_msg("%s (%s, kernels %s): index %lld is %lld, the reference %lld", c->desc, which, ci_kernels(),
-                         (long long)i, (long long)idx[i], (long long)want_idx[i]);
+        cu_expect(ref_load_bits(c->dtype, y, i) == ref_load_bits(c->dtype, want, i),
+                  "%s (%s, kernels %s): output %lld has bits %llx, the reference %llx", c->desc, which, ci_kernels(),
+                  (long long)i, (unsigned long long)ref_load_bits(c->dtype, y, i),
+                  (unsigned long long)ref_load_bits(c->dtype, want, i));
+        cu_expect(!c->indices || idx[i] == want_idx[i], "%s (%s, kernels %s): index %lld is %lld, the reference %lld",
+                  c->desc, which, ci_kernels(), (long long)i, (long long)idx[i], (long long)want_idx[i]);
     }
     free(want);
     free(want_idx);
