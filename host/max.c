@@ -111,6 +111,15 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
         for (size_t i = 0; i < n; ++i) L->strides[i][0] = 0;
         r = 1;
     }
+    if (r == 1) { /* a leading dim of 1: the kernel reads the rank at run time, at least 2 */
+        L->dims[1] = L->dims[0];
+        L->dims[0] = 1;
+        for (size_t i = 0; i < n; ++i) {
+            L->strides[i][1] = L->strides[i][0];
+            L->strides[i][0] = 0;
+        }
+        r = 2;
+    }
     L->rank = r;
 }
 
@@ -128,6 +137,9 @@ static int blocks_per_item(const clpool_context *ctx, const max_layout *L, int v
         nb /= 2;
     return nb;
 }
+
+/* One program per dtype and store kind: a kernel per input count of a pass (max.cl). */
+static const char *const max_kernels[MAX_ARITY] = {"max_of_1", "max_of_2", "max_of_3", "max_of_4"};
 
 static int ranges_overlap(size_t a, size_t alen, size_t b, size_t blen)
 {
@@ -216,13 +228,12 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         }
         g.out_offset = (cl_long)(output_offset / es);
         g.blocks = nb;
+        g.rank = L.rank;
         clpool__options options;
         clpool__options_start(&options, dtype);
-        clpool__options_define(&options, "ARITY", arity);
-        clpool__options_define(&options, "RANK", L.rank);
         clpool__options_define(&options, "VW", vw);
         clpool__options_define(&options, "STREAM_STORES", stream);
-        CLPOOL_TRY(clpool__kernel_get(ctx, max_parts, &options, "max_n", &k));
+        CLPOOL_TRY(clpool__kernel_get(ctx, max_parts, &options, max_kernels[arity - 1], &k));
         CLPOOL_TRY(clpool__set_buffer_arg(&k, 0, output));
         for (int a = 0; a < MAX_ARITY; ++a) {
             /* Unused slots repeat input 0: a valid buffer the kernel never reads. */
@@ -233,11 +244,10 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         CLPOOL_TRY(clpool__set_arg(&k, 5, sizeof g, &g));
         /* nb blocks of vw along the innermost dim x the next dim x everything outside. */
         const int64_t span = (int64_t)vw * nb;
-        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + span - 1) / span), 1, 1};
-        if (L.rank >= 2) items[1] = (uint64_t)L.dims[L.rank - 2];
+        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + span - 1) / span), (uint64_t)L.dims[L.rank - 2], 1};
         for (int32_t d = 0; d + 2 < L.rank; ++d) items[2] *= (uint64_t)L.dims[d];
         const int last = done == n;
-        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : (cl_uint)L.rank, items, 1, prev ? 1 : num_wait,
+        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : 2, items, 1, prev ? 1 : num_wait,
                                   prev ? &prev : wait, last ? event : &next));
         clpool__kernel_put(ctx, &k);
         if (prev) clReleaseEvent(prev);

@@ -84,11 +84,10 @@ clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
             CLPOOL_TRY(clpool_enqueue_global_lp_pool(ctx, q, 2.0, dtype, in, a, 0, b, 0, 0, NULL, NULL));
         }
     }
-    /* Max: same shape (collapses to rank 1) and a per-channel broadcast (rank 3, one splat input). */
-    const clpool_shape same[2] = {{4, {1, 4, 8, 8}}, {4, {1, 4, 8, 8}}}, bcast[2] = {{4, {2, 4, 8, 8}}, {4, {1, 4, 1, 1}}};
+    /* Max of two inputs: one program serves every shape and broadcast. */
+    const clpool_shape bcast[2] = {{4, {2, 4, 8, 8}}, {4, {1, 4, 1, 1}}};
     const cl_mem mems[2] = {a, idx};
     const size_t offs[2] = {0, 0};
-    CLPOOL_TRY(clpool_enqueue_max(ctx, q, dtype, 2, same, mems, offs, b, 0, 0, NULL, NULL));
     CLPOOL_TRY(clpool_enqueue_max(ctx, q, dtype, 2, bcast, mems, offs, b, 0, 0, NULL, NULL));
     err = clFinish(q);
     if (err != CL_SUCCESS) status = clpool__cl_fail(err, "clpool_context_warm_up: clFinish");

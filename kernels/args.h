@@ -94,6 +94,7 @@ typedef struct clpool__max_geom {
     clpool__i64 blocks;  /* blocks of VW lanes per work-item */
     clpool__i64 aliased;    /* an input is the output (max.cl) */
     clpool__i64 inner_mask; /* bit k: input k is contiguous along the innermost dim, else broadcast */
+    clpool__i64 rank;       /* dims in out_dims, at least 2 */
 } clpool__max_geom;
 
 #endif

@@ -6,8 +6,8 @@
 #                           (KH KW KD PAD_W NB PLANE_ELEMS FLAT_ELEMS): the whole
 #                           set for the 2-D, global-pool and 3-D kernels; for the
 #                           general kernel its rank (NS) apart from the rest; for
-#                           max_n each option apart, the rank as 1, 2 or 3+ (its
-#                           three index forms)
+#                           Max's kernels (max_of_N) each option apart and their
+#                           dtypes as one family (max_of)
 # Only clpool's programs count (their options start with -DDT_).
 #   ./check_paths.sh --list TRACE...            the entries, sorted
 #   ./check_paths.sh REFERENCE TRACE...         fails (1) naming each entry of
@@ -16,18 +16,16 @@ set -euo pipefail
 entries() {
   cat "$@" | awk '
     $2 !~ /^-DDT_/ { next }
-    { k = $1; path = k; rank = 0
-      print "dtype " k " " substr($2, 3)
+    { k = $1; path = k
+      print "dtype " (k ~ /^max_of_/ ? "max_of" : k) " " substr($2, 3)
       for (i = 3; i <= NF; ++i) {
         split(substr($i, 3), kv, "=")
         if (kv[1] ~ /^(KH|KW|KD|PAD_W|NB|PLANE_ELEMS|FLAT_ELEMS)$/) continue
         if (k == "maxpool" && kv[1] == "NS") { print "path maxpool NS=" kv[2]; continue }
-        if (k != "max_n") { path = path " " kv[1] "=" kv[2]; continue }
-        if (kv[1] == "RANK") rank = kv[2]
-        else print "path max_n " kv[1] "=" kv[2]
+        if (k !~ /^max_of_/) path = path " " kv[1] "=" kv[2]
+        else print "path max_of " kv[1] "=" kv[2]
       }
-      if (k != "max_n") print "path " path
-      else print "path max_n RANK=" (rank >= 3 ? "3+" : rank)
+      print "path " path
     }' | sort -u
 }
 if [ "${1:-}" = --list ]; then

@@ -60,7 +60,6 @@ static const struct {
     {"global_pool_direct", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_partial", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_final", {"OP", "LP_KIND", "CHUNKED"}},
-    {"max_n", {"ARITY", "RANK"}},
 };
 
 /* Kernels a GPU-type device never runs, and why (host/maxpool.c, global_pool.c). */
@@ -621,7 +620,7 @@ END_TEST
 
 #define MX_MAX_INPUTS 9
 
-/* The host merges dims contiguous for every input and drops 1s (RANK); an
+/* The host merges dims contiguous for every input and drops 1s (g.rank); an
  * input of a pass is contiguous along the innermost dim or one element
  * broadcast to every lane (bit k of the run-time g.inner_mask); passes after
  * the first take the output as input 0 and three more. */
@@ -632,20 +631,20 @@ static const struct {
     int in_place; /* the output is input 0's region */
     const char *expect;
 } mx_cases[] = {
-    {"1 input", 1, {{2, {3, 37}}}, 0, "max_n ARITY=1 RANK=1"},
-    {"2 inputs of one shape, flat", 2, {{3, {2, 3, 29}}, {3, {2, 3, 29}}}, 0, "max_n ARITY=2 RANK=1"},
+    {"1 input", 1, {{2, {3, 37}}}, 0, "max_of_1"},
+    {"2 inputs of one shape, flat", 2, {{3, {2, 3, 29}}, {3, {2, 3, 29}}}, 0, "max_of_2"},
     {"3 inputs, a scalar among them", 3, {{2, {4, 45}}, {0, {0}}, {2, {4, 45}}}, 0,
-     "max_n ARITY=3 RANK=1"},
-    {"rows and columns broadcast", 3, {{2, {6, 20}}, {1, {20}}, {2, {6, 1}}}, 0, "max_n ARITY=3 RANK=2"},
+     "max_of_3"},
+    {"rows and columns broadcast", 3, {{2, {6, 20}}, {1, {20}}, {2, {6, 1}}}, 0, "max_of_3"},
     {"4 inputs, general broadcast", 4, {{4, {2, 1, 5, 19}}, {3, {3, 1, 1}}, {4, {1, 3, 5, 1}}, {1, {19}}}, 0,
-     "max_n ARITY=4 RANK=4"},
-    {"rows shorter than a block", 2, {{2, {5, 3}}, {2, {5, 1}}}, 0, "max_n ARITY=2 RANK=2"},
+     "max_of_4"},
+    {"rows shorter than a block", 2, {{2, {5, 3}}, {2, {5, 1}}}, 0, "max_of_2"},
     {"5 inputs, two passes", 5, {{2, {3, 21}}, {2, {3, 21}}, {2, {3, 21}}, {2, {3, 21}}, {2, {3, 21}}}, 0,
-     "max_n ARITY=4 RANK=1 + max_n ARITY=2 RANK=1"},
+     "max_of_4 + max_of_2"},
     {"9 inputs broadcast, three passes", 9,
      {{2, {2, 17}}, {1, {17}}, {2, {2, 1}}, {0, {0}}, {2, {2, 17}}, {1, {17}}, {2, {2, 1}}, {2, {1, 17}}, {2, {2, 17}}},
-     0, "max_n ARITY=4 RANK=2 + max_n ARITY=4 RANK=2 + max_n ARITY=3 RANK=2"},
-    {"in place, 3 inputs", 3, {{2, {4, 33}}, {2, {4, 33}}, {2, {4, 33}}}, 1, "max_n ARITY=3 RANK=1"},
+     0, "max_of_4 + max_of_4 + max_of_3"},
+    {"in place, 3 inputs", 3, {{2, {4, 33}}, {2, {4, 33}}, {2, {4, 33}}}, 1, "max_of_3"},
 };
 
 static void mx_run(size_t ci, clpool_dtype dt, ref_rng *r)
