@@ -474,10 +474,12 @@ static void plan_nd(const clpool__device_caps *caps, const clpool__maxpool_desc 
     const int64_t ow = d->out[d->ns - 1], sw = d->stride[d->ns - 1];
     const int64_t blocks = ceil_div(ow, vw);
     const int64_t nb = caps->cpu_simd ? (blocks < ND_BLOCKS_SIMD ? blocks : ND_BLOCKS_SIMD) : 1;
-    start_launch(CLPOOL__MP_ND, nd_parts, "maxpool", d, l);
+    /* a kernel per block count, all in one program on CPU SIMD (maxpool_nd.cl) */
+    static const char *const kernels[ND_BLOCKS_SIMD] = {"maxpool", "maxpool_nb2", "maxpool_nb3", "maxpool_nb4"};
+    start_launch(CLPOOL__MP_ND, nd_parts, kernels[nb - 1], d, l);
     clpool__options_define(&l->options, "NS", d->ns);
     clpool__options_define(&l->options, "VW", vw);
-    clpool__options_define(&l->options, "NB", nb);
+    if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
     clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
     l->arg_kind = CLPOOL__MP_ARGS_GEOM;
     fill_geometry(d, &l->geom);
@@ -496,7 +498,6 @@ static void plan_window(const clpool__device_caps *caps, const clpool__maxpool_d
     l->geom.items = out_elements(d);
     clpool__options_define(&l->options, "NS", d->ns);
     clpool__options_define(&l->options, "VW", vector_width(caps, d));
-    clpool__options_define(&l->options, "NB", 1);
     clpool__options_define(&l->options, "SW", 0);
     clpool__options_define(&l->options, "WINDOW_INT_AT", l->geom.in_plane <= INT32_MAX);
     l->dims = 1;

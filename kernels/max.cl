@@ -91,8 +91,7 @@ __attribute__((always_inline)) static inline long max_blocks(__global T *dst, __
     return n0;
 }
 
-/* The fold of `arity` inputs, a constant in each kernel below. The geometry
- * comes by pointer, not as a by-value copy per work-item. */
+/* The fold of `arity` inputs, a constant in each kernel below. */
 __attribute__((always_inline)) static inline void max_fold(__global T *out, __global const T *in0,
                                                            __global const T *in1, __global const T *in2,
                                                            __global const T *in3, const clpool__max_geom *g,

@@ -14,7 +14,7 @@
 /*
  * The general kernel: any rank, kernel, stride, dilation and padding. The
  * geometry is run-time data (clpool__maxpool_geom), so one program per rank, dtype,
- * Indices variant, lane count (-DVW, -DNB) and last-dim stride class (-DSW)
+ * Indices variant, lane count (-DVW) and last-dim stride class (-DSW)
  * serves every attribute set. A work-item owns NB blocks of VW neighbouring
  * outputs along the last spatial dim of one output row (one position in N,
  * C and the other spatial dims): its windows' taps on the other dims are the
@@ -84,19 +84,26 @@
 #define VALUE_PATH 0
 #endif
 
+/* Blocks of VW outputs per work-item: maxpool takes one block, and on CPUs
+ * (-DNB_MAX=n) maxpool_nb2..maxpool_nbn take 2..n, kernels of one program so
+ * that every row length shares it; in each, NB is a constant. */
+#ifndef NB_MAX
+#define NB_MAX 1
+#endif
+
 /* The best taps so far of a work-item's NB blocks of VW lanes. NB blocks
  * side by side keep NB compare-select chains in flight: one block's chain,
  * a compare and a select per tap, had left the core waiting on it. */
 typedef struct maxpool_best {
-    TV(VW) bits[NB];
+    TV(VW) bits[NB_MAX];
 #if SEPARATE_KEYS
-    KTV(VW) key[NB];
+    KTV(VW) key[NB_MAX];
 #endif
 #if WITH_INDICES
-    LONGV(VW) at[NB]; /* in-plane offsets */
+    LONGV(VW) at[NB_MAX]; /* in-plane offsets */
 #endif
 #if VALUE_PATH
-    TV(VW) watch[NB];
+    TV(VW) watch[NB_MAX];
 #endif
 } maxpool_best;
 
@@ -197,11 +204,14 @@ static inline long spatial_index(const clpool__maxpool_geom *g, long at)
 /* Both general kernels' arguments: input, output, Indices (if wanted), geometry. */
 #if WITH_INDICES
 #define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const clpool__maxpool_geom g
+#define GENERAL_PASS in, out, indices, g
 #else
 #define GENERAL_ARGS __global const T *in, __global T *out, const clpool__maxpool_geom g
+#define GENERAL_PASS in, out, g
 #endif
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS)
+/* The general kernels' work-item: NB (a constant in each) blocks of VW outputs. */
+__attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, const int NB)
 {
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
@@ -217,13 +227,13 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS)
     const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
     const long col0 = ow0 * STRIDE_W - g.pad_begin[LAST];
     const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
-    long lane_at[NB * VW], first_col[NB * VW];
+    long lane_at[NB_MAX * VW], first_col[NB_MAX * VW];
     for (int l = 0; l < NB * VW; ++l) {
         lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
         const long c = col0 + lane_at[l];
         first_col[l] = min(c + ceil_div(-c, DW) * DW, W - 1); /* the lane's first tap inside */
     }
-    LONGV(VW) lane_cols[NB];
+    LONGV(VW) lane_cols[NB_MAX];
 #pragma unroll
     for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
     /* Taps [in_lo, in_hi) have every live lane inside the row. */
@@ -321,6 +331,17 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS)
 #endif
     }
 }
+
+__kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 1); }
+#if NB_MAX >= 2
+__kernel CLPOOL_WIDE_VECTORS void maxpool_nb2(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 2); }
+#endif
+#if NB_MAX >= 3
+__kernel CLPOOL_WIDE_VECTORS void maxpool_nb3(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 3); }
+#endif
+#if NB_MAX >= 4
+__kernel CLPOOL_WIDE_VECTORS void maxpool_nb4(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 4); }
+#endif
 
 /*
  * The window kernel (maxpool_window): rows of few outputs under wide windows

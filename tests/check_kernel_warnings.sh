@@ -151,7 +151,7 @@ for dtw in "FLOAT32 1" "FLOAT64 1" "FLOAT16 2" "BFLOAT16 2" "INT8 4" "UINT8 4"; 
   vw=16
   [ "$dt" = FLOAT64 ] && vw=8
   for sw in 3 4; do
-    check maxpool -DDT_$dt -DWITH_INDICES=$((sw & 1)) -DSTORAGE_ORDER=0 -DNS=2 -DVW=16 -DNB=4 -DSW=$sw
+    check maxpool -DDT_$dt -DWITH_INDICES=$((sw & 1)) -DSTORAGE_ORDER=0 -DNS=2 -DVW=16 -DNB_MAX=4 -DSW=$sw
     check maxpool -DDT_$dt -DWITH_INDICES=0 -DSTORAGE_ORDER=0 -DKH=3 -DKW=$sw -DSH=$sw -DSW=$sw -DVW=$vw -DWIDEN=$widen -DEXACT_ROWS=4
     check maxpool -DDT_$dt -DWITH_INDICES=1 -DSTORAGE_ORDER=$((sw & 1)) -DKH=5 -DKW=7 -DSH=$sw -DSW=$sw -DVW=$vw -DEXACT_ROWS=1 -DSWEEP_BLOCKS=16
   done
@@ -182,8 +182,8 @@ for dt in $pool_types; do
   for ix in "-DWITH_INDICES=0 -DSTORAGE_ORDER=0" "-DWITH_INDICES=1 -DSTORAGE_ORDER=1"; do
     # the general kernel's lane variants, each at rank 1 or 3 in turn (the rank changes only its index loops)
     ns=1
-    check maxpool -DDT_$dt $ix -DNS=3 -DVW=16 -DNB=1 -DSW=0
-    for sv in "-DVW=16 -DNB=1 -DSW=0" "-DVW=16 -DNB=1 -DSW=0 -DWINDOW_INT_AT=1" "-DVW=8 -DNB=1 -DSW=0" "-DVW=16 -DNB=4 -DSW=1" "-DVW=16 -DNB=3 -DSW=2" "-DVW=8 -DNB=2 -DSW=2" "-DVW=8 -DNB=4 -DSW=0" "-DVW=16 -DNB=2 -DSW=3" "-DVW=16 -DNB=4 -DSW=4"; do
+    check maxpool -DDT_$dt $ix -DNS=3 -DVW=16 -DSW=0
+    for sv in "-DVW=16 -DSW=0" "-DVW=16 -DSW=0 -DWINDOW_INT_AT=1" "-DVW=8 -DSW=0" "-DVW=16 -DNB_MAX=4 -DSW=1" "-DVW=16 -DNB_MAX=4 -DSW=2" "-DVW=8 -DNB_MAX=4 -DSW=2" "-DVW=8 -DNB_MAX=4 -DSW=0" "-DVW=16 -DNB_MAX=4 -DSW=3" "-DVW=16 -DNB_MAX=4 -DSW=4"; do
       check maxpool -DDT_$dt $ix -DNS=$ns $sv
       ns=$((4 - ns))
     done

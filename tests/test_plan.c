@@ -130,11 +130,11 @@ static const plan_case cases[] = {
      "SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 11,4,4 local 1 rows 1 gap 0 sweep 0 | scratch 31232, "
      "else nd"},
     {"3-D column-major Indices", &cpu512, U8, 5, {1, 4, 8, 20, 20}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 1,
-     "nd: maxpool_nd.cl maxpool DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=3 VW=16 NB=1 SW=2 items "
+     "nd: maxpool_nd.cl maxpool DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=3 VW=16 NB_MAX=4 SW=2 items "
      "144 local 0"},
     /* window kernel */
     {"window kernel", &cpu512, F32, 4, {1, 32, 20, 40}, {3, 24}, {1, 16}, {0}, {0}, 0, 0,
-     "window: maxpool_nd.cl maxpool_window DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB=1 "
+     "window: maxpool_nd.cl maxpool_window DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 "
      "SW=0 WINDOW_INT_AT=1 items 1152 local 0"},
     /* 2-D kernels */
     {"2-D 3x3/s2/p1", &cpu512, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
@@ -196,13 +196,13 @@ static const plan_case cases[] = {
      "3,20,4096 local 1 rows 1 gap 0 sweep 0"},
     /* general kernel */
     {"general: dilation", &cpu512, F32, 4, {1, 16, 30, 30}, {3, 3}, {1, 1}, {0}, {2, 2}, 0, 0,
-     "nd: maxpool_nd.cl maxpool DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB=2 SW=1 items "
+     "nd: maxpool_nd.cl maxpool_nb2 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
      "416 local 0"},
     {"general: 4-D windows", &llvmpipe, U8, 6, {1, 2, 6, 6, 6, 6}, {2, 2, 2, 2}, {2, 1, 1, 2}, {0}, {0}, 1, 1,
-     "nd: maxpool_nd.cl maxpool DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=4 VW=8 NB=1 SW=2 items 150 "
+     "nd: maxpool_nd.cl maxpool DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=4 VW=8 SW=2 items 150 "
      "local 0"},
     {"general: float64 stride 5", &gpu, F64, 4, {1, 4, 40, 40}, {3, 3}, {5, 5}, {0}, {0}, 0, 0,
-     "nd: maxpool_nd.cl maxpool DT_FLOAT64 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=8 NB=1 SW=0 items "
+     "nd: maxpool_nd.cl maxpool DT_FLOAT64 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=8 SW=0 items "
      "32 local 0"},
 };
 
