@@ -400,10 +400,15 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
     plane_geometry pg;
     int64_t band;
     if (flat_path(caps, d, &band)) {
-        start_launch(CLPOOL__MP_FLAT, flat_parts, "maxpool2d_flat", d, l);
+        /* a kernel per left pad, 0 to kw - 1 where OW == W (maxpool2d_flat.cl) */
+        static const char *const flat_kernels[MAX_2D_WINDOW] = {
+            "maxpool2d_flat_p0", "maxpool2d_flat_p1", "maxpool2d_flat_p2", "maxpool2d_flat_p3",
+            "maxpool2d_flat_p4", "maxpool2d_flat_p5", "maxpool2d_flat_p6", "maxpool2d_flat_p7",
+            "maxpool2d_flat_p8", "maxpool2d_flat_p9", "maxpool2d_flat_p10", "maxpool2d_flat_p11",
+            "maxpool2d_flat_p12"};
+        start_launch(CLPOOL__MP_FLAT, flat_parts, flat_kernels[d->pad[1]], d, l);
         options_2d(caps, d, widest(caps, d), &l->options);
         clpool__options_define(&l->options, "FLAT_ELEMS", FLAT_BYTES / d->esize);
-        clpool__options_define(&l->options, "PAD_W", d->pad[1]);
         sizes_2d(d, band, 0, l);
         plane_items(d, band, l);
         return;

@@ -141,13 +141,10 @@ __attribute__((always_inline)) static inline void max_fold(__global T *out, __gl
 
 /* max_of_1 .. max_of_4: one program, a kernel per input count; PoCL generates
  * code only for the kernels a process runs, and each is the fold unrolled. */
-#define MAX_KERNEL(n)                                                                                           \
-    __kernel void max_of_##n(__global T *out, __global const T *in0, __global const T *in1,                    \
-                             __global const T *in2, __global const T *in3, const clpool__max_geom g)          \
-    {                                                                                                       \
-        max_fold(out, in0, in1, in2, in3, &g, n);                                                            \
-    }
-MAX_KERNEL(1)
-MAX_KERNEL(2)
-MAX_KERNEL(3)
-MAX_KERNEL(4)
+#define MAX_ARGS                                                                                              \
+    __global T *out, __global const T *in0, __global const T *in1, __global const T *in2, __global const T *in3, \
+        const clpool__max_geom g
+__kernel void max_of_1(MAX_ARGS) { max_fold(out, in0, in1, in2, in3, &g, 1); }
+__kernel void max_of_2(MAX_ARGS) { max_fold(out, in0, in1, in2, in3, &g, 2); }
+__kernel void max_of_3(MAX_ARGS) { max_fold(out, in0, in1, in2, in3, &g, 3); }
+__kernel void max_of_4(MAX_ARGS) { max_fold(out, in0, in1, in2, in3, &g, 4); }

@@ -2,7 +2,7 @@
 #error "maxpool2d_flat.cl: -DFLAT_ELEMS=<array elements>"
 #endif
 /*
- * Flat path (-DFLAT_ELEMS=n, -DPAD_W=the left pad; types of at most 4 bytes
+ * Flat path (-DFLAT_ELEMS=n; types of at most 4 bytes
  * at stride 1 without Indices on CPUs with 512-bit vectors, 1- and 2-byte
  * types widened as on the fast path, windows whose output rows are
  * as wide as the input's, OW == W: "same" padding, where column blocks would
@@ -67,7 +67,7 @@ typedef CLPOOL_XPASTE(FLAT_COL_ELEM, VW) flat_col;
 __attribute__((always_inline)) static inline void flat_across(FAST_ELEM *a, const int q, __global const T *plane,
                                                        const long at0, const int guarded, const long buf_lo,
                                                        const long buf_hi, const int w, flat_col *col, const int step,
-                                                       fast_watch *ok)
+                                                       fast_watch *ok, const int PAD_W)
 {
     fast_vec v = (fast_vec)(FAST_LOWEST);
 #pragma unroll
@@ -87,7 +87,9 @@ __attribute__((always_inline)) static inline void flat_across(FAST_ELEM *a, cons
     *col = *col >= (FLAT_COL_ELEM)w ? *col - (FLAT_COL_ELEM)w : *col;
 }
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global T *out, const clpool__maxpool2d_sizes sz)
+/* A work-item of the kernel for left pad PAD_W (a constant in each). */
+__attribute__((always_inline)) static inline void flat_band(__global const T *in, __global T *out,
+                                                            const clpool__maxpool2d_sizes sz, const int PAD_W)
 {
     const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
                out_offset = sz.out_offset, in_limit = sz.in_limit, planes = sz.planes, band_rows = sz.rows;
@@ -120,9 +122,9 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
     for (int k = w; k < FVW; k += w) col = col >= (FLAT_COL_ELEM)w ? col - (FLAT_COL_ELEM)w : col;
     const int step = FVW % w;
     if (guarded)
-        for (int q = q_lo; q < q_hi; q += FVW) flat_across(a, q, plane, at0, 1, buf_lo, buf_hi, w, &col, step, &ok);
+        for (int q = q_lo; q < q_hi; q += FVW) flat_across(a, q, plane, at0, 1, buf_lo, buf_hi, w, &col, step, &ok, PAD_W);
     else
-        for (int q = q_lo; q < q_hi; q += FVW) flat_across(a, q, plane, at0, 0, 0, 0, w, &col, step, &ok);
+        for (int q = q_lo; q < q_hi; q += FVW) flat_across(a, q, plane, at0, 0, 0, 0, w, &col, step, &ok, PAD_W);
     for (int q = q_hi; q < in_rows * w + FVW; q += FVW) PLANE_AT(a, q) = (fast_vec)(FAST_LOWEST);
     /* down, straight to the output */
     const int n = rows * w;
@@ -136,3 +138,44 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat(__global const T *in, __global 
     }
     band_redo_if_watched(ok, plane, out, H, W, h0, pad_w, OW, rows, o, nc, buf_lo, buf_hi);
 }
+
+/* maxpool2d_flat_p<n>: a kernel per left pad n (OW == W holds for pads 0 to
+ * KW - 1 only), one program for them all, so that every pad shares it. */
+#define FLAT_ARGS __global const T *in, __global T *out, const clpool__maxpool2d_sizes sz
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p0(FLAT_ARGS) { flat_band(in, out, sz, 0); }
+#if KW > 1
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p1(FLAT_ARGS) { flat_band(in, out, sz, 1); }
+#endif
+#if KW > 2
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p2(FLAT_ARGS) { flat_band(in, out, sz, 2); }
+#endif
+#if KW > 3
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p3(FLAT_ARGS) { flat_band(in, out, sz, 3); }
+#endif
+#if KW > 4
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p4(FLAT_ARGS) { flat_band(in, out, sz, 4); }
+#endif
+#if KW > 5
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p5(FLAT_ARGS) { flat_band(in, out, sz, 5); }
+#endif
+#if KW > 6
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p6(FLAT_ARGS) { flat_band(in, out, sz, 6); }
+#endif
+#if KW > 7
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p7(FLAT_ARGS) { flat_band(in, out, sz, 7); }
+#endif
+#if KW > 8
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p8(FLAT_ARGS) { flat_band(in, out, sz, 8); }
+#endif
+#if KW > 9
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p9(FLAT_ARGS) { flat_band(in, out, sz, 9); }
+#endif
+#if KW > 10
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p10(FLAT_ARGS) { flat_band(in, out, sz, 10); }
+#endif
+#if KW > 11
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p11(FLAT_ARGS) { flat_band(in, out, sz, 11); }
+#endif
+#if KW > 12
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d_flat_p12(FLAT_ARGS) { flat_band(in, out, sz, 12); }
+#endif

@@ -179,16 +179,16 @@ static const plan_case cases[] = {
      "52 gap 0 sweep 0"},
     {"SPP 13x13 on rows as wide as the output: flat path", &cpu512, F32, 4, {8, 512, 20, 20}, {13, 13}, {1, 1},
      {6, 6, 6, 6}, {0}, 0, 0,
-     "flat: maxpool2d_flat.cl maxpool2d_flat DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 "
-     "SH=1 SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=4096 PAD_W=6 items 4096,1 "
+     "flat: maxpool2d_flat.cl maxpool2d_flat_p6 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 "
+     "SH=1 SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=4096 items 4096,1 "
      "local 1 rows 20 gap 0 sweep 0"},
     {"flat path", &cpu512, F32, 4, {8, 512, 20, 20}, {5, 5}, {1, 1}, {2, 2, 2, 2}, {0}, 0, 0,
-     "flat: maxpool2d_flat.cl maxpool2d_flat DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 "
-     "SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=4096 PAD_W=2 items 4096,1 local 1 "
+     "flat: maxpool2d_flat.cl maxpool2d_flat_p2 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 "
+     "SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=4096 items 4096,1 local 1 "
      "rows 20 gap 0 sweep 0"},
     {"flat path int8", &cpu512, I8, 4, {8, 512, 20, 20}, {5, 5}, {1, 1}, {2, 2, 2, 2}, {0}, 0, 0,
-     "flat: maxpool2d_flat.cl maxpool2d_flat DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 "
-     "SW=1 VW=16 WIDEN=4 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=16384 PAD_W=2 items 4096,1 local 1 "
+     "flat: maxpool2d_flat.cl maxpool2d_flat_p2 DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 "
+     "SW=1 VW=16 WIDEN=4 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=16384 items 4096,1 local 1 "
      "rows 20 gap 0 sweep 0"},
     {"SPP 13x13 GPU", &gpu, F32, 4, {8, 512, 20, 20}, {13, 13}, {1, 1}, {6, 6, 6, 6}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 SH=1 SW=1 VW=8 "
