@@ -111,15 +111,6 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
         for (size_t i = 0; i < n; ++i) L->strides[i][0] = 0;
         r = 1;
     }
-    if (r == 1) { /* a leading dim of 1: the kernel reads the rank at run time, at least 2 */
-        L->dims[1] = L->dims[0];
-        L->dims[0] = 1;
-        for (size_t i = 0; i < n; ++i) {
-            L->strides[i][1] = L->strides[i][0];
-            L->strides[i][0] = 0;
-        }
-        r = 2;
-    }
     L->rank = r;
 }
 
@@ -219,16 +210,17 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         while (arity < MAX_ARITY && done < n) idx[arity++] = done++;
         clpool__max_geom g;
         memset(&g, 0, sizeof g);
-        for (int32_t d = 0; d < L.rank; ++d) g.out_dims[d] = L.dims[d];
+        /* right-aligned: leading dims of 1 with strides 0 (max.cl) */
+        const int32_t lead = CLPOOL__ARGS_MAX_RANK - L.rank;
+        for (int32_t d = 0; d < CLPOOL__ARGS_MAX_RANK; ++d) g.out_dims[d] = d < lead ? 1 : L.dims[d - lead];
         for (int a = 0; a < arity; ++a) {
-            for (int32_t d = 0; d < L.rank; ++d) g.strides[a * CLPOOL__ARGS_MAX_RANK + d] = all[idx[a]][d];
+            for (int32_t d = 0; d < L.rank; ++d) g.strides[a * CLPOOL__ARGS_MAX_RANK + lead + d] = all[idx[a]][d];
             g.inner_mask |= (cl_long)(all[idx[a]][L.rank - 1] == 1) << a; /* contiguous, else broadcast */
             g.aliased |= idx[a] == n || (inputs[idx[a]] == output && offsets[idx[a]] == output_offset);
             g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
         }
         g.out_offset = (cl_long)(output_offset / es);
         g.blocks = nb;
-        g.rank = L.rank;
         clpool__options options;
         clpool__options_start(&options, dtype);
         clpool__options_define(&options, "VW", vw);
@@ -244,10 +236,11 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         CLPOOL_TRY(clpool__set_arg(&k, 5, sizeof g, &g));
         /* nb blocks of vw along the innermost dim x the next dim x everything outside. */
         const int64_t span = (int64_t)vw * nb;
-        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + span - 1) / span), (uint64_t)L.dims[L.rank - 2], 1};
+        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + span - 1) / span), 1, 1};
+        if (L.rank >= 2) items[1] = (uint64_t)L.dims[L.rank - 2];
         for (int32_t d = 0; d + 2 < L.rank; ++d) items[2] *= (uint64_t)L.dims[d];
         const int last = done == n;
-        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : 2, items, 1, prev ? 1 : num_wait,
+        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : (cl_uint)L.rank, items, 1, prev ? 1 : num_wait,
                                   prev ? &prev : wait, last ? event : &next));
         clpool__kernel_put(ctx, &k);
         if (prev) clReleaseEvent(prev);

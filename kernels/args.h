@@ -83,7 +83,8 @@ typedef struct clpool__global_sizes {
     clpool__i64 col_major, d0, d1, d2; /* global_max_pool_indices: storage_order 1, the spatial dims */
 } clpool__global_sizes;
 
-/* Max's kernel (max_n). strides is flat, [k * CLPOOL__ARGS_MAX_RANK + d]:
+/* Max's kernels (max_of_1..4). Dims are right-aligned: out_dims[CLPOOL__ARGS_MAX_RANK - 1] is
+ * the innermost, leading dims 1 with strides 0. strides is flat, [k * CLPOOL__ARGS_MAX_RANK + d]:
  * rusticl (Mesa 22.3) sizes a 2-D array member as outer length x element,
  * so clSetKernelArg rejects the struct and later field offsets go wrong. */
 typedef struct clpool__max_geom {
@@ -94,7 +95,6 @@ typedef struct clpool__max_geom {
     clpool__i64 blocks;  /* blocks of VW lanes per work-item */
     clpool__i64 aliased;    /* an input is the output (max.cl) */
     clpool__i64 inner_mask; /* bit k: input k is contiguous along the innermost dim, else broadcast */
-    clpool__i64 rank;       /* dims in out_dims, at least 2 */
 } clpool__max_geom;
 
 #endif

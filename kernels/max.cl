@@ -2,9 +2,9 @@
  * Variadic element-wise Max with numpy broadcasting, 1 to 4 inputs per
  * pass; the host folds more inputs in further passes with the output as
  * input 0 (element-wise, so in place is safe). The host merges dims that are
- * contiguous for every input and drops size-1 dims first, so g.rank is the
- * collapsed rank (at least 2) and an input's stride along the innermost dim
- * is 1 (contiguous) or 0 (broadcast): bit k of g.inner_mask says which.
+ * contiguous for every input and drops size-1 dims first, so an input's
+ * stride along the innermost dim is 1 (contiguous) or 0 (broadcast): bit k of
+ * g.inner_mask says which.
  *
  * 3-D NDRange: dim 0 = blocks of VW along the innermost dim, dim 1 = the
  * next dim, dim 2 = all outer dims together (split by division once per
@@ -21,8 +21,8 @@
  *
  * Options: DT_* dtype, -DVW=8|16 (lanes); the kernel max_of_<n> takes n
  * inputs. At run time (clpool__max_geom), so that one program serves every
- * shape, broadcast and aliasing: g.rank (only a work-item's index setup
- * reads it), g.inner_mask (a uniform branch per input and block), g.aliased
+ * shape, broadcast and aliasing: the dims (only a work-item's index setup
+ * reads them), g.inner_mask (a uniform branch per input and block), g.aliased
  * and g.blocks (blocks of VW per work-item: several on CPUs, where a
  * work-item's fixed cost would otherwise dominate for small types; one on
  * GPUs, where neighbouring work-items should read neighbouring blocks).
@@ -97,19 +97,24 @@ __attribute__((always_inline)) static inline void max_fold(__global T *out, __gl
                                                            __global const T *in3, const clpool__max_geom *g,
                                                            const int arity)
 {
-    const int rank = (int)g->rank; /* at least 2: the host prepends a dim of 1 */
-    const long n0 = g->out_dims[rank - 1], n1 = g->out_dims[rank - 2];
+    /* The host right-aligns the dims (out_dims[MAX_RANK - 1] the innermost,
+     * leading dims of 1 with strides 0), so every field is read at a constant
+     * index: rusticl (Mesa 22.3) crashes on run-time indices into a by-value
+     * struct argument. */
+    const long n0 = g->out_dims[MAX_RANK - 1], n1 = g->out_dims[MAX_RANK - 2];
     const long nb = g->blocks;
     const long first = (long)get_global_id(0) * (VW * nb);
     const long c1 = (long)get_global_id(1);
     if (first >= n0 || c1 >= n1) return;
     const long outer = (long)get_global_id(2);
     long at[MAX_ARITY]; /* row starts */
-    for (int k = 0; k < arity; ++k) at[k] = g->in_offset[k] + c1 * g->strides[k * MAX_RANK + rank - 2];
+    for (int k = 0; k < arity; ++k) at[k] = g->in_offset[k] + c1 * g->strides[k * MAX_RANK + MAX_RANK - 2];
     long rest = outer;
-    for (int d = rank - 3; d >= 0; --d) {
-        const long c = rest % g->out_dims[d];
-        rest /= g->out_dims[d];
+#pragma unroll
+    for (int d = MAX_RANK - 3; d >= 0; --d) {
+        const long n = g->out_dims[d];
+        const long c = n > 1 ? rest % n : 0; /* leading dims of 1 cost a compare */
+        rest = n > 1 ? rest / n : rest;
         for (int k = 0; k < arity; ++k) at[k] += c * g->strides[k * MAX_RANK + d];
     }
     __global T *dst = out + g->out_offset + (outer * n1 + c1) * n0;
