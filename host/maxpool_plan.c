@@ -175,12 +175,17 @@ static int odd_start_loads(const clpool__device_caps *caps, const clpool__maxpoo
            !d->indices;
 }
 
-/* The row sweep's bound on the blocks a work-item sweeps (-DSWEEP_BLOCKS,
- * sizing the kernel's carries; 0: no sweep kernel): on CPU SIMD, of the
- * window, dtype and variant only, so that one program serves every shape. */
-static int sweep_bound(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block)
+/* Column blocks a work-item sweeps across its rows (sizes2d.sweep; 0: one
+ * block): on CPU SIMD, for inputs beyond the cache's reach (any input for
+ * windows one row high, which carry nothing) whose rows hold at least 3
+ * blocks (2 where windows share no rows), so the input streams front to back. */
+static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block, int *bound)
 {
+    *bound = 0;
     if (!caps->cpu_simd) return 0;
+    const int64_t row_blocks = ceil_div(d->out[1], block);
+    const int one_row = d->kernel[0] == 1;
+    if (row_blocks < (windows_share_rows(d) ? 3 : 2) || (!one_row && !beyond_cache_reach(caps, d))) return 0;
     /* per block, kh - min(sh, kh) input rows (one slot at least) of a vector, 4x with Indices; 1- and
      * 2-byte types at row stride 2 carry a row's loads instead (COLUMNS_FIRST, ROW_LOADS) */
     const int64_t kh = d->kernel[0], sh = d->stride[0], kw = d->kernel[1];
@@ -188,24 +193,11 @@ static int sweep_bound(const clpool__device_caps *caps, const clpool__maxpool_de
     const int odd = odd_start_loads(caps, d);
     const int64_t carry_vectors = columns_first ? 2 + (kw - odd > 2) + odd : kh > sh ? kh - sh : 1;
     const int64_t carry_bytes = carry_vectors * block * d->esize * (d->indices ? 4 : 1);
-    int bound = SWEEP_MIN_BLOCKS;
-    while (bound < SWEEP_MAX_BLOCKS && 2 * bound * carry_bytes <= SWEEP_CARRY_BYTES) bound *= 2;
-    return bound;
-}
-
-/* Column blocks a work-item sweeps across its rows (sizes2d.sweep, at most
- * `bound`; 0: one block, the column-block kernel): for inputs beyond the
- * cache's reach (any input for windows one row high, which carry nothing)
- * whose rows hold at least 3 blocks (2 where windows share no rows), so the
- * input streams front to back. */
-static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block, int bound)
-{
-    const int64_t row_blocks = ceil_div(d->out[1], block);
-    const int one_row = d->kernel[0] == 1;
-    if (!bound || row_blocks < (windows_share_rows(d) ? 3 : 2) || (!one_row && !beyond_cache_reach(caps, d)))
-        return 0;
+    /* the bound sizes the kernel's carries (-DSWEEP_BLOCKS): of the window, so one program serves every row */
+    *bound = SWEEP_MIN_BLOCKS;
+    while (*bound < SWEEP_MAX_BLOCKS && 2 * *bound * carry_bytes <= SWEEP_CARRY_BYTES) *bound *= 2;
     int n = SWEEP_MIN_BLOCKS;
-    while (n < row_blocks && n < bound) n *= 2;
+    while (n < row_blocks && n < *bound) n *= 2;
     return n;
 }
 
@@ -423,17 +415,17 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
     }
     const int widen = fast_widen(caps, d);
     const int block = vector_width(caps, d) * widen; /* outputs per row of a work-item's block */
-    const int bound = sweep_bound(caps, d, block);
-    const int sweep = sweep_blocks(caps, d, block, bound);
+    int sweep_bound;
+    const int sweep = sweep_blocks(caps, d, block, &sweep_bound);
     const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
     const int64_t col_items = ceil_div(d->out[1], item_cols);
     const int rows = stream_rows(caps, d, col_items);
     /* the fast path's whole output vectors around the cache (STORE_WHOLE) */
     const uint64_t moved = ((uint64_t)in_elements(d) + (uint64_t)out_elements(d)) * (uint64_t)d->esize;
     const int stream = !d->indices && clpool__stream_stores_for(caps->cpu, caps->cache_bytes, moved);
-    start_launch(CLPOOL__MP_2D, parts_2d, sweep ? "maxpool2d_row_sweep" : "maxpool2d", d, l);
+    start_launch(CLPOOL__MP_2D, parts_2d, "maxpool2d", d, l);
     options_2d(caps, d, widen, &l->options);
-    clpool__options_define(&l->options, "SWEEP_BLOCKS", bound);
+    clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep ? sweep_bound : 0);
     clpool__options_define(&l->options, "ODD_START", odd_start_loads(caps, d));
     clpool__options_define(&l->options, "STREAM_STORES", stream);
     sizes_2d(d, rows, 0, l);

@@ -187,6 +187,25 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
         }                                                    \
     } while (0)
 /*
+ * SHARED_ITEM: the work-item that several kernels of one program run, each
+ * with its own constant (Max's input count, the flat path's left pad). On CPU
+ * targets (PoCL) it is not inlined at the program's build, which optimises a
+ * copy per kernel (a flat program of 13 kernels built in 3.4-4.3 s, against
+ * 2.2-2.3 s with one copy); PoCL inlines every call when it generates a kernel's code,
+ * so each kernel is specialised as if inlined. Elsewhere (SPIR for rusticl,
+ * GPUs) inlined at build, and under -DCLPOOL_INLINE_SHARED (the kernel
+ * warnings check: each kernel as PoCL generates it). Bodies with `#pragma
+ * unroll` loops over the constant stay always_inline: PoCL's build warns that
+ * it cannot unroll them.
+ */
+#if (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__)) && \
+    !defined(CLPOOL_INLINE_SHARED)
+#define SHARED_ITEM __attribute__((noinline)) static
+#else
+#define SHARED_ITEM __attribute__((always_inline)) static inline
+#endif
+
+/*
  * -DSTREAM_STORES=1 (clpool__stream_stores): STORE_STREAMED(vec_t, v, p, cached) stores a whole aligned vector
  * non-temporally (else runs `cached`), so lines overwritten whole are not first read for ownership. x86-64 only
  * (PoCL): the stores are weakly ordered, so a work-item ends with STREAM_FENCE() (sfence) before it is done.

@@ -63,8 +63,7 @@
 
 /* Blocks of VW lanes from `first`, nb at most, the row's last block ending at
  * the row's end; returns where the element-at-a-time loop takes over (an
- * aliased row's last elements). `arity` and `inner_mask` are constants: one
- * loop per contiguity pattern, without a branch per input and block (~5%). */
+ * aliased row's last elements). `arity` is a constant. */
 __attribute__((always_inline)) static inline long max_blocks(__global T *dst, __global const T *in0,
                                                              __global const T *in1, __global const T *in2,
                                                              __global const T *in3, const long *at,
@@ -92,10 +91,8 @@ __attribute__((always_inline)) static inline long max_blocks(__global T *dst, __
 }
 
 /* The fold of `arity` inputs, a constant in each kernel below. */
-__attribute__((always_inline)) static inline void max_fold(__global T *out, __global const T *in0,
-                                                           __global const T *in1, __global const T *in2,
-                                                           __global const T *in3, const clpool__max_geom *g,
-                                                           const int arity)
+SHARED_ITEM void max_fold(__global T *out, __global const T *in0, __global const T *in1, __global const T *in2,
+                          __global const T *in3, const clpool__max_geom *g, const int arity)
 {
     /* The host right-aligns the dims (out_dims[MAX_RANK - 1] the innermost,
      * leading dims of 1 with strides 0), so every field is read at a constant
@@ -121,15 +118,12 @@ __attribute__((always_inline)) static inline void max_fold(__global T *out, __gl
 
     long j0 = 0; /* where the element-at-a-time loop below starts */
     if (n0 >= VW) {
-#define MAX_BLOCKS(m)                                                                      \
-    case m:                                                                                \
-        j0 = max_blocks(dst, in0, in1, in2, in3, at, first, n0, nb, g->aliased, arity, m); \
-        break;
-        switch (g->inner_mask & ((1 << arity) - 1)) { /* patterns past 2^arity are dead code */
-            MAX_BLOCKS(0) MAX_BLOCKS(1) MAX_BLOCKS(2) MAX_BLOCKS(3) MAX_BLOCKS(4) MAX_BLOCKS(5)
-            MAX_BLOCKS(6) MAX_BLOCKS(7) MAX_BLOCKS(8) MAX_BLOCKS(9) MAX_BLOCKS(10) MAX_BLOCKS(11)
-            MAX_BLOCKS(12) MAX_BLOCKS(13) MAX_BLOCKS(14) MAX_BLOCKS(15)
-        }
+        /* every input contiguous (the same-shape case) in a loop of its own,
+         * without a branch per input and block; broadcasts test their bits */
+        const long all = (1L << arity) - 1;
+        j0 = (g->inner_mask & all) == all
+                 ? max_blocks(dst, in0, in1, in2, in3, at, first, n0, nb, g->aliased, arity, all)
+                 : max_blocks(dst, in0, in1, in2, in3, at, first, n0, nb, g->aliased, arity, g->inner_mask);
         STREAM_FENCE();
     }
     /* A row shorter than one block, or an aliased row's last elements: one at a time. */

@@ -1,30 +1,25 @@
-/* The 2-D kernels: maxpool2d, column blocks of output rows on the fast,
- * argmax and exact paths, and under -DSWEEP_BLOCKS (CPUs) maxpool2d_row_sweep,
- * row sweeps across them: one program, so a window builds once whichever
- * its tensors take (PoCL generates code only for the kernels it runs).
- * Built after maxpool2d_sweep.h. */
-#if INDEX_MAP
-#define MAXPOOL2D_INDEX_PARAMS __global long *index_at, __global const long *index_map,
-#define MAXPOOL2D_INDICES(sz) ((index_sink){index_at + (sz).idx_offset, index_map})
-#elif WITH_INDICES
-#define MAXPOOL2D_INDEX_PARAMS __global long *index_at,
-#define MAXPOOL2D_INDICES(sz) (index_at + (sz).idx_offset)
-#else
-#define MAXPOOL2D_INDEX_PARAMS
-#define MAXPOOL2D_INDICES(sz) 0 /* the exact path's fallback stores none */
+/* The 2-D kernel: column blocks (or row sweeps) of output rows on the fast,
+ * argmax and exact paths. Built after maxpool2d_sweep.h. */
+__kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *out,
+#if WITH_INDICES
+                        __global long *index_at,
 #endif
-
-/* Either kernel's work-item; `sweeping` is a constant. */
-__attribute__((always_inline)) static inline void maxpool2d_item(__global const T *in, __global T *out,
-                                                                 const index_sink indices,
-                                                                 const clpool__maxpool2d_sizes sz,
-                                                                 const int sweeping)
+#if INDEX_MAP
+                        __global const long *index_map,
+#endif
+                        const clpool__maxpool2d_sizes sz)
 {
     const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
                out_offset = sz.out_offset, in_limit = sz.in_limit, block_rows = sz.rows;
+#if INDEX_MAP
+    const index_sink indices = {index_at + sz.idx_offset, index_map};
+#elif WITH_INDICES
+    const index_sink indices = index_at + sz.idx_offset;
+#else
+    const index_sink indices = 0; /* the exact path's fallback stores none */
+#endif
 #if SWEEP_BLOCKS
-    /* the carries' array holds SWEEP_BLOCKS blocks */
-    const long sweep = sweeping ? min(sz.sweep, (long)SWEEP_BLOCKS) : 1;
+    const long sweep = min(sz.sweep, (long)SWEEP_BLOCKS); /* the carries' array holds SWEEP_BLOCKS blocks */
 #else
     const long sweep = 1;
 #endif
@@ -42,18 +37,15 @@ __attribute__((always_inline)) static inline void maxpool2d_item(__global const 
     const long row_lo = max(h0, 0L), row_hi = min(h_end, H - 1);
     const long buf_lo = -(in_offset + nc * H * W), buf_hi = in_limit + buf_lo;
 #if SWEEP_BLOCKS
-    if (sweeping) { /* FVW-wide blocks k0..k0+n-1 */
-        const long k0 = ow0 / FVW;
-        const int n = (int)min((OW + FVW - 1) / FVW - k0, sweep * FAST_SUBBLOCKS);
-        const long w_from = sweep_block_col(k0, OW) * SW - pad_w; /* the input columns the blocks' loads span */
-        const long w_end = sweep_block_col(k0 + n - 1, OW) * SW - pad_w + BLOCK_SPAN;
-        const int guarded = row_lo * W + w_from < buf_lo || row_hi * W + w_end > buf_hi;
-        maxpool2d_sweep(plane, out, indices, (int)H, (int)W, OW, pad_w, (int)h0, rows, k0, n, (nc * OH + oh0) * OW, nc,
-                        guarded, h0 >= 0 && h_end < H, w_from, w_end, buf_lo, buf_hi);
-        STREAM_FENCE();
-        return;
-    }
-#endif
+    /* FVW-wide blocks k0..k0+n-1 */
+    const long k0 = ow0 / FVW;
+    const int n = (int)min((OW + FVW - 1) / FVW - k0, sweep * FAST_SUBBLOCKS);
+    const long w_from = sweep_block_col(k0, OW) * SW - pad_w; /* the input columns the blocks' loads span */
+    const long w_end = sweep_block_col(k0 + n - 1, OW) * SW - pad_w + BLOCK_SPAN;
+    const int guarded = row_lo * W + w_from < buf_lo || row_hi * W + w_end > buf_hi;
+    maxpool2d_sweep(plane, out, indices, (int)H, (int)W, OW, pad_w, (int)h0, rows, k0, n, (nc * OH + oh0) * OW, nc,
+                    guarded, h0 >= 0 && h_end < H, w_from, w_end, buf_lo, buf_hi);
+#else
     ow0 = block_start(ow0, OW, BW);
     /* A small plane in one work-item: prefetch the next plane's input and
      * output as the flat path does; such planes are too short a run for the
@@ -82,19 +74,6 @@ __attribute__((always_inline)) static inline void maxpool2d_item(__global const 
         (void)done; /* always exact: integers, or Indices on keys */
 #endif
     }
+#endif
     STREAM_FENCE();
 }
-
-__kernel CLPOOL_WIDE_VECTORS void maxpool2d(__global const T *in, __global T *out, MAXPOOL2D_INDEX_PARAMS
-                                            const clpool__maxpool2d_sizes sz)
-{
-    maxpool2d_item(in, out, MAXPOOL2D_INDICES(sz), sz, 0);
-}
-
-#if SWEEP_BLOCKS
-__kernel CLPOOL_WIDE_VECTORS void maxpool2d_row_sweep(__global const T *in, __global T *out, MAXPOOL2D_INDEX_PARAMS
-                                                      const clpool__maxpool2d_sizes sz)
-{
-    maxpool2d_item(in, out, MAXPOOL2D_INDICES(sz), sz, 1);
-}
-#endif

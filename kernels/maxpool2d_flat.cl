@@ -88,8 +88,7 @@ __attribute__((always_inline)) static inline void flat_across(FAST_ELEM *a, cons
 }
 
 /* A work-item of the kernel for left pad PAD_W (a constant in each). */
-__attribute__((always_inline)) static inline void flat_band(__global const T *in, __global T *out,
-                                                            const clpool__maxpool2d_sizes sz, const int PAD_W)
+SHARED_ITEM void flat_band(__global const T *in, __global T *out, const clpool__maxpool2d_sizes sz, const int PAD_W)
 {
     const long H = sz.H, W = sz.W, OH = sz.OH, OW = sz.OW, pad_h = sz.pad_h, pad_w = sz.pad_w, in_offset = sz.in_offset,
                out_offset = sz.out_offset, in_limit = sz.in_limit, planes = sz.planes, band_rows = sz.rows;

@@ -57,8 +57,9 @@ compile_one() {
   read -r -a target <<< "$target"
   read -r -a opts <<< "$opts"
   ll=$(mktemp "$tmp/out.XXXXXX")
+  # CLPOOL_INLINE_SHARED: a program's kernels with their shared work-item inlined, as PoCL generates each (common.h)
   if ! out=$("$cc" -x cl -cl-std=CL1.2 -Xclang -finclude-default-header "${target[@]}" "$level" -emit-llvm -S \
-               -o "$ll" -Wall -Werror -Wno-unused-function "${opts[@]}" "$tmp/$f.cl" 2>&1); then
+               -o "$ll" -Wall -Werror -Wno-unused-function -DCLPOOL_INLINE_SHARED "${opts[@]}" "$tmp/$f.cl" 2>&1); then
     echo "FAIL $f.cl ${target[*]} ${opts[*]}"
     echo "$out" | head -5
   elif [ "${target[1]}" = spir64 ] && grep -qE '<(32|64) x ' "$ll"; then

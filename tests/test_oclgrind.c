@@ -67,7 +67,6 @@ static const struct {
 static const char *const cpu_only[][2] = {
     {"maxpool_window", "use_window_kernel: CPUs whose work-item vectors are their SIMD"},
     {"maxpool_nb*", "plan_nd: several blocks per work-item on CPU SIMD (NB_MAX)"},
-    {"maxpool2d_row_sweep", "sweep_bound: CPU SIMD"},
     {"maxpool2d_plane", "plane_path: CPUs with 512-bit vectors"},
     {"maxpool2d_flat_p*", "flat_path: CPUs with 512-bit vectors"},
     {"maxpool3d", "fused_3d: 16-lane work-items (CPUs)"},

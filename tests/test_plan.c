@@ -97,7 +97,7 @@ static const plan_case cases[] = {
      "global_max_indices: planes 4096 of 784 col_major 1"},
     {"whole planes with Indices, too few planes", &cpu512, F32, 4, {1, 64, 7, 7}, {7, 7}, {0}, {0}, {0}, 1, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=7 KW=7 SH=1 SW=1 VW=16 "
-     "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=16 ODD_START=0 STREAM_STORES=0 items 1,1,64 "
+     "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,1,64 "
      "local 1 rows 16 gap 0 sweep 0"},
     {"whole planes int8", &gpu, I8, 4, {2, 16, 5, 5}, {5, 5}, {0}, {0}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 SW=1 VW=8 "
@@ -105,7 +105,7 @@ static const plan_case cases[] = {
      "local 1 rows 1 gap 0 sweep 0"},
     /* 2-D views */
     {"1-D as rows", &cpu512, F32, 3, {8, 256, 4096}, {3}, {2}, {1, 1}, {0}, 0, 0,
-     "2d: maxpool2d.cl maxpool2d_row_sweep DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=1 KW=3 SH=1 SW=2 VW=16 "
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=1 KW=3 SH=1 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items "
      "2,1,2048 local 1 rows 64 gap 0 sweep 64"},
     {"1xkxk folded", &llvmpipe, F16, 5, {1, 8, 4, 32, 32}, {1, 3, 3}, {1, 2, 2}, {0}, {0}, 1, 0,
@@ -118,9 +118,9 @@ static const plan_case cases[] = {
      "items 128 local 1 band_rows 27 bands 1"},
     {"two-pass 3-D", &cpu512, F16, 5, {2, 8, 16, 56, 56}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1, 1, 1, 1}, {0}, 0, 0,
      "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 "
-     "SW=2 VW=16 WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 "
+     "SW=2 VW=16 WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=1 STREAM_STORES=0 "
      "items 1,1,256 local 1 rows 64 gap 0 sweep 0 | maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=0 "
-     "STORAGE_ORDER=0 KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 "
+     "STORAGE_ORDER=0 KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 "
      "ODD_START=0 STREAM_STORES=0 items 25,1,16 local 1 rows 64 gap 0 sweep 0 | scratch 401408, else nd"},
     {"two-pass 3-D with Indices", &gpu, F32, 5, {1, 4, 8, 20, 20}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 0,
      "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 "
@@ -138,16 +138,16 @@ static const plan_case cases[] = {
      "SW=0 WINDOW_INT_AT=1 items 1152 local 0"},
     /* 2-D kernels */
     {"2-D 3x3/s2/p1", &cpu512, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
-     "2d: maxpool2d.cl maxpool2d_row_sweep DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items 1,1,512 "
      "local 1 rows 64 gap 0 sweep 16"},
     {"2-D 3x3/s2/p1 with Indices", &cpu512, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 1, 0,
-     "2d: maxpool2d.cl maxpool2d_row_sweep DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items 1,4,512 "
      "local 1 rows 16 gap 0 sweep 16"},
     {"2-D 2x2/s2 int8 in cache", &cpu512, I8, 4, {2, 64, 56, 56}, {2, 2}, {2, 2}, {0}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=2 KW=2 SH=2 SW=2 VW=16 "
-     "WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items 1,1,128 "
+     "WIDEN=2 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,1,128 "
      "local 1 rows 64 gap 0 sweep 0"},
     {"2-D 3x3/s2 GPU", &gpu, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=8 "
@@ -159,14 +159,14 @@ static const plan_case cases[] = {
      "local 1 rows 1 gap 0 sweep 0"},
     {"2-D stride 3", &cpu512, F32, 4, {1, 8, 30, 30}, {3, 3}, {3, 3}, {0}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=3 SW=3 VW=16 "
-     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items 1,2,8 "
+     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,2,8 "
      "local 1 rows 8 gap 0 sweep 0"},
     {"row sweep", &cpu512, F32, 4, {1, 64, 1448, 1448}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
-     "2d: maxpool2d.cl maxpool2d_row_sweep DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=1 items 1,12,64 "
      "local 1 rows 64 gap 0 sweep 64"},
     {"row sweep with Indices", &cpu512, U8, 4, {8, 128, 112, 112}, {2, 2}, {2, 2}, {0}, {0}, 1, 0,
-     "2d: maxpool2d.cl maxpool2d_row_sweep DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=0 KH=2 KW=2 SH=2 SW=2 VW=16 "
+     "2d: maxpool2d.cl maxpool2d DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=0 KH=2 KW=2 SH=2 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items "
      "1,4,1024 local 1 rows 16 gap 0 sweep 16"},
     {"plane path", &cpu512, F32, 4, {1, 128, 32, 32}, {9, 9}, {1, 1}, {0}, {0}, 0, 0,
