@@ -63,7 +63,7 @@
 
 /* Blocks of VW lanes from `first`, nb at most, the row's last block ending at
  * the row's end; returns where the element-at-a-time loop takes over (an
- * aliased row's last elements). `arity` is a constant. */
+ * aliased row's last elements). `arity` is each kernel's constant. */
 __attribute__((always_inline)) static inline long max_blocks(__global T *dst, __global const T *in0,
                                                              __global const T *in1, __global const T *in2,
                                                              __global const T *in3, const long *at,
@@ -90,7 +90,8 @@ __attribute__((always_inline)) static inline long max_blocks(__global T *dst, __
     return n0;
 }
 
-/* The fold of `arity` inputs, a constant in each kernel below. */
+/* The fold of `arity` inputs, a constant in each kernel below (SHARED_ITEM:
+ * inlined into each when PoCL generates its code, at build elsewhere). */
 SHARED_ITEM void max_fold(__global T *out, __global const T *in0, __global const T *in1, __global const T *in2,
                           __global const T *in3, const clpool__max_geom *g, const int arity)
 {
