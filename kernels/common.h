@@ -187,16 +187,11 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
         }                                                    \
     } while (0)
 /*
- * SHARED_ITEM: the work-item that several kernels of one program run, each
- * with its own constant (Max's input count, the flat path's left pad). On CPU
- * targets (PoCL) it is not inlined at the program's build, which optimises a
- * copy per kernel (a flat program of 13 kernels built in 3.4-4.3 s, against
- * 2.2-2.3 s with one copy); PoCL inlines every call when it generates a kernel's code,
- * so each kernel is specialised as if inlined. Elsewhere (SPIR for rusticl,
- * GPUs) inlined at build, and under -DCLPOOL_INLINE_SHARED (the kernel
- * warnings check: each kernel as PoCL generates it). Bodies with `#pragma
- * unroll` loops over the constant stay always_inline: PoCL's build warns that
- * it cannot unroll them.
+ * SHARED_ITEM: a work-item several kernels of one program run, each with its own
+ * constant. On CPU targets (PoCL) not inlined at build, where PoCL would optimise
+ * a copy per kernel; its code generation inlines it into each kernel anyway.
+ * Elsewhere, and for the kernel warnings check (-DCLPOOL_INLINE_SHARED), inlined.
+ * Figures: docs/performance.md, Kernels of one program.
  */
 #if (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__)) && \
     !defined(CLPOOL_INLINE_SHARED)

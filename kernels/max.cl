@@ -22,7 +22,8 @@
  * Options: DT_* dtype, -DVW=8|16 (lanes); the kernel max_of_<n> takes n
  * inputs. At run time (clpool__max_geom), so that one program serves every
  * shape, broadcast and aliasing: the dims (only a work-item's index setup
- * reads them), g.inner_mask (a uniform branch per input and block), g.aliased
+ * reads them), g.inner_mask (all-contiguous inputs in a loop of their own, a
+ * broadcast a uniform branch per input and block), g.aliased
  * and g.blocks (blocks of VW per work-item: several on CPUs, where a
  * work-item's fixed cost would otherwise dominate for small types; one on
  * GPUs, where neighbouring work-items should read neighbouring blocks).

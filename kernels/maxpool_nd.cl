@@ -210,7 +210,8 @@ static inline long spatial_index(const clpool__maxpool_geom *g, long at)
 #define GENERAL_PASS in, out, g
 #endif
 
-/* The general kernels' work-item: NB (a constant in each) blocks of VW outputs. */
+/* The general kernels' work-item: NB (a constant in each) blocks of VW outputs. Inlined
+ * at build, not SHARED_ITEM: PoCL's build would warn it cannot unroll the loops over NB. */
 __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, const int NB)
 {
     const long gid = (long)get_global_id(0);
