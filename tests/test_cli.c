@@ -14,6 +14,7 @@
 #include "npy.h"
 #include "reference.h"
 #include "reference_ops.h"
+#include "windows.h"
 
 static const char *cli(void) { return getenv("CLPOOL_CLI"); }
 
@@ -124,33 +125,29 @@ START_TEST(run_maxpool_matches_reference)
     int done = 0, skipped = 0;
     for (int attempt = 0; done < 48 && attempt < 1000; ++attempt) {
         const clpool_dtype dtype = maxpool_dtypes[done % 6];
-        /* The window (rank, kernel, strides, dilations, Indices) is one per dtype, so
-         * later cases reuse the programs the first built; shapes, pads, modes and data stay random. */
-        ref_rng window;
-        ref_rng_seed(&window, 20261122 + (uint64_t)(done % 6));
-        const int ns = 1 + (int)ref_rng_range(&window, 0, 3);
-        int64_t k[CLPOOL_MAX_SPATIAL];
+        /* The window (rank, kernel, strides, dilations, Indices) is one per dtype, from the
+         * suite-wide catalogue, so its program is one other suites build too; shapes, pads,
+         * modes and data stay random. */
+        const int ns = 1 + (int)((done % 6) % 4);
+        const cu_window window = cu_catalogue_window(dtype, ns, 0);
         clpool_shape in = {ns + 2, {ref_rng_range(&rng, 1, 2), ref_rng_range(&rng, 1, 3)}};
-        for (int d = 0; d < ns; ++d) {
-            in.dims[2 + d] = ref_rng_range(&rng, 1, ns >= 3 ? 6 : 9);
-            k[d] = ref_rng_range(&window, 1, 3);
-        }
+        for (int d = 0; d < ns; ++d) in.dims[2 + d] = ref_rng_range(&rng, 1, ns >= 3 ? 6 : 9);
         clpool_maxpool_params p;
-        clpool_maxpool_params_init(&p, ns, k);
+        clpool_maxpool_params_init(&p, ns, window.kernel);
         const int mode = (int)ref_rng_range(&rng, 0, 4); /* 0-1 NOTSET pads, 2 SAME_UPPER, 3 SAME_LOWER, 4 VALID */
         static const char *auto_pad[] = {"NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"};
         p.auto_pad = mode <= 1 ? CLPOOL_AUTO_PAD_NOTSET : (clpool_auto_pad)(mode - 1);
         for (int d = 0; d < ns; ++d) {
-            p.strides[d] = ref_rng_range(&window, 1, 3);
-            p.dilations[d] = ref_rng_range(&window, 1, 2);
+            p.strides[d] = window.strides[d];
+            p.dilations[d] = window.dilations[d];
             if (mode <= 1) {
                 p.pads[d] = ref_rng_range(&rng, 0, 2);
                 p.pads[ns + d] = ref_rng_range(&rng, 0, 2);
             }
         }
         p.ceil_mode = (int32_t)ref_rng_range(&rng, 0, 1);
-        p.storage_order = (int32_t)ref_rng_range(&window, 0, 1);
-        const int with_indices = ref_rng_chance(&window, 0.6);
+        p.storage_order = window.storage_order;
+        const int with_indices = window.with_indices;
         clpool_shape out;
         if (ref_maxpool_shape(&in, &p, &out, NULL, NULL, 0) != 0) continue; /* invalid draw */
 
@@ -171,7 +168,7 @@ START_TEST(run_maxpool_matches_reference)
         snprintf(args, sizeof args, "run MaxPool -i '%s' -o '%s'%s%s%s", in_path, out_path,
                  with_indices ? " -o '" : "", with_indices ? idx_path : "", with_indices ? "'" : "");
         if (dtype == CLPOOL_BFLOAT16) strcat(args, " --bfloat16");
-        add_list(args, sizeof args, "kernel_shape", k, ns);
+        add_list(args, sizeof args, "kernel_shape", window.kernel, ns);
         add_list(args, sizeof args, "strides", p.strides, ns);
         add_list(args, sizeof args, "dilations", p.dilations, ns);
         if (mode <= 1) add_list(args, sizeof args, "pads", p.pads, 2 * ns);

@@ -22,6 +22,7 @@
 
 #include "check_util.h"
 #include "reference.h"
+#include "windows.h"
 
 /* --------------------------------------------------------------- cases */
 
@@ -287,16 +288,27 @@ static void run_random_input(ref_rng *r, const mp_case *c)
  */
 #define CATALOGUE_MAX 32
 
-static void take_window(mp_case *c, const mp_case *from)
+static void apply_window(mp_case *c, const cu_window *w)
 {
     clpool_maxpool_params *p = &c->params;
     for (int32_t i = 0; i < p->spatial_rank; ++i) {
-        p->kernel_shape[i] = from->params.kernel_shape[i];
-        p->strides[i] = from->params.strides[i];
-        p->dilations[i] = from->params.dilations[i];
+        p->kernel_shape[i] = w->kernel[i];
+        p->strides[i] = w->strides[i];
+        p->dilations[i] = w->dilations[i];
     }
-    c->with_indices = from->with_indices;
-    p->storage_order = from->params.storage_order;
+    c->with_indices = w->with_indices;
+    p->storage_order = w->storage_order;
+}
+
+static void take_window(mp_case *c, const mp_case *from)
+{
+    cu_window w = {{0}, {0}, {0}, from->with_indices, from->params.storage_order};
+    for (int32_t i = 0; i < from->params.spatial_rank; ++i) {
+        w.kernel[i] = from->params.kernel_shape[i];
+        w.strides[i] = from->params.strides[i];
+        w.dilations[i] = from->params.dilations[i];
+    }
+    apply_window(c, &w);
 }
 
 /* take_window() for a case drawn whole: explicit pads are cut to the new
@@ -314,8 +326,8 @@ static void take_window_cut_pads(mp_case *c, const mp_case *from)
 }
 
 /* Random attributes for a given spatial rank; the result may be invalid.
- * With `window_of` (same rank), the window and Indices choice are its. */
-static void random_case_like(ref_rng *r, clpool_dtype dtype, int32_t ns, const mp_case *window_of, mp_case *c)
+ * With `window` (of rank ns), the window and Indices choice are its. */
+static void random_case_like(ref_rng *r, clpool_dtype dtype, int32_t ns, const cu_window *window, mp_case *c)
 {
     static const int64_t max_dim[] = {0, 12, 8, 5, 4, 3, 3};
     const int64_t max_k = ns <= 2 ? 4 : 3;
@@ -336,7 +348,7 @@ static void random_case_like(ref_rng *r, clpool_dtype dtype, int32_t ns, const m
     }
     c->with_indices = ref_rng_chance(r, 0.6);
     p->storage_order = (int32_t)ref_rng_range(r, 0, 1); /* ignored without Indices */
-    if (window_of) take_window(c, window_of);
+    if (window) apply_window(c, window);
     const double mode = ref_rng_unit(r);
     p->auto_pad = mode < 0.55 ? CLPOOL_AUTO_PAD_NOTSET
                   : mode < 0.7 ? CLPOOL_AUTO_PAD_SAME_UPPER
@@ -364,16 +376,11 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int32_t ns, mp_case *c)
     random_case_like(r, dtype, ns, NULL, c);
 }
 
-/* Windows (kernel, strides, dilations, Indices choice) per spatial rank of a
- * random suite: a catalogue drawn from the suite's seed, which every case
- * takes its window from (see CATALOGUE_MAX). */
-#define CATALOGUE_WINDOWS 2
-
 /*
  * `cases` valid random cases per spatial rank in [ns_lo, ns_hi], each on a
- * window of the rank's catalogue, with its own shape, pads, modes, offsets
- * and data. Attribute sets the reference rejects must be rejected by the
- * library as well.
+ * window of the dtype's catalogue for the rank (windows.h), with its own
+ * shape, pads, modes, offsets and data. Attribute sets the reference rejects
+ * must be rejected by the library as well.
  */
 static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32_t ns_hi, int cases, run_api only_api)
 {
@@ -381,20 +388,14 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int32_t ns_lo, int32
     ref_rng r;
     ref_rng_seed(&r, seed);
     int ran = 0, rejected = 0;
-    /* a pair's two dtypes (cu_pair_runs) draw one window a rank each */
-    const int windows = cu_pair_share(dtype, CATALOGUE_WINDOWS);
+    /* a pair's two dtypes (cu_pair_runs) take one window a rank each */
+    const int windows = cu_pair_share(dtype, CU_CATALOGUE_WINDOWS);
     for (int32_t ns = ns_lo; ns <= ns_hi; ++ns) {
-        mp_case catalogue[CATALOGUE_WINDOWS];
-        for (int j = 0; j < windows; ++j) {
-            ref_rng w;
-            ref_rng_seed(&w, seed * 4099 + (uint64_t)ns * 64 + (uint64_t)j);
-            random_case(&w, dtype, ns, &catalogue[j]);
-        }
         for (int done = 0, attempts = 0; done < cases; ++attempts) {
             ck_assert_msg(attempts < 20 * cases, "too many invalid random cases for rank %d", (int)ns);
             mp_case c;
-            const mp_case *window_of = &catalogue[ref_rng_range(&r, 0, windows - 1)];
-            random_case_like(&r, dtype, ns, window_of, &c);
+            const cu_window window = cu_catalogue_window(dtype, ns, (int)ref_rng_range(&r, 0, windows - 1));
+            random_case_like(&r, dtype, ns, &window, &c);
             if (only_api != API_ANY) c.api = only_api;
             clpool_shape out;
             if (ref_maxpool_shape(&c.shape, &c.params, &out, NULL, NULL, 0) != 0) {

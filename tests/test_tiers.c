@@ -18,6 +18,7 @@
 #include "cl_interpose.h"
 #include "reference.h"
 #include "reference_ops.h"
+#include "windows.h"
 
 #define GENERIC "maxpool_generic"
 /* A specialised kernel ran (which one is the planner's choice for the device). */
@@ -54,8 +55,9 @@ typedef struct mp_case {
     size_t out_bytes;
 } mp_case;
 
-/* A random valid call: 1-4 spatial dims, every attribute, tie- and NaN-rich data. */
-static void mp_random(ref_rng *rng, clpool_dtype dtype, int32_t ns, mp_case *c)
+/* A random valid call: 1-4 spatial dims, every attribute, tie- and NaN-rich
+ * data; with `window`, its kernel, strides, dilations and Indices. */
+static void mp_random(ref_rng *rng, clpool_dtype dtype, int32_t ns, const cu_window *window, mp_case *c)
 {
     memset(c, 0, sizeof *c);
     c->dtype = dtype;
@@ -66,7 +68,7 @@ static void mp_random(ref_rng *rng, clpool_dtype dtype, int32_t ns, mp_case *c)
         c->in.dims[1] = ref_rng_range(rng, 1, 3);
         for (int32_t d = 0; d < ns; ++d) {
             c->in.dims[2 + d] = ref_rng_range(rng, 1, ns > 2 ? 7 : 12);
-            k[d] = ref_rng_range(rng, 1, 4);
+            k[d] = window ? window->kernel[d] : ref_rng_range(rng, 1, 4);
         }
         clpool_maxpool_params_init(&c->p, ns, k);
         if (ref_rng_chance(rng, 0.2)) {
@@ -75,12 +77,12 @@ static void mp_random(ref_rng *rng, clpool_dtype dtype, int32_t ns, mp_case *c)
             for (int32_t d = 0; d < 2 * ns; ++d) c->p.pads[d] = ref_rng_range(rng, 0, k[d % ns] - 1);
         }
         for (int32_t d = 0; d < ns; ++d) {
-            c->p.strides[d] = ref_rng_range(rng, 1, 3);
-            c->p.dilations[d] = ref_rng_range(rng, 1, 2);
+            c->p.strides[d] = window ? window->strides[d] : ref_rng_range(rng, 1, 3);
+            c->p.dilations[d] = window ? window->dilations[d] : ref_rng_range(rng, 1, 2);
         }
         c->p.ceil_mode = (int)ref_rng_range(rng, 0, 1);
-        c->p.storage_order = (int)ref_rng_range(rng, 0, 1);
-        c->indices = ref_rng_chance(rng, 0.5);
+        c->p.storage_order = window ? window->storage_order : (int)ref_rng_range(rng, 0, 1);
+        c->indices = window ? window->with_indices : ref_rng_chance(rng, 0.5);
         if (ref_maxpool_shape(&c->in, &c->p, &c->out, NULL, NULL, 0) == 0) break;
     }
     const int64_t n = ref_shape_elements(&c->in);
@@ -143,7 +145,7 @@ START_TEST(first_tier_matches_reference)
     for (int i = 0; i < 150; ++i) {
         const clpool_dtype dtype = maxpool_dtypes[i % 6];
         mp_case c;
-        mp_random(&rng, dtype, (int32_t)(1 + (i / 6) % 4), &c);
+        mp_random(&rng, dtype, (int32_t)(1 + (i / 6) % 4), NULL, &c);
         clpool_context *ctx = tiered_context("1");
         if (fp64 < 0) fp64 = has_fp64(ctx);
         if (dtype != CLPOOL_FLOAT64 || fp64) {
@@ -170,7 +172,9 @@ START_TEST(second_call_tiers_up)
         const clpool_dtype dtype = maxpool_dtypes[i % 6];
         clpool_context *ctx = tiered_context("1");
         mp_case c;
-        mp_random(&rng, dtype, i < 6 ? 2 : 3, &c);
+        /* a window of the suite-wide catalogue: the specialised program is one other suites build too */
+        const cu_window window = cu_catalogue_window(dtype, i < 6 ? 2 : 3, 0);
+        mp_random(&rng, dtype, i < 6 ? 2 : 3, &window, &c);
         if (dtype == CLPOOL_FLOAT64 && !has_fp64(ctx)) {
             free(c.x);
             clpool_context_release(ctx);
