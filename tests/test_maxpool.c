@@ -625,7 +625,20 @@ static void one_pass_3d_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
     c->tight_input = ref_rng_chance(r, 0.5);
 }
 
-START_TEST(test_3d_one_pass) { drawn_cases("3-D one pass", one_pass_3d_case, CLPOOL_FLOAT32, 0x3501, 120, 24); }
+START_TEST(test_3d_one_pass)
+{
+    drawn_cases("3-D one pass", one_pass_3d_case, CLPOOL_FLOAT32, 0x3501, 120, 12);
+    /* Every tap -inf: each window ties throughout, so its Indices name its first tap
+     * inside the input, which the pads move off the window's first tap at the edges. */
+    enum { D = 5, H = 9, W = 40 };
+    mp_case c = make_case(CLPOOL_FLOAT32, 5, (int64_t[]){1, 2, D, H, W}, (int64_t[]){3, 3, 3});
+    c.with_indices = 1;
+    c.params.strides[1] = c.params.strides[2] = 2;
+    for (int i = 0; i < 6; ++i) c.params.pads[i] = 1;
+    float input[2 * D * H * W];
+    for (int i = 0; i < 2 * D * H * W; ++i) input[i] = -INFINITY;
+    run_case(&c, input);
+}
 END_TEST
 
 /*
@@ -1083,8 +1096,9 @@ START_TEST(test_2d_views)
     for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
         if (!cu_dtype_runs(dtypes[t], "MaxPool")) continue;
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
-            /* Each shape in two of the dtypes, each dtype on half the shapes: a program build per case. */
-            if ((i + t) % 2) continue;
+            /* Each shape in one of the dtypes, in turn: the views are the host's, and each
+             * (shape, dtype) is a program build per Indices choice. */
+            if (i % 4 != t) continue;
             for (int rep = 0; rep < 4; ++rep) {
                 const int32_t rank = shapes[i].rank, ns = rank - 2, first = ns == 1 ? 0 : ns - 2;
                 const int lead = shapes[i].lead_window;
@@ -1248,6 +1262,12 @@ START_TEST(test_onnx_storage_order)
     spot(&c, seq25, (int64_t[]){1, 2, 2, 2}, out, (int64_t[]){6, 16, 8, 18, 31, 41, 33, 43});
     c.params.storage_order = 0;
     spot(&c, seq25, (int64_t[]){1, 2, 2, 2}, out, (int64_t[]){6, 8, 16, 18, 31, 33, 41, 43});
+
+    /* Strides 2 down, 1 across: column-major h + 5*w of each 2x2 window's last tap. */
+    c = make_case(CLPOOL_FLOAT32, 4, (int64_t[]){1, 1, 5, 4}, (int64_t[]){2, 2});
+    c.params.strides[0] = 2;
+    c.params.storage_order = 1;
+    spot(&c, seq25, (int64_t[]){1, 1, 2, 3}, (double[]){6, 7, 8, 14, 15, 16}, (int64_t[]){6, 11, 16, 8, 13, 18});
 
     /* H != W: identity pooling on 2x3, column-major offsets h + 2*w. */
     c = make_case(CLPOOL_UINT8, 4, (int64_t[]){1, 1, 2, 3}, (int64_t[]){1, 1});
