@@ -1288,6 +1288,30 @@ START_TEST(test_onnx_storage_order)
 }
 END_TEST
 
+/*
+ * Strides that differ between the axes, (1, 2) and (2, 1), on the 2-D kernel
+ * without Indices and with them in both orders: a stride taken from the wrong
+ * axis moves every window. Random data, one dtype per case in turn.
+ */
+START_TEST(test_strides_differ_by_axis)
+{
+    static const clpool_dtype dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT16, CLPOOL_INT8,
+                                          CLPOOL_BFLOAT16, CLPOOL_UINT8,  CLPOOL_FLOAT64};
+    ref_rng r;
+    ref_rng_seed(&r, 0x5d1f);
+    for (int i = 0; i < 6; ++i) {
+        if (!cu_dtype_runs(dtypes[i], "MaxPool")) continue;
+        mp_case c = make_case(dtypes[i], 4, (int64_t[]){1, 2, 11, 37}, (int64_t[]){2, 3});
+        c.params.strides[0] = i % 2 ? 2 : 1;
+        c.params.strides[1] = i % 2 ? 1 : 2;
+        c.with_indices = i / 2 > 0;
+        c.params.storage_order = i / 2 == 2;
+        c.params.pads[1] = c.params.pads[3] = 1;
+        run_random_input(&r, &c);
+    }
+}
+END_TEST
+
 START_TEST(test_ties_first_wins)
 {
     mp_case c = make_case(CLPOOL_FLOAT32, 3, (int64_t[]){1, 1, 6}, (int64_t[]){3});
@@ -2071,6 +2095,7 @@ int main(void)
     tcase_add_test(tc, test_onnx_same_upper_lower);
     tcase_add_test(tc, test_onnx_dilations);
     tcase_add_test(tc, test_onnx_storage_order);
+    tcase_add_test(tc, test_strides_differ_by_axis);
     tcase_add_test(tc, test_ties_first_wins);
     tcase_add_test(tc, test_nan_windows);
     tcase_add_test(tc, test_fast_path_blocks);
