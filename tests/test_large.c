@@ -23,8 +23,9 @@
  *   - buffer-size validation at the boundary: one element more than the
  *     buffer holds is BUFFER_TOO_SMALL.
  * Device memory at the peak: T + 9T/16 bytes (the 2-D case's output and
- * Indices). Host memory: a few 64 MiB chunks. ctest runs it alone
- * (RUN_SERIAL). CLPOOL_SKIP_LARGE=1 skips it (with a note).
+ * Indices). Host memory: a few 64 MiB chunks. ctest starts it first and
+ * never beside the row sweep's test (RESOURCE_LOCK large_tensors).
+ * CLPOOL_SKIP_LARGE=1 skips it (with a note).
  */
 #include <check.h>
 #include <stdio.h>
