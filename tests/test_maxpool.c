@@ -629,11 +629,13 @@ START_TEST(test_3d_one_pass)
 {
     drawn_cases("3-D one pass", one_pass_3d_case, CLPOOL_FLOAT32, 0x3501, 120, 12);
     /* Every tap -inf: each window ties throughout, so its Indices name its first tap
-     * inside the input, which the pads move off the window's first tap at the edges. */
+     * inside the input, which the pads move off the window's first tap at the edges.
+     * A row stride of 6, past the window: no rows carried down a strip. */
     enum { D = 5, H = 9, W = 40 };
     mp_case c = make_case(CLPOOL_FLOAT32, 5, (int64_t[]){1, 2, D, H, W}, (int64_t[]){3, 3, 3});
     c.with_indices = 1;
-    c.params.strides[1] = c.params.strides[2] = 2;
+    c.params.strides[1] = 6;
+    c.params.strides[2] = 2;
     for (int i = 0; i < 6; ++i) c.params.pads[i] = 1;
     float input[2 * D * H * W];
     for (int i = 0; i < 2 * D * H * W; ++i) input[i] = -INFINITY;
