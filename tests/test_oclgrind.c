@@ -622,7 +622,7 @@ END_TEST
 
 #define MX_MAX_INPUTS 9
 
-/* The host merges dims contiguous for every input and drops 1s (g.rank); an
+/* The host merges dims contiguous for every input and drops 1s (g.out_dims, right-aligned); an
  * input of a pass is contiguous along the innermost dim or one element
  * broadcast to every lane (bit k of the run-time g.inner_mask); passes after
  * the first take the output as input 0 and three more. */
