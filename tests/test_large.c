@@ -303,11 +303,10 @@ static void check_max(cl_command_queue q, cl_mem big, const max_state *s, const 
         const size_t n = (size_t)(total - c0 < CHUNK ? total - c0 : CHUNK);
         fill_values(c0, n, (uint8_t *)want);
         for (size_t r = 0; r < n; r += ROW) { /* chunks hold whole rows */
-            const int8_t col = s->col[(c0 + r) / ROW];
-            for (size_t w = 0; w < ROW; ++w) {
-                const int8_t m = max8(max8(want[r + w], col), s->row[w]);
-                want[r + w] = s->with_scalar ? max8(m, s->scalar) : m;
-            }
+            /* max(x, col, row[w], scalar) = max(x, max(col, scalar), row[w]): one branch-free loop a row */
+            const int8_t col = s->col[(c0 + r) / ROW], lower = s->with_scalar ? max8(col, s->scalar) : col;
+            int8_t *const dst = want + r;
+            for (size_t w = 0; w < ROW; ++w) dst[w] = max8(max8(dst[w], lower), s->row[w]);
         }
         read_chunk(q, big, (size_t)c0, got, n);
         if (memcmp(got, want, n) != 0)
