@@ -979,9 +979,9 @@ END_TEST
  * input's, which on CPUs with 512-bit vectors take the flat path (a band of
  * output rows per work-item run as one flat run of elements) where column
  * blocks would idle or the plane path would take them; elsewhere the 2-D or
- * plane paths. float32 twice, then a 1-byte type and a 16-bit float (their
- * lanes 64 and 32 wide, the 16-bit floats as order keys, -0 watched; only
- * where work-items are SIMD).
+ * plane paths. float32 twice, then twice one of int8, float16, uint8 and
+ * bfloat16 in turn (their lanes 64 and 32 wide, the 16-bit floats as order
+ * keys, -0 watched; only where work-items are SIMD).
  * Kernels of 1 to 13, every left pad that keeps OW == W (even kernels:
  * uneven pads; rep 3: SAME_UPPER or SAME_LOWER), random top and bottom pads;
  * rows narrower than a vector and rows of 17-23 and 33-35 (a flat vector
@@ -1004,9 +1004,9 @@ START_TEST(test_flat_path)
     ref_rng_seed(&r, 0x3251);
     for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
         for (int rep = 0; rep < 4; ++rep) {
-            const clpool_dtype dtype = rep < 2 ? CLPOOL_FLOAT32
-                                       : rep == 2 ? (i % 2 ? CLPOOL_UINT8 : CLPOOL_INT8)
-                                                  : (i % 2 ? CLPOOL_BFLOAT16 : CLPOOL_FLOAT16);
+            /* float32, then one of the 1- and 2-byte types per window, in turn: both reps in one program */
+            static const clpool_dtype narrow[4] = {CLPOOL_INT8, CLPOOL_FLOAT16, CLPOOL_UINT8, CLPOOL_BFLOAT16};
+            const clpool_dtype dtype = rep < 2 ? CLPOOL_FLOAT32 : narrow[i % 4];
             if (!cu_dtype_runs(dtype, "MaxPool")) continue;
             /* Without SIMD work-items the 1- and 2-byte reps would only repeat test_plane_path's
              * and the random tests' paths, a program build each (slow on rusticl). */
@@ -1521,8 +1521,8 @@ END_TEST
  * Rows outside the plane are never read, whatever lies there: the rows
  * above plane 0 (the input's lead, inside the cl_mem) and the middle plane
  * of three hold values above every other, so a window that took a row from
- * outside its plane returns one. Windows with 1 or 2 padded rows on top,
- * with and without Indices, in every dtype.
+ * outside its plane returns one. Windows with 1 or 2 padded rows on top in
+ * every dtype, in float32 and float64 also with Indices.
  */
 START_TEST(test_rows_outside_plane)
 {
@@ -1533,11 +1533,13 @@ START_TEST(test_rows_outside_plane)
     for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
         const clpool_dtype dt = dtypes[t];
         if (!cu_dtype_runs(dt, "MaxPool")) continue;
+        /* Indices read rows as the values do; the narrower types' Indices kernels differ only in the element. */
+        const int wide = dt == CLPOOL_FLOAT32 || dt == CLPOOL_FLOAT64;
         unsigned char input[C * H * W * 8];
         for (int64_t i = 0; i < C * H * W; ++i)
             ref_store(dt, input, i, (double)((i / (H * W) == 1 ? 100 : 0) + (i * 7 + i / W) % 5));
         for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w)
-            for (int with_indices = 0; with_indices < 2 && cu_pair_runs(dt, w); ++with_indices) {
+            for (int with_indices = 0; with_indices <= wide && cu_pair_runs(dt, w); ++with_indices) {
                 const int64_t k = windows[w][0];
                 mp_case c = make_case(dt, 4, (int64_t[]){1, C, H, W}, (int64_t[]){k, k});
                 c.with_indices = with_indices;
