@@ -122,9 +122,10 @@ ctest_stage() {
 # GPUs (PoCL and rusticl never take them) and lists the paths it reached. Its
 # own ICD is not installed: the oclgrind wrapper preloads its runtime, which
 # is also why the sanitizer build (ASan must load first) has no such stage.
-# One simulator process: it runs in the background beside PoCL's pytest stage,
-# which leaves a core idle, and is waited for before the next ctest (one build
-# directory: ctest's own files there are not shared safely).
+# One simulator process: it runs in the background beside the pytest stages of
+# PoCL and then rusticl, each of which leaves a core idle, and is waited for
+# before the next ctest (one build directory: ctest's own files there are not
+# shared safely).
 oclgrind_stage() { # prints its output, writes its summary line to $BUILD/oclgrind.summary
   local log="$BUILD/ctest-oclgrind.log" start result=PASS rc=0
   if ! command -v oclgrind >/dev/null; then
@@ -183,19 +184,19 @@ for stage in "${STAGES[@]}"; do
           -E '^(kernel_warnings|man_page|plot_sweep)$'
       else
         ctest_stage pocl pocl "the whole suite" -LE 'oclgrind|subset'
-        oclgrind_start # beside the pytest stage
+        oclgrind_start # beside the pytest stages
         # The programs the suite built from source (tests/program_count.c; docs/testing.md).
         summary+=("pocl programs: $(cmake -DDIR="$BUILD/tests/programs" -DMODE=total \
                     -P "$CLPOOL_ROOT/tests/program_count.cmake" 2>&1 | tail -n 1)")
         python_stage pocl pocl
-        oclgrind_finish
       fi ;;
     # llvmpipe compiles each program several times slower than PoCL: a subset reaching every
     # kernel path the whole suite reaches there (docs/testing.md), checked from the trace.
     rusticl)
       rm -f "$BUILD/paths-rusticl.trace"
-      ctest_stage rusticl rusticl "portability subset, label portability" -L portability
       python_stage rusticl rusticl -m portability
+      oclgrind_finish # before the next ctest
+      ctest_stage rusticl rusticl "portability subset, label portability" -L portability
       echo "=== kernel paths reached on rusticl against tests/rusticl_paths.txt"
       if out=$("$CLPOOL_ROOT/tests/check_paths.sh" "$CLPOOL_ROOT/tests/rusticl_paths.txt" "$BUILD/paths-rusticl.trace"); then
         echo "$out"
@@ -207,6 +208,7 @@ for stage in "${STAGES[@]}"; do
       fi ;;
     rusticl-full)
       rm -f "$BUILD/paths-rusticl-full.trace"
+      oclgrind_finish # before the next ctest
       ctest_stage rusticl-full rusticl "the whole suite" -LE 'platform_independent|oclgrind|subset'
       python_stage rusticl-full rusticl
       "$CLPOOL_ROOT/tests/check_paths.sh" --list "$BUILD/paths-rusticl-full.trace" > "$BUILD/rusticl_paths.txt"
