@@ -178,7 +178,8 @@ static int odd_start_loads(const clpool__device_caps *caps, const clpool__maxpoo
 /* Column blocks a work-item sweeps across its rows (sizes2d.sweep; 0: one
  * block): on CPU SIMD, for inputs beyond the cache's reach (any input for
  * windows one row high, which carry nothing) whose rows hold at least 3
- * blocks (2 where windows share no rows), so the input streams front to back. */
+ * blocks (2 where windows share no rows), so the input streams front to back;
+ * `bound` gets the kernel's bound on them (-DSWEEP_BLOCKS), 0 where it returns 0. */
 static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block, int *bound)
 {
     *bound = 0;
@@ -425,7 +426,7 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
     const int stream = !d->indices && clpool__stream_stores_for(caps->cpu, caps->cache_bytes, moved);
     start_launch(CLPOOL__MP_2D, parts_2d, "maxpool2d", d, l);
     options_2d(caps, d, widen, &l->options);
-    clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep ? sweep_bound : 0);
+    clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep_bound); /* 0 when not sweeping */
     clpool__options_define(&l->options, "ODD_START", odd_start_loads(caps, d));
     clpool__options_define(&l->options, "STREAM_STORES", stream);
     sizes_2d(d, rows, 0, l);

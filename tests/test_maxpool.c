@@ -290,14 +290,8 @@ static void run_random_input(ref_rng *r, const mp_case *c)
 
 static void apply_window(mp_case *c, const cu_window *w)
 {
-    clpool_maxpool_params *p = &c->params;
-    for (int32_t i = 0; i < p->spatial_rank; ++i) {
-        p->kernel_shape[i] = w->kernel[i];
-        p->strides[i] = w->strides[i];
-        p->dilations[i] = w->dilations[i];
-    }
+    cu_window_apply(w, &c->params);
     c->with_indices = w->with_indices;
-    p->storage_order = w->storage_order;
 }
 
 static void take_window(mp_case *c, const mp_case *from)

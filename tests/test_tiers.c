@@ -76,13 +76,18 @@ static void mp_random(ref_rng *rng, clpool_dtype dtype, int32_t ns, const cu_win
         } else {
             for (int32_t d = 0; d < 2 * ns; ++d) c->p.pads[d] = ref_rng_range(rng, 0, k[d % ns] - 1);
         }
-        for (int32_t d = 0; d < ns; ++d) {
-            c->p.strides[d] = window ? window->strides[d] : ref_rng_range(rng, 1, 3);
-            c->p.dilations[d] = window ? window->dilations[d] : ref_rng_range(rng, 1, 2);
+        for (int32_t d = 0; d < ns && !window; ++d) {
+            c->p.strides[d] = ref_rng_range(rng, 1, 3);
+            c->p.dilations[d] = ref_rng_range(rng, 1, 2);
         }
         c->p.ceil_mode = (int)ref_rng_range(rng, 0, 1);
-        c->p.storage_order = window ? window->storage_order : (int)ref_rng_range(rng, 0, 1);
-        c->indices = window ? window->with_indices : ref_rng_chance(rng, 0.5);
+        if (window) {
+            cu_window_apply(window, &c->p);
+            c->indices = window->with_indices;
+        } else {
+            c->p.storage_order = (int)ref_rng_range(rng, 0, 1);
+            c->indices = ref_rng_chance(rng, 0.5);
+        }
         if (ref_maxpool_shape(&c->in, &c->p, &c->out, NULL, NULL, 0) == 0) break;
     }
     const int64_t n = ref_shape_elements(&c->in);

@@ -19,3 +19,13 @@ cu_window cu_catalogue_window(clpool_dtype dtype, int32_t ns, int j)
     w.storage_order = (int32_t)ref_rng_range(&r, 0, 1);
     return w;
 }
+
+void cu_window_apply(const cu_window *w, clpool_maxpool_params *p)
+{
+    for (int32_t i = 0; i < p->spatial_rank; ++i) {
+        p->kernel_shape[i] = w->kernel[i];
+        p->strides[i] = w->strides[i];
+        p->dilations[i] = w->dilations[i];
+    }
+    p->storage_order = w->storage_order;
+}

@@ -29,4 +29,7 @@ typedef struct cu_window {
  */
 cu_window cu_catalogue_window(clpool_dtype dtype, int32_t ns, int j);
 
+/** Sets p's kernel, strides and dilations (over p->spatial_rank) and storage order to w's; Indices are the caller's. */
+void cu_window_apply(const cu_window *w, clpool_maxpool_params *p);
+
 #endif
