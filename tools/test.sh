@@ -102,6 +102,7 @@ python_stage() {
 ctest_stage() {
   local stage=$1 platform=$2 what=$3 start log="$BUILD/ctest-$1.log" result=PASS
   shift 3
+  oclgrind_finish # the simulator's ctest, if running, first: one ctest at a time in a build directory
   echo "=== ctest on $platform: $what"
   start=$(date +%s)
   stage_env "$stage" "$platform"
@@ -123,9 +124,9 @@ ctest_stage() {
 # own ICD is not installed: the oclgrind wrapper preloads its runtime, which
 # is also why the sanitizer build (ASan must load first) has no such stage.
 # One simulator process: it runs in the background beside the pytest stages of
-# PoCL and then rusticl, each of which leaves a core idle, and is waited for
-# before the next ctest (one build directory: ctest's own files there are not
-# shared safely).
+# PoCL and then rusticl, each of which leaves a core idle; ctest_stage waits
+# for it before the next ctest (one build directory: ctest's own files there
+# are not shared safely).
 oclgrind_stage() { # prints its output, writes its summary line to $BUILD/oclgrind.summary
   local log="$BUILD/ctest-oclgrind.log" start result=PASS rc=0
   if ! command -v oclgrind >/dev/null; then
@@ -195,7 +196,6 @@ for stage in "${STAGES[@]}"; do
     rusticl)
       rm -f "$BUILD/paths-rusticl.trace"
       python_stage rusticl rusticl -m portability
-      oclgrind_finish # before the next ctest
       ctest_stage rusticl rusticl "portability subset, label portability" -L portability
       echo "=== kernel paths reached on rusticl against tests/rusticl_paths.txt"
       if out=$("$CLPOOL_ROOT/tests/check_paths.sh" "$CLPOOL_ROOT/tests/rusticl_paths.txt" "$BUILD/paths-rusticl.trace"); then
@@ -208,7 +208,6 @@ for stage in "${STAGES[@]}"; do
       fi ;;
     rusticl-full)
       rm -f "$BUILD/paths-rusticl-full.trace"
-      oclgrind_finish # before the next ctest
       ctest_stage rusticl-full rusticl "the whole suite" -LE 'platform_independent|oclgrind|subset'
       python_stage rusticl-full rusticl
       "$CLPOOL_ROOT/tests/check_paths.sh" --list "$BUILD/paths-rusticl-full.trace" > "$BUILD/rusticl_paths.txt"
