@@ -193,28 +193,9 @@ void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *leas
  * context's lock, clpool_context_trim. */
 void clpool__scratch_release_all(clpool_context *ctx);
 
-/* The dtypes the global pools take (float32, float64, float16, bfloat16). */
-int clpool__global_pool_dtype_ok(clpool_dtype dtype);
-/* GlobalMaxPool's kernels on a validated call (`planes` planes of
- * `plane_size` elements, q resolved), errors naming `fn`: MaxPool hands it
- * windows over whole planes. */
-clpool_status clpool__launch_global_max(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, int64_t planes,
-                                        int64_t plane_size, cl_mem input, size_t input_offset, cl_mem output,
-                                        size_t output_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
-                                        const char *fn);
-/* MaxPool's windows over whole planes: their maxima and Indices (int64, the element offset of each
- * plane's first maximum; col_major: storage_order 1 over the spatial dims
- * dims[0..3), padded with 1 past the rank). */
-clpool_status clpool__launch_global_max_indices(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype,
-                                                int64_t planes, int64_t plane_size, cl_mem input, size_t input_offset,
-                                                cl_mem output, size_t output_offset, cl_mem indices,
-                                                size_t indices_offset, int col_major, const int64_t dims[3],
-                                                cl_uint num_wait, const cl_event *wait, cl_event *event);
 /* Warm-up: one launch of MaxPool's first tier (3x3 over 1x1x8x8 with Indices) on tensors at offset 0. */
 clpool_status clpool__maxpool_first_tier(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, cl_mem input,
                                          cl_mem output, cl_mem indices);
-/* Tiers: clpool__program_wanted for global_max_pool_indices of `dtype`. */
-int clpool__global_max_indices_wanted(clpool_context *ctx, clpool_dtype dtype);
 
 /* ------------------------------------------------------------- launch */
 
@@ -231,12 +212,9 @@ clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, 
  * bounds-check them). On cpu_simd devices a work-group is cpu_local items whatever the shape (1 for long loops,
  * else CLPOOL__LOCAL_BUDGET): PoCL compiles a work-group function per local size, so no compile per shape. */
 #define CLPOOL__LOCAL_BUDGET 0
-clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
+clpool_status clpool__enqueue_kernel(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
                              const uint64_t *items, size_t cpu_local, cl_uint num_wait, const cl_event *wait,
                              cl_event *event);
-/* 1-D shorthand. */
-clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, uint64_t items,
-                                size_t cpu_local, cl_uint num_wait, const cl_event *wait, cl_event *event);
 
 /* Whether a kernel that moves `moved` bytes should store its whole output
  * vectors around the cache (-DSTREAM_STORES, kernels on x86-64 CPUs): on

@@ -122,7 +122,7 @@ static size_t pow2_at_least(uint64_t n, size_t cap)
     return p;
 }
 
-clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
+clpool_status clpool__enqueue_kernel(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, cl_uint dims,
                              const uint64_t *items, size_t cpu_local, cl_uint num_wait, const cl_event *wait,
                              cl_event *event)
 {
@@ -153,11 +153,6 @@ clpool_status clpool__launch(clpool_context *ctx, cl_command_queue queue, clpool
     return CLPOOL_SUCCESS;
 }
 
-clpool_status clpool__launch_1d(clpool_context *ctx, cl_command_queue queue, clpool__kernel *k, uint64_t items,
-                                size_t cpu_local, cl_uint num_wait, const cl_event *wait, cl_event *event)
-{
-    return clpool__launch(ctx, queue, k, 1, &items, cpu_local, num_wait, wait, event);
-}
 
 int clpool__stream_stores(const clpool_context *ctx, uint64_t moved)
 {

@@ -1,14 +1,10 @@
-/* Variadic Max: broadcasting shape inference, dim collapsing, fast-path
- * choice and the chain of passes (kernels/max.cl). */
+/* Variadic Max: broadcasting shape inference, dim collapsing, and the
+ * chain of passes host/max_plan.c plans (kernels/max.cl). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "../kernels/args.h"
-
-/* Max's program: kernels/max.cl alone. */
-static const char *const max_parts[] = {"max.cl", NULL};
+#include "planners.h"
 
 /* Inputs per pass: the kernel's bound (args.h). */
 #define MAX_ARITY CLPOOL__ARGS_MAX_ARITY
@@ -114,24 +110,6 @@ static void collapse(size_t n, const clpool_shape *out, max_layout *L)
     L->rank = r;
 }
 
-/* Blocks of vw lanes per work-item along the innermost dim: one on GPUs (neighbours read neighbouring blocks);
- * on CPUs about 4 KiB of output (16 KiB when streaming: a work-item ends with a fence), to spread its fixed
- * cost, halved while fewer than 8 work-items per compute unit would remain. */
-static int blocks_per_item(const clpool_context *ctx, const max_layout *L, int vw, size_t es, int stream)
-{
-    if (!ctx->cpu) return 1;
-    const int64_t n0 = L->dims[L->rank - 1];
-    int64_t rows = 1;
-    for (int32_t d = 0; d + 1 < L->rank; ++d) rows *= L->dims[d];
-    int nb = (int)((stream ? 16384 : 4096) / ((size_t)vw * es));
-    while (nb > 1 && rows * ((n0 + (int64_t)vw * nb - 1) / ((int64_t)vw * nb)) < 8 * (int64_t)ctx->info.compute_units)
-        nb /= 2;
-    return nb;
-}
-
-/* One program per dtype and store kind: a kernel per input count of a pass (max.cl). */
-static const char *const max_kernels[MAX_ARITY] = {"max_of_1", "max_of_2", "max_of_3", "max_of_4"};
-
 static int ranges_overlap(size_t a, size_t alen, size_t b, size_t blen)
 {
     return alen && blen && a < b + blen && b < a + alen;
@@ -156,7 +134,6 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     cl_command_queue q;
     if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
     const size_t es = dt->size;
-    const int vw = es >= 8 ? 8 : 16; /* lanes per block: 16, or 8 for 8-byte types */
     const int64_t n_out = clpool_shape_elements(&out);
     if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output", NULL)) != CLPOOL_SUCCESS)
         return status;
@@ -187,69 +164,56 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
         }
     }
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
-    const int stream = clpool__stream_stores(ctx, moved); /* see max.cl */
 
-    /* Layout over all inputs plus the output itself (used as input 0 of later passes). */
+    /* Layout over all inputs plus the output itself (input 0 of later passes); per input its offset and
+     * whether it is the output. */
     max_layout L;
     int64_t (*all)[CLPOOL_MAX_RANK] = calloc(n + 1, sizeof *all);
-    if (!all) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
-    for (size_t i = 0; i < n; ++i) broadcast_strides(&shapes[i], &out, all[i]);
+    int64_t *in_off = calloc(n, sizeof *in_off);
+    int *aliased = calloc(n, sizeof *aliased);
+    if (!all || !in_off || !aliased) {
+        free(all);
+        free(in_off);
+        free(aliased);
+        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        broadcast_strides(&shapes[i], &out, all[i]);
+        in_off[i] = (int64_t)(offsets[i] / es);
+        aliased[i] = inputs[i] == output && offsets[i] == output_offset;
+    }
     broadcast_strides(&out, &out, all[n]);
     L.strides = all;
     collapse(n + 1, &out, &L);
-    const int nb = blocks_per_item(ctx, &L, vw, es, stream);
+    clpool__max_desc desc = {.dtype = dtype, .esize = (int64_t)es, .inputs = n, .rank = L.rank,
+                             .strides = (const int64_t(*)[CLPOOL_MAX_RANK])all, .in_off = in_off,
+                             .aliased = aliased, .out_off = (int64_t)(output_offset / es), .moved = moved};
+    memcpy(desc.dims, L.dims, sizeof desc.dims);
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    clpool__max_plan plan;
+    clpool__max_plan_call(&caps, &desc, &plan);
 
+    /* each pass waits on the one before (out-of-order queues) */
     cl_event prev = NULL, next = NULL;
-    clpool__kernel k = {0};
-    size_t done = 0;
-    for (int pass = 0; done < n; ++pass) {
-        /* Pass 0 takes inputs 0..3; later passes take the output plus 3 more. */
-        size_t idx[MAX_ARITY];
-        int arity = 0;
-        if (pass > 0) idx[arity++] = n; /* n stands for the output */
-        while (arity < MAX_ARITY && done < n) idx[arity++] = done++;
-        clpool__max_geom g;
-        memset(&g, 0, sizeof g);
-        /* right-aligned: leading dims of 1 with strides 0 (max.cl) */
-        const int32_t lead = CLPOOL__ARGS_MAX_RANK - L.rank;
-        for (int32_t d = 0; d < CLPOOL__ARGS_MAX_RANK; ++d) g.out_dims[d] = d < lead ? 1 : L.dims[d - lead];
-        for (int a = 0; a < arity; ++a) {
-            for (int32_t d = 0; d < L.rank; ++d) g.strides[a * CLPOOL__ARGS_MAX_RANK + lead + d] = all[idx[a]][d];
-            g.inner_mask |= (cl_long)(all[idx[a]][L.rank - 1] == 1) << a; /* contiguous, else broadcast */
-            g.aliased |= idx[a] == n || (inputs[idx[a]] == output && offsets[idx[a]] == output_offset);
-            g.in_offset[a] = (cl_long)((idx[a] == n ? output_offset : offsets[idx[a]]) / es);
-        }
-        g.out_offset = (cl_long)(output_offset / es);
-        g.blocks = nb;
-        clpool__options options;
-        clpool__options_start(&options, dtype);
-        clpool__options_define(&options, "VW", vw);
-        clpool__options_define(&options, "STREAM_STORES", stream);
-        CLPOOL_TRY(clpool__kernel_get(ctx, max_parts, &options, max_kernels[arity - 1], &k));
-        CLPOOL_TRY(clpool__set_buffer_arg(&k, 0, output));
-        for (int a = 0; a < MAX_ARITY; ++a) {
-            /* Unused slots repeat input 0: a valid buffer the kernel never reads. */
-            const size_t which = idx[a < arity ? a : 0];
-            const cl_mem m = which == n ? output : inputs[which];
-            CLPOOL_TRY(clpool__set_buffer_arg(&k, (cl_uint)(1 + a), m));
-        }
-        CLPOOL_TRY(clpool__set_arg(&k, 5, sizeof g, &g));
-        /* nb blocks of vw along the innermost dim x the next dim x everything outside. */
-        const int64_t span = (int64_t)vw * nb;
-        uint64_t items[3] = {(uint64_t)((L.dims[L.rank - 1] + span - 1) / span), 1, 1};
-        if (L.rank >= 2) items[1] = (uint64_t)L.dims[L.rank - 2];
-        for (int32_t d = 0; d + 2 < L.rank; ++d) items[2] *= (uint64_t)L.dims[d];
-        const int last = done == n;
-        CLPOOL_TRY(clpool__launch(ctx, q, &k, L.rank >= 3 ? 3 : (cl_uint)L.rank, items, 1, prev ? 1 : num_wait,
-                                  prev ? &prev : wait, last ? event : &next));
-        clpool__kernel_put(ctx, &k);
+    for (size_t pass = 0; pass < plan.passes; ++pass) {
+        clpool__launch l;
+        size_t first[MAX_ARITY];
+        int arity;
+        clpool__max_plan_pass(&desc, &plan, pass, &l, first, &arity);
+        cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_OUTPUT] = output};
+        for (int a = 0; a < arity; ++a) mems[CLPOOL__ROLE_INPUTS + a] = first[a] == n ? output : inputs[first[a]];
+        const int last = pass + 1 == plan.passes;
+        CLPOOL_TRY(clpool__launch_run(ctx, q, &l, mems, prev ? 1 : num_wait, prev ? &prev : wait,
+                                      last ? event : &next));
         if (prev) clReleaseEvent(prev);
         prev = next;
         next = NULL;
     }
 cleanup:
     if (prev) clReleaseEvent(prev);
-    clpool__kernel_put(ctx, &k);
     free(all);
+    free(in_off);
+    free(aliased);
     return status;
 }

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "maxpool_plan.h"
+#include "planners.h"
 
 /* ------------------------------------------------------------ thresholds */
 
@@ -61,48 +61,19 @@
 #define FUSED_3D_MAX_SW 2
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
-/* global_max_pool_indices: planes of at least 16 in groups of 16, four
- * groups per compute unit, column-major Indices over at most 3 dims. */
-#define GLOBAL_INDICES_MIN_PLANE 16
-#define GLOBAL_INDICES_GROUPS_PER_CU 4
-
-/* ------------------------------------------------------------ programs */
-
-/* Each kernel family after the headers it uses, in order (kernels/), so a
- * program compiles only its own family. */
-#define MAXPOOL2D_HEADERS "maxpool_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
-static const char *const nd_parts[] = {"maxpool_lanes.h", "maxpool_nd.cl", NULL};
-static const char *const parts_2d[] = {MAXPOOL2D_HEADERS, "maxpool2d_argmax.h", "maxpool2d_block.h",
-                                       "maxpool2d_sweep.h", "maxpool2d.cl", NULL};
-static const char *const plane_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
-                                          "maxpool2d_plane.cl", NULL};
-static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
-                                         "maxpool2d_flat.cl", NULL};
-static const char *const parts_3d[] = {"maxpool3d.cl", NULL};
-static const char *const generic_parts[] = {"maxpool_generic.cl", NULL};
 
 /* ------------------------------------------------------------ shapes */
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-static int64_t in_elements(const clpool__maxpool_desc *d)
-{
-    int64_t n = d->planes;
-    for (int32_t i = 0; i < d->ns; ++i) n *= d->in[i];
-    return n;
-}
+static int64_t in_elements(const clpool__pool_desc *d) { return clpool__window_in_elements(&d->w); }
 
-static int64_t out_elements(const clpool__maxpool_desc *d)
-{
-    int64_t n = d->planes;
-    for (int32_t i = 0; i < d->ns; ++i) n *= d->out[i];
-    return n;
-}
+static int64_t out_elements(const clpool__pool_desc *d) { return clpool__window_out_elements(&d->w); }
 
 /* ------------------------------------------------------------ rules */
 
 /* Outputs per row of a work-item: the CPU's SIMD width, else 8. */
-static int vector_width(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int vector_width(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     return d->esize >= 8 || !caps->cpu_simd ? LANES_OTHER : LANES_SIMD;
 }
@@ -112,40 +83,40 @@ static int vector_width(const clpool__device_caps *caps, const clpool__maxpool_d
 static int64_t vector_stride_max(int vw) { return vw == LANES_SIMD ? 4 : 2; }
 
 /* The exact path's rows per work-item (-DEXACT_ROWS): of the window, not the shape. */
-static int exact_rows(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int exact_rows(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    return caps->cpu_simd && d->kernel[0] <= EXACT_ROWS_MAX_KH ? EXACT_ROWS_SIMD : 1;
+    return caps->cpu_simd && d->w.kernel_shape[0] <= EXACT_ROWS_MAX_KH ? EXACT_ROWS_SIMD : 1;
 }
 
 /* The fast and argmax paths' rows per work-item: STREAM_ROWS, halved while
  * fewer than ITEMS_PER_CU work-items per compute unit would be left; 1 off
  * CPU SIMD. col_items: work-items across a row. */
-static int stream_rows(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int64_t col_items)
+static int stream_rows(const clpool__device_caps *caps, const clpool__pool_desc *d, int64_t col_items)
 {
     if (!caps->cpu_simd) return 1;
     int rows = d->indices ? STREAM_ROWS_INDICES : STREAM_ROWS;
-    while (rows > 1 && d->planes * col_items * ceil_div(d->out[0], rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
+    while (rows > 1 && d->w.planes * col_items * ceil_div(d->w.out[0], rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
         rows /= 2;
     return rows;
 }
 
 /* Whether the fast path may run blocks wider than vector_width(). */
-static int wide_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int wide_blocks(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     return !d->indices && caps->cpu_simd && caps->vector_bytes >= WIDE_SIMD_BYTES;
 }
 
 /* Fast-path blocks per row at most (-DWIDEN): 2 for 2-byte and 4 for 1-byte
  * types with 512-bit SIMD, so one vector fills a register. */
-static int widest(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int widest(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     if (!wide_blocks(caps, d) || d->esize > 2) return 1;
     return d->esize == 1 ? 4 : 2;
 }
 
-static int windows_share_rows(const clpool__maxpool_desc *d) { return d->kernel[0] > d->stride[0]; }
+static int windows_share_rows(const clpool__pool_desc *d) { return d->w.kernel_shape[0] > d->w.strides[0]; }
 
-static int beyond_cache_reach(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int beyond_cache_reach(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     const uint64_t in_bytes = (uint64_t)in_elements(d) * (uint64_t)d->esize;
     return in_bytes > (caps->cache_bytes > 0 ? caps->cache_bytes / CACHE_REACH_DIVISOR : CACHE_REACH_UNKNOWN);
@@ -155,10 +126,10 @@ static int beyond_cache_reach(const clpool__device_caps *caps, const clpool__max
  * lanes would pass the row's end; float32 rows of two 16-lane blocks whose
  * windows share rows are one 32-lane block beyond the cache's reach (one
  * work-item then reads each row front to back). */
-static int fast_widen(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int fast_widen(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     const int vw = vector_width(caps, d);
-    const int64_t ow = d->out[1];
+    const int64_t ow = d->w.out[1];
     int widen = widest(caps, d);
     if (d->esize == 4 && wide_blocks(caps, d) && windows_share_rows(d) && ow <= 2 * vw && beyond_cache_reach(caps, d))
         widen = 2;
@@ -169,9 +140,9 @@ static int fast_widen(const clpool__device_caps *caps, const clpool__maxpool_des
 /* Stride 2 under an odd left pad (-DODD_START): row loads aligned, tap 0 from
  * a broadcast; float32 and the 16-bit floats without Indices on CPU SIMD,
  * the types and variant where it pays. */
-static int odd_start_loads(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int odd_start_loads(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    return caps->cpu_simd && d->stride[1] == 2 && d->pad[1] % 2 != 0 && (d->esize == 4 || d->esize == 2) &&
+    return caps->cpu_simd && d->w.strides[1] == 2 && d->w.pad_begin[1] % 2 != 0 && (d->esize == 4 || d->esize == 2) &&
            !d->indices;
 }
 
@@ -180,17 +151,17 @@ static int odd_start_loads(const clpool__device_caps *caps, const clpool__maxpoo
  * windows one row high, which carry nothing) whose rows hold at least 3
  * blocks (2 where windows share no rows), so the input streams front to back;
  * `bound` gets the kernel's bound on them (-DSWEEP_BLOCKS), 0 where it returns 0. */
-static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int block, int *bound)
+static int sweep_blocks(const clpool__device_caps *caps, const clpool__pool_desc *d, int block, int *bound)
 {
     *bound = 0;
     if (!caps->cpu_simd) return 0;
-    const int64_t row_blocks = ceil_div(d->out[1], block);
-    const int one_row = d->kernel[0] == 1;
+    const int64_t row_blocks = ceil_div(d->w.out[1], block);
+    const int one_row = d->w.kernel_shape[0] == 1;
     if (row_blocks < (windows_share_rows(d) ? 3 : 2) || (!one_row && !beyond_cache_reach(caps, d))) return 0;
     /* per block, kh - min(sh, kh) input rows (one slot at least) of a vector, 4x with Indices; 1- and
      * 2-byte types at row stride 2 carry a row's loads instead (COLUMNS_FIRST, ROW_LOADS) */
-    const int64_t kh = d->kernel[0], sh = d->stride[0], kw = d->kernel[1];
-    const int columns_first = d->esize <= 2 && !d->indices && d->stride[1] == 2 && kh - sh <= 1;
+    const int64_t kh = d->w.kernel_shape[0], sh = d->w.strides[0], kw = d->w.kernel_shape[1];
+    const int columns_first = d->esize <= 2 && !d->indices && d->w.strides[1] == 2 && kh - sh <= 1;
     const int odd = odd_start_loads(caps, d);
     const int64_t carry_vectors = columns_first ? 2 + (kw - odd > 2) + odd : kh > sh ? kh - sh : 1;
     const int64_t carry_bytes = carry_vectors * block * d->esize * (d->indices ? 4 : 1);
@@ -205,19 +176,19 @@ static int sweep_blocks(const clpool__device_caps *caps, const clpool__maxpool_d
 /* The 2-D kernels serve windows up to 13x13, strides up to
  * vector_stride_max(), no dilation, int lane math; Indices need their
  * offsets within an int (float32) or a window's taps within a byte (int8). */
-static int use_2d_kernels(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int use_2d_kernels(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    const int64_t H = d->in[0], W = d->in[1];
-    if (d->ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0;
+    const int64_t H = d->w.in[0], W = d->w.in[1];
+    if (d->w.ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0;
     const int64_t max_stride = vector_stride_max(vector_width(caps, d));
     for (int i = 0; i < 2; ++i)
-        if (d->kernel[i] > MAX_2D_WINDOW || d->stride[i] > max_stride || d->dilation[i] != 1) return 0;
+        if (d->w.kernel_shape[i] > MAX_2D_WINDOW || d->w.strides[i] > max_stride || d->w.dilations[i] != 1) return 0;
     if (d->indices && d->esize == 4) {
         const int64_t row_step = d->storage_order ? 1 : W, col_step = d->storage_order ? H : 1;
-        const int64_t cols = d->kernel[1] - 1 + d->stride[1] * 15; /* a window's and 16 lanes' reach */
-        if ((d->kernel[0] - 1) * row_step + cols * col_step > INT32_MAX) return 0;
+        const int64_t cols = d->w.kernel_shape[1] - 1 + d->w.strides[1] * 15; /* a window's and 16 lanes' reach */
+        if ((d->w.kernel_shape[0] - 1) * row_step + cols * col_step > INT32_MAX) return 0;
     }
-    return !(d->indices && d->esize == 1 && d->kernel[0] * d->kernel[1] > ARGMAX_BYTE_TAPS);
+    return !(d->indices && d->esize == 1 && d->w.kernel_shape[0] * d->w.kernel_shape[1] > ARGMAX_BYTE_TAPS);
 }
 
 /* The plane path's geometry: `gap` lowest values between rows (the windows'
@@ -229,15 +200,15 @@ typedef struct plane_geometry {
 /* Whether stride-1 windows without Indices take the plane path (512-bit CPU
  * SIMD, large windows) and its geometry: the band must hold 2(kh - 1) output
  * rows or the whole plane, so re-read rows stay few. */
-static int plane_path(const clpool__device_caps *caps, const clpool__maxpool_desc *d, plane_geometry *pg)
+static int plane_path(const clpool__device_caps *caps, const clpool__pool_desc *d, plane_geometry *pg)
 {
-    if (d->indices || !caps->cpu_simd || caps->vector_bytes < WIDE_SIMD_BYTES || d->stride[0] != 1 ||
-        d->stride[1] != 1)
+    if (d->indices || !caps->cpu_simd || caps->vector_bytes < WIDE_SIMD_BYTES || d->w.strides[0] != 1 ||
+        d->w.strides[1] != 1)
         return 0;
-    const int64_t kh = d->kernel[0], kw = d->kernel[1];
+    const int64_t kh = d->w.kernel_shape[0], kw = d->w.kernel_shape[1];
     const int64_t k = kh > kw ? kh : kw;
     if (k < PLANE_MIN_TAPS && (k < PLANE_MIN_TAPS_NARROW || d->esize >= 4)) return 0;
-    const int64_t W = d->in[1], OH = d->out[0], OW = d->out[1], pad_w = d->pad[1];
+    const int64_t W = d->w.in[1], OH = d->w.out[0], OW = d->w.out[1], pad_w = d->w.pad_begin[1];
     const int64_t right = OW - 1 - pad_w + kw - 1 - (W - 1);
     pg->gap = pad_w > right ? pad_w : right;
     if (pg->gap < 0) pg->gap = 0;
@@ -256,16 +227,16 @@ static int plane_path(const clpool__device_caps *caps, const clpool__maxpool_des
  * bytes at stride 1 without Indices on 512-bit CPU SIMD, output rows as wide
  * as the input's, where column blocks would idle over a quarter of their
  * lanes or the plane path would take the call. */
-static int flat_path(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int64_t *band)
+static int flat_path(const clpool__device_caps *caps, const clpool__pool_desc *d, int64_t *band)
 {
-    if (d->esize > 4 || d->indices || !caps->cpu_simd || caps->vector_bytes < WIDE_SIMD_BYTES || d->stride[0] != 1 ||
-        d->stride[1] != 1)
+    if (d->esize > 4 || d->indices || !caps->cpu_simd || caps->vector_bytes < WIDE_SIMD_BYTES || d->w.strides[0] != 1 ||
+        d->w.strides[1] != 1)
         return 0;
-    const int64_t W = d->in[1], OH = d->out[0], kh = d->kernel[0];
+    const int64_t W = d->w.in[1], OH = d->w.out[0], kh = d->w.kernel_shape[0];
     if (d->esize == 1 && W > FLAT_BYTE_MAX_W) return 0;
     const int64_t lanes = vector_width(caps, d) * widest(caps, d), block_lanes = ceil_div(W, lanes) * lanes;
     plane_geometry pg;
-    if (d->out[1] != W || (4 * W >= 3 * block_lanes && !plane_path(caps, d, &pg))) return 0;
+    if (d->w.out[1] != W || (4 * W >= 3 * block_lanes && !plane_path(caps, d, &pg))) return 0;
     /* the band's rows, then the vector the last one's loads may run past and the fill after it */
     const int64_t b = (FLAT_BYTES / d->esize - 2 * lanes) / W - (kh - 1);
     const int64_t need = OH < 2 * (kh - 1) ? OH : 2 * (kh - 1);
@@ -276,53 +247,62 @@ static int flat_path(const clpool__device_caps *caps, const clpool__maxpool_desc
 
 /* The window kernel: rows of few outputs under wide windows, where the row
  * kernel's lanes would mostly idle (CPU SIMD). */
-static int use_window_kernel(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int use_window_kernel(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    const int64_t kw = d->kernel[d->ns - 1];
-    return caps->cpu_simd && kw >= WINDOW_MIN_TAPS && kw >= 2 * d->out[d->ns - 1];
+    const int64_t kw = d->w.kernel_shape[d->w.ns - 1];
+    return caps->cpu_simd && kw >= WINDOW_MIN_TAPS && kw >= 2 * d->w.out[d->w.ns - 1];
 }
 
 /* The one-pass 3-D kernel: float32 on 16-lane CPU SIMD, row-major Indices
  * or none, no dilation, windows and strides its loops unroll, planes whose
  * offsets fit an int. */
-static int fused_3d(const clpool__device_caps *caps, const clpool__maxpool_desc *d)
+static int fused_3d(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    if (d->ns != 3 || (d->indices && d->storage_order != 0) || d->dtype != CLPOOL_FLOAT32 ||
-        vector_width(caps, d) != LANES_SIMD || d->stride[1] > FUSED_3D_MAX_SH || d->stride[2] > FUSED_3D_MAX_SW ||
-        d->in[0] * d->in[1] * d->in[2] > INT32_MAX / 2)
+    if (d->w.ns != 3 || (d->indices && d->storage_order != 0) || d->dtype != CLPOOL_FLOAT32 ||
+        vector_width(caps, d) != LANES_SIMD || d->w.strides[1] > FUSED_3D_MAX_SH || d->w.strides[2] > FUSED_3D_MAX_SW ||
+        d->w.in[0] * d->w.in[1] * d->w.in[2] > INT32_MAX / 2)
         return 0;
     for (int32_t i = 0; i < 3; ++i)
-        if (d->kernel[i] > FUSED_3D_MAX_TAPS || d->dilation[i] != 1) return 0;
+        if (d->w.kernel_shape[i] > FUSED_3D_MAX_TAPS || d->w.dilations[i] != 1) return 0;
     return 1;
 }
 
 /* Whether every window is its whole plane (one output per plane, the taps
  * inside the input covering every element): GlobalMaxPool's result. */
-static int windows_are_whole_planes(const clpool__maxpool_desc *d)
+static int windows_are_whole_planes(const clpool__pool_desc *d)
 {
-    for (int32_t i = 0; i < d->ns; ++i) {
-        const int64_t n = d->in[i];
+    for (int32_t i = 0; i < d->w.ns; ++i) {
+        const int64_t n = d->w.in[i];
         /* a dim of 1: validation left the window a tap, element 0 */
-        if (d->out[i] != 1 || (n > 1 && (d->dilation[i] != 1 || d->kernel[i] - 1 - d->pad[i] < n - 1))) return 0;
+        if (d->w.out[i] != 1 || (n > 1 && (d->w.dilations[i] != 1 || d->w.kernel_shape[i] - 1 - d->w.pad_begin[i] < n - 1))) return 0;
     }
     return 1;
 }
 
-/* Whether whole-plane windows with Indices take global_max_pool_indices:
- * CPUs, float32/float64, see GLOBAL_INDICES_*. */
-static int global_max_indices_ok(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int64_t planes,
-                                 int64_t plane_size)
+/* The whole-plane windows of a MaxPool call as a GlobalMaxPool call (0: not whole planes, or a dtype the
+ * global pools do not take). */
+static int as_global(const clpool__pool_desc *d, clpool__global_desc *g)
 {
-    return caps->cpu && plane_size >= GLOBAL_INDICES_MIN_PLANE &&
-           (d->dtype == CLPOOL_FLOAT32 || d->dtype == CLPOOL_FLOAT64) &&
-           planes / 16 >= GLOBAL_INDICES_GROUPS_PER_CU * (int64_t)caps->compute_units &&
-           (d->storage_order == 0 || d->ns <= 3);
+    if (!windows_are_whole_planes(d) || !clpool__global_pool_dtype_ok(d->dtype)) return 0;
+    memset(g, 0, sizeof *g);
+    g->op = CLPOOL__OP_GLOBAL_MAX_POOL;
+    g->dtype = d->dtype;
+    g->esize = d->esize;
+    g->planes = out_elements(d);
+    g->plane_size = in_elements(d) / g->planes;
+    g->indices = d->indices;
+    g->col_major = d->storage_order != 0;
+    for (int32_t i = 0; i < 3; ++i) g->dims[i] = i < d->w.ns ? d->w.in[i] : 1;
+    g->in_off = d->in_off;
+    g->out_off = d->out_off;
+    g->idx_off = d->idx_off;
+    return 1;
 }
 
 /* ------------------------------------------------------------ launches */
 
 /* Options every MaxPool program has: the dtype and the Indices variant. */
-static void common_options(const clpool__maxpool_desc *d, clpool__options *o)
+static void common_options(const clpool__pool_desc *d, clpool__options *o)
 {
     clpool__options_start(o, d->dtype);
     clpool__options_define(o, "WITH_INDICES", d->indices);
@@ -330,35 +310,25 @@ static void common_options(const clpool__maxpool_desc *d, clpool__options *o)
     if (d->index_map) clpool__options_define(o, "INDEX_MAP", 1);
 }
 
-/* The buffer arguments: input, output, then Indices and the index map where used. */
-static void set_buffers(const clpool__maxpool_desc *d, clpool__mp_launch *l)
+/* A launch of `path` with the common options and the buffer arguments: input, output, then Indices and the
+ * index map where used (the argument block follows). */
+static void start_launch(clpool__path path, const char *kernel, const clpool__pool_desc *d, clpool__launch *l)
 {
-    int n = 0;
-    memset(l->buffers, 0, sizeof l->buffers);
-    l->buffers[n++] = d->input;
-    l->buffers[n++] = d->output;
-    if (d->indices) l->buffers[n++] = d->index_buf;
-    if (d->index_map) l->buffers[n++] = d->map_buf;
-}
-
-static void start_launch(clpool__mp_path path, const char *const *parts, const char *kernel,
-                         const clpool__maxpool_desc *d, clpool__mp_launch *l)
-{
-    memset(l, 0, sizeof *l);
-    l->path = path;
-    l->parts = parts;
-    l->kernel = kernel;
+    clpool__launch_start(l, path, kernel);
     common_options(d, &l->options);
-    set_buffers(d, l);
+    clpool__launch_buffer(l, d->input);
+    clpool__launch_buffer(l, d->output);
+    if (d->indices) clpool__launch_buffer(l, d->index_buf);
+    if (d->index_map) clpool__launch_buffer(l, d->map_buf);
 }
 
 /* The 2-D kernels' options after the common ones: window, strides, lanes. */
-static void options_2d(const clpool__device_caps *caps, const clpool__maxpool_desc *d, int widen, clpool__options *o)
+static void options_2d(const clpool__device_caps *caps, const clpool__pool_desc *d, int widen, clpool__options *o)
 {
-    clpool__options_define(o, "KH", d->kernel[0]);
-    clpool__options_define(o, "KW", d->kernel[1]);
-    clpool__options_define(o, "SH", d->stride[0]);
-    clpool__options_define(o, "SW", d->stride[1]);
+    clpool__options_define(o, "KH", d->w.kernel_shape[0]);
+    clpool__options_define(o, "KW", d->w.kernel_shape[1]);
+    clpool__options_define(o, "SH", d->w.strides[0]);
+    clpool__options_define(o, "SW", d->w.strides[1]);
     clpool__options_define(o, "VW", vector_width(caps, d));
     clpool__options_define(o, "WIDEN", widen);
     clpool__options_define(o, "EXACT_ROWS", exact_rows(caps, d));
@@ -368,38 +338,33 @@ static void options_2d(const clpool__device_caps *caps, const clpool__maxpool_de
 
 /* The 2-D kernels' sizes: `rows` output rows per work-item, `gap` fill
  * between the plane kernel's array rows. */
-static void sizes_2d(const clpool__maxpool_desc *d, int64_t rows, int64_t gap, clpool__mp_launch *l)
+static void sizes_2d(const clpool__pool_desc *d, int64_t rows, int64_t gap, clpool__launch *l)
 {
-    l->arg_kind = CLPOOL__MP_ARGS_2D;
-    l->sizes2d = (clpool__maxpool2d_sizes){
-        .H = d->in[0], .W = d->in[1], .OH = d->out[0], .OW = d->out[1],
-        .pad_h = d->pad[0], .pad_w = d->pad[1],
+    clpool__launch_block(l, sizeof l->block.sizes2d);
+    l->block.sizes2d = (clpool__maxpool2d_sizes){
+        .H = d->w.in[0], .W = d->w.in[1], .OH = d->w.out[0], .OW = d->w.out[1],
+        .pad_h = d->w.pad_begin[0], .pad_w = d->w.pad_begin[1],
         .in_offset = d->in_off, .out_offset = d->out_off, .idx_offset = d->idx_off,
-        .in_limit = d->in_limit, .planes = d->planes, .rows = rows, .gap = gap,
+        .in_limit = d->in_limit, .planes = d->w.planes, .rows = rows, .gap = gap,
     };
 }
 
 /* A work-item per (plane, band of `band` output rows). */
-static void plane_items(const clpool__maxpool_desc *d, int64_t band, clpool__mp_launch *l)
+static void plane_items(const clpool__pool_desc *d, int64_t band, clpool__launch *l)
 {
     l->dims = 2;
-    l->items[0] = (uint64_t)d->planes;
-    l->items[1] = (uint64_t)ceil_div(d->out[0], band);
+    l->items[0] = (uint64_t)d->w.planes;
+    l->items[1] = (uint64_t)ceil_div(d->w.out[0], band);
     l->cpu_local = 1;
 }
 
-static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+static void plan_2d(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
     plane_geometry pg;
     int64_t band;
     if (flat_path(caps, d, &band)) {
         /* a kernel per left pad, 0 to kw - 1 where OW == W (maxpool2d_flat.cl) */
-        static const char *const flat_kernels[MAX_2D_WINDOW] = {
-            "maxpool2d_flat_p0", "maxpool2d_flat_p1", "maxpool2d_flat_p2", "maxpool2d_flat_p3",
-            "maxpool2d_flat_p4", "maxpool2d_flat_p5", "maxpool2d_flat_p6", "maxpool2d_flat_p7",
-            "maxpool2d_flat_p8", "maxpool2d_flat_p9", "maxpool2d_flat_p10", "maxpool2d_flat_p11",
-            "maxpool2d_flat_p12"};
-        start_launch(CLPOOL__MP_FLAT, flat_parts, flat_kernels[d->pad[1]], d, l);
+        start_launch(CLPOOL__PATH_MAXPOOL_FLAT, clpool__families[CLPOOL__PATH_MAXPOOL_FLAT].kernels[d->w.pad_begin[1]], d, l);
         options_2d(caps, d, widest(caps, d), &l->options);
         clpool__options_define(&l->options, "FLAT_ELEMS", FLAT_BYTES / d->esize);
         sizes_2d(d, band, 0, l);
@@ -407,7 +372,7 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
         return;
     }
     if (plane_path(caps, d, &pg)) {
-        start_launch(CLPOOL__MP_PLANE, plane_parts, "maxpool2d_plane", d, l);
+        start_launch(CLPOOL__PATH_MAXPOOL_PLANE, "maxpool2d_plane", d, l);
         options_2d(caps, d, widest(caps, d), &l->options);
         clpool__options_define(&l->options, "PLANE_ELEMS", pg.elems);
         sizes_2d(d, pg.band, pg.gap, l);
@@ -419,45 +384,46 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__maxpool_desc 
     int sweep_bound;
     const int sweep = sweep_blocks(caps, d, block, &sweep_bound);
     const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
-    const int64_t col_items = ceil_div(d->out[1], item_cols);
+    const int64_t col_items = ceil_div(d->w.out[1], item_cols);
     const int rows = stream_rows(caps, d, col_items);
     /* the fast path's whole output vectors around the cache (STORE_WHOLE) */
     const uint64_t moved = ((uint64_t)in_elements(d) + (uint64_t)out_elements(d)) * (uint64_t)d->esize;
     const int stream = !d->indices && clpool__stream_stores_for(caps->cpu, caps->cache_bytes, moved);
-    start_launch(CLPOOL__MP_2D, parts_2d, "maxpool2d", d, l);
+    start_launch(CLPOOL__PATH_MAXPOOL_2D, "maxpool2d", d, l);
     options_2d(caps, d, widen, &l->options);
     clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep_bound); /* 0 when not sweeping */
     clpool__options_define(&l->options, "ODD_START", odd_start_loads(caps, d));
     clpool__options_define(&l->options, "STREAM_STORES", stream);
     sizes_2d(d, rows, 0, l);
-    l->sizes2d.sweep = sweep;
+    l->block.sizes2d.sweep = sweep;
     l->dims = 3;
     l->items[0] = (uint64_t)col_items;
-    l->items[1] = (uint64_t)ceil_div(d->out[0], rows);
-    l->items[2] = (uint64_t)d->planes;
+    l->items[1] = (uint64_t)ceil_div(d->w.out[0], rows);
+    l->items[2] = (uint64_t)d->w.planes;
     l->cpu_local = 1;
 }
 
-/* The per-dim arrays and the plane size that both geometry structs share (a macro: two struct types). */
-#define FILL_DIMS(d, g)                                                                                             \
-    do {                                                                                                            \
-        (g)->in_plane = 1;                                                                                          \
-        for (int32_t i_ = 0; i_ < (d)->ns; ++i_) {                                                                  \
-            (g)->in_dims[i_] = (d)->in[i_];                                                                         \
-            (g)->out_dims[i_] = (d)->out[i_];                                                                       \
-            (g)->ksize[i_] = (d)->kernel[i_];                                                                       \
-            (g)->stride[i_] = (d)->stride[i_];                                                                      \
-            (g)->pad_begin[i_] = (d)->pad[i_];                                                                      \
-            (g)->dilation[i_] = (d)->dilation[i_];                                                                  \
-            (g)->in_plane *= (d)->in[i_];                                                                           \
-        }                                                                                                           \
-    } while (0)
-
-/* The general kernels' geometry (all but `items`). */
-static void fill_geometry(const clpool__maxpool_desc *d, clpool__maxpool_geom *g)
+/* The windows as the window kernels read them (args.h). */
+static void window_geom(const clpool__pool_desc *d, clpool__window_geom *g)
 {
     memset(g, 0, sizeof *g);
-    FILL_DIMS(d, g);
+    g->in_plane = 1;
+    for (int32_t i = 0; i < d->w.ns; ++i) {
+        g->in_dims[i] = d->w.in[i];
+        g->out_dims[i] = d->w.out[i];
+        g->kernel_shape[i] = d->w.kernel_shape[i];
+        g->strides[i] = d->w.strides[i];
+        g->pad_begin[i] = d->w.pad_begin[i];
+        g->dilations[i] = d->w.dilations[i];
+        g->in_plane *= d->w.in[i];
+    }
+}
+
+/* The general kernels' geometry (all but `items`). */
+static void fill_geometry(const clpool__pool_desc *d, clpool__maxpool_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    window_geom(d, &g->w);
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;
     g->idx_offset = d->idx_off;
@@ -466,46 +432,45 @@ static void fill_geometry(const clpool__maxpool_desc *d, clpool__maxpool_geom *g
 
 /* The general kernel: NB blocks of VW outputs along the last dim per
  * work-item, its stride compiled in where the taps load as vectors. */
-static void plan_nd(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+static void plan_nd(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
     const int vw = vector_width(caps, d);
-    const int64_t ow = d->out[d->ns - 1], sw = d->stride[d->ns - 1];
+    const int64_t ow = d->w.out[d->w.ns - 1], sw = d->w.strides[d->w.ns - 1];
     const int64_t blocks = ceil_div(ow, vw);
     const int64_t nb = caps->cpu_simd ? (blocks < ND_BLOCKS_SIMD ? blocks : ND_BLOCKS_SIMD) : 1;
     /* a kernel per block count, all in one program on CPU SIMD (maxpool_nd.cl) */
-    static const char *const kernels[ND_BLOCKS_SIMD] = {"maxpool", "maxpool_nb2", "maxpool_nb3", "maxpool_nb4"};
-    start_launch(CLPOOL__MP_ND, nd_parts, kernels[nb - 1], d, l);
-    clpool__options_define(&l->options, "NS", d->ns);
+    start_launch(CLPOOL__PATH_MAXPOOL_ND, clpool__families[CLPOOL__PATH_MAXPOOL_ND].kernels[nb - 1], d, l);
+    clpool__options_define(&l->options, "NS", d->w.ns);
     clpool__options_define(&l->options, "VW", vw);
     if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
     clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
-    l->arg_kind = CLPOOL__MP_ARGS_GEOM;
-    fill_geometry(d, &l->geom);
-    l->geom.items = out_elements(d) / ow * ceil_div(blocks, nb);
+    clpool__launch_block(l, sizeof l->block.geom);
+    fill_geometry(d, &l->block.geom);
+    l->block.geom.items = out_elements(d) / ow * ceil_div(blocks, nb);
     l->dims = 1;
-    l->items[0] = (uint64_t)l->geom.items;
+    l->items[0] = (uint64_t)l->block.geom.items;
     l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }
 
 /* The window kernel: one output per work-item, its lanes along the window's row. */
-static void plan_window(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+static void plan_window(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
-    start_launch(CLPOOL__MP_WINDOW, nd_parts, "maxpool_window", d, l);
-    l->arg_kind = CLPOOL__MP_ARGS_GEOM;
-    fill_geometry(d, &l->geom);
-    l->geom.items = out_elements(d);
-    clpool__options_define(&l->options, "NS", d->ns);
+    start_launch(CLPOOL__PATH_MAXPOOL_WINDOW, "maxpool_window", d, l);
+    clpool__launch_block(l, sizeof l->block.geom);
+    fill_geometry(d, &l->block.geom);
+    l->block.geom.items = out_elements(d);
+    clpool__options_define(&l->options, "NS", d->w.ns);
     clpool__options_define(&l->options, "VW", vector_width(caps, d));
     clpool__options_define(&l->options, "SW", 0);
-    clpool__options_define(&l->options, "WINDOW_INT_AT", l->geom.in_plane <= INT32_MAX);
+    clpool__options_define(&l->options, "WINDOW_INT_AT", l->block.geom.w.in_plane <= INT32_MAX);
     l->dims = 1;
-    l->items[0] = (uint64_t)l->geom.items;
+    l->items[0] = (uint64_t)l->block.geom.items;
     l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }
 
 /* One launch for a call of 2 spatial dims (or a view as one) by the 2-D
  * kernels where they serve it, else (any rank) by a general kernel. */
-static void plan_one(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+static void plan_one(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
     if (use_window_kernel(caps, d))
         plan_window(caps, d, l);
@@ -518,24 +483,24 @@ static void plan_one(const clpool__device_caps *caps, const clpool__maxpool_desc
 /* The one-pass 3-D kernel: a work-item per plane through every output depth
  * slice, or per band of its output rows where planes alone leave fewer than
  * ITEMS_PER_CU work-items per compute unit. */
-static void plan_3d(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__mp_launch *l)
+static void plan_3d(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
-    const int64_t planes = d->planes, OH = d->out[1];
+    const int64_t planes = d->w.planes, OH = d->w.out[1];
     const int64_t want = ITEMS_PER_CU * (int64_t)caps->compute_units;
     int64_t bands = planes >= want ? 1 : ceil_div(want, planes);
     if (bands > OH) bands = OH;
     const int64_t band_rows = ceil_div(OH, bands);
     bands = ceil_div(OH, band_rows);
-    start_launch(CLPOOL__MP_3D, parts_3d, "maxpool3d", d, l);
-    clpool__options_define(&l->options, "KD", d->kernel[0]);
-    clpool__options_define(&l->options, "KH", d->kernel[1]);
-    clpool__options_define(&l->options, "KW", d->kernel[2]);
-    clpool__options_define(&l->options, "SH", d->stride[1]);
-    clpool__options_define(&l->options, "SW", d->stride[2]);
-    l->arg_kind = CLPOOL__MP_ARGS_3D;
-    l->sizes3d = (clpool__maxpool3d_sizes){
-        .D = d->in[0], .H = d->in[1], .W = d->in[2], .OD = d->out[0], .OH = OH, .OW = d->out[2],
-        .stride_d = d->stride[0], .pad_d = d->pad[0], .pad_h = d->pad[1], .pad_w = d->pad[2],
+    start_launch(CLPOOL__PATH_MAXPOOL_3D, "maxpool3d", d, l);
+    clpool__options_define(&l->options, "KD", d->w.kernel_shape[0]);
+    clpool__options_define(&l->options, "KH", d->w.kernel_shape[1]);
+    clpool__options_define(&l->options, "KW", d->w.kernel_shape[2]);
+    clpool__options_define(&l->options, "SH", d->w.strides[1]);
+    clpool__options_define(&l->options, "SW", d->w.strides[2]);
+    clpool__launch_block(l, sizeof l->block.sizes3d);
+    l->block.sizes3d = (clpool__maxpool3d_sizes){
+        .D = d->w.in[0], .H = d->w.in[1], .W = d->w.in[2], .OD = d->w.out[0], .OH = OH, .OW = d->w.out[2],
+        .stride_d = d->w.strides[0], .pad_d = d->w.pad_begin[0], .pad_h = d->w.pad_begin[1], .pad_w = d->w.pad_begin[2],
         .in_offset = d->in_off, .out_offset = d->out_off, .idx_offset = d->idx_off, .in_limit = d->in_limit,
         .planes = planes, .band_rows = band_rows, .bands = bands,
     };
@@ -548,21 +513,21 @@ static void plan_3d(const clpool__device_caps *caps, const clpool__maxpool_desc 
 
 /* A view of d: `planes` planes of h x w pooled by the windows of d's spatial
  * dims `dims` (two indices; -1: a window of 1, the dim passes through). */
-static void view_2d(const clpool__maxpool_desc *d, int64_t planes, int64_t h, int64_t w, const int32_t dims[2],
-                    clpool__maxpool_desc *view)
+static void view_2d(const clpool__pool_desc *d, int64_t planes, int64_t h, int64_t w, const int32_t dims[2],
+                    clpool__pool_desc *view)
 {
     *view = *d;
-    view->ns = 2;
-    view->planes = planes;
-    view->in[0] = h;
-    view->in[1] = w;
+    view->w.ns = 2;
+    view->w.planes = planes;
+    view->w.in[0] = h;
+    view->w.in[1] = w;
     for (int32_t i = 0; i < 2; ++i) {
         const int32_t s = dims[i];
-        view->kernel[i] = s >= 0 ? d->kernel[s] : 1;
-        view->stride[i] = s >= 0 ? d->stride[s] : 1;
-        view->dilation[i] = s >= 0 ? d->dilation[s] : 1;
-        view->pad[i] = s >= 0 ? d->pad[s] : 0;
-        view->out[i] = s >= 0 ? d->out[s] : view->in[i];
+        view->w.kernel_shape[i] = s >= 0 ? d->w.kernel_shape[s] : 1;
+        view->w.strides[i] = s >= 0 ? d->w.strides[s] : 1;
+        view->w.dilations[i] = s >= 0 ? d->w.dilations[s] : 1;
+        view->w.pad_begin[i] = s >= 0 ? d->w.pad_begin[s] : 0;
+        view->w.out[i] = s >= 0 ? d->w.out[s] : view->w.in[i];
     }
 }
 
@@ -570,19 +535,19 @@ static void view_2d(const clpool__maxpool_desc *d, int64_t planes, int64_t h, in
  * as rows of height 1, and N-D pooling whose leading dims have windows of 1
  * (kernel 1, out == in) folded into the planes. The flat offsets, and so
  * the Indices, stay; column-major Indices over 3+ dims do not: no view. */
-static int view_as_2d(const clpool__maxpool_desc *d, clpool__maxpool_desc *view)
+static int view_as_2d(const clpool__pool_desc *d, clpool__pool_desc *view)
 {
-    const int32_t ns = d->ns;
+    const int32_t ns = d->w.ns;
     if (ns == 2 || (ns > 2 && d->indices && d->storage_order == 1)) return 0;
-    int64_t planes = d->planes;
+    int64_t planes = d->w.planes;
     for (int32_t i = 0; i < ns - 2; ++i) {
-        if (d->kernel[i] != 1 || d->out[i] != d->in[i]) return 0;
-        planes *= d->in[i];
+        if (d->w.kernel_shape[i] != 1 || d->w.out[i] != d->w.in[i]) return 0;
+        planes *= d->w.in[i];
     }
     if (ns == 1)
-        view_2d(d, planes, 1, d->in[0], (const int32_t[]){-1, 0}, view);
+        view_2d(d, planes, 1, d->w.in[0], (const int32_t[]){-1, 0}, view);
     else
-        view_2d(d, planes, d->in[ns - 2], d->in[ns - 1], (const int32_t[]){ns - 2, ns - 1}, view);
+        view_2d(d, planes, d->w.in[ns - 2], d->w.in[ns - 1], (const int32_t[]){ns - 2, ns - 1}, view);
     return 1;
 }
 
@@ -594,64 +559,56 @@ static int view_as_2d(const clpool__maxpool_desc *d, clpool__maxpool_desc *view)
  * second maps its own through them (-DINDEX_MAP, the 2-D kernel only: where
  * the second pass would not take it, nor does the call). Returns 0 then.
  */
-static int plan_two_passes(const clpool__device_caps *caps, const clpool__maxpool_desc *d, clpool__maxpool_plan *plan)
+static int plan_two_passes(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__plan *plan)
 {
-    const int64_t planes = d->planes, D = d->in[0];
-    const int64_t across_out = planes * D * d->out[1] * d->out[2];
-    clpool__maxpool_desc across, down;
-    view_2d(d, planes * D, d->in[1], d->in[2], (const int32_t[]){1, 2}, &across);
-    view_2d(d, planes, D, d->out[1] * d->out[2], (const int32_t[]){0, -1}, &down);
+    const int64_t planes = d->w.planes, D = d->w.in[0];
+    const int64_t across_out = planes * D * d->w.out[1] * d->w.out[2];
+    clpool__pool_desc across, down;
+    view_2d(d, planes * D, d->w.in[1], d->w.in[2], (const int32_t[]){1, 2}, &across);
+    view_2d(d, planes, D, d->w.out[1] * d->w.out[2], (const int32_t[]){0, -1}, &down);
     if (d->indices && (d->storage_order != 0 || !use_2d_kernels(caps, &down))) return 0;
     /* scratch: [the first pass's Indices, if any][its values][the map loads' overrun] */
     const int64_t index_bytes = d->indices ? across_out * 8 : 0;
     const int64_t tail = d->indices ? INDEX_MAP_TAIL * 8 : 0;
     plan->scratch_bytes = (size_t)(index_bytes + across_out * d->esize + tail);
-    across.output = CLPOOL__MP_SCRATCH;
+    plan->scratch_purpose = "3-D pooling's first pass";
+    across.output = CLPOOL__ROLE_SCRATCH;
     across.out_off = index_bytes / d->esize;
-    across.index_buf = d->indices ? CLPOOL__MP_SCRATCH : CLPOOL__MP_NONE;
+    across.index_buf = d->indices ? CLPOOL__ROLE_SCRATCH : CLPOOL__ROLE_NONE;
     across.idx_off = 0;
-    down.input = CLPOOL__MP_SCRATCH;
+    down.input = CLPOOL__ROLE_SCRATCH;
     down.in_off = across.out_off;
     down.in_limit = across.out_off + across_out;
     down.index_map = d->indices;
-    down.map_buf = CLPOOL__MP_SCRATCH;
+    down.map_buf = CLPOOL__ROLE_SCRATCH;
     plan_one(caps, &across, &plan->launch[0]);
     plan_one(caps, &down, &plan->launch[1]);
     /* without scratch memory, the general kernel (it needs none) */
     plan_one(caps, d, &plan->fallback);
+    plan->has_fallback = 1;
     plan->launches = 2;
     return 1;
 }
 
-void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__maxpool_desc *d,
-                               clpool__maxpool_plan *plan)
+void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *d,
+                               clpool__plan *plan)
 {
-    memset(plan, 0, sizeof *plan);
-    const int64_t n_out = out_elements(d);
-    /* Windows over whole planes: GlobalMaxPool's kernels, which split long
+    /* Windows over whole planes: GlobalMaxPool's plans, which split long
      * planes across work-items; with Indices where global_max_pool_indices serves. */
-    if (windows_are_whole_planes(d)) {
-        plan->planes = n_out;
-        plan->plane_size = in_elements(d) / n_out;
-        plan->col_major = d->storage_order != 0;
-        for (int32_t i = 0; i < 3; ++i) plan->dims[i] = i < d->ns ? d->in[i] : 1;
-        if (!d->indices && clpool__global_pool_dtype_ok(d->dtype)) {
-            plan->path = CLPOOL__MP_GLOBAL_MAX;
-            return;
-        }
-        if (d->indices && global_max_indices_ok(caps, d, plan->planes, plan->plane_size)) {
-            plan->path = CLPOOL__MP_GLOBAL_MAX_INDICES;
-            return;
-        }
+    clpool__global_desc global;
+    if (as_global(d, &global) && (!d->indices || clpool__global_indices_ok(caps, &global, d->w.ns))) {
+        clpool__global_plan_call(caps, &global, plan);
+        return;
     }
-    clpool__maxpool_desc view;
+    memset(plan, 0, sizeof *plan);
+    clpool__pool_desc view;
     plan->launches = 1;
     if (view_as_2d(d, &view)) {
         plan_one(caps, &view, &plan->launch[0]);
-    } else if (d->ns == 3 && fused_3d(caps, d)) {
+    } else if (d->w.ns == 3 && fused_3d(caps, d)) {
         plan_3d(caps, d, &plan->launch[0]);
-    } else if (d->ns == 3 && plan_two_passes(caps, d, plan)) {
-        plan->path = CLPOOL__MP_3D_TWO_PASS;
+    } else if (d->w.ns == 3 && plan_two_passes(caps, d, plan)) {
+        plan->path = CLPOOL__PATH_MAXPOOL_3D_TWO_PASS;
         return;
     } else {
         plan_one(caps, d, &plan->launch[0]);
@@ -659,26 +616,31 @@ void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__ma
     plan->path = plan->launch[0].path;
 }
 
-void clpool__maxpool_plan_generic(const clpool__maxpool_desc *d, clpool__maxpool_plan *plan)
+void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *d,
+                                     clpool__plan *plan)
 {
+    clpool__global_desc global;
+    if (!d->indices && as_global(d, &global)) {
+        clpool__global_plan_first_tier(caps, &global, plan);
+        return;
+    }
     memset(plan, 0, sizeof *plan);
-    plan->path = CLPOOL__MP_GENERIC;
+    plan->path = CLPOOL__PATH_MAXPOOL_GENERIC;
     plan->launches = 1;
-    clpool__mp_launch *l = &plan->launch[0];
-    l->path = CLPOOL__MP_GENERIC;
-    l->parts = generic_parts;
-    l->kernel = "maxpool_generic";
+    plan->first_tier = 1;
+    clpool__launch *l = &plan->launch[0];
+    clpool__launch_start(l, CLPOOL__PATH_MAXPOOL_GENERIC, "maxpool_generic");
     clpool__options_start(&l->options, d->dtype); /* everything else is run-time data */
     /* Without Indices the output stands in for them (never written): no NULL buffer argument. */
-    l->buffers[0] = d->input;
-    l->buffers[1] = d->output;
-    l->buffers[2] = d->indices ? d->index_buf : d->output;
-    l->arg_kind = CLPOOL__MP_ARGS_GENERIC;
-    clpool__maxpool_generic_geom *g = &l->generic;
-    g->ns = d->ns;
+    clpool__launch_buffer(l, d->input);
+    clpool__launch_buffer(l, d->output);
+    clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
+    clpool__launch_block(l, sizeof l->block.generic);
+    clpool__maxpool_generic_geom *g = &l->block.generic;
+    g->ns = d->w.ns;
     g->with_indices = d->indices;
     g->col_major = d->storage_order != 0;
-    FILL_DIMS(d, g);
+    window_geom(d, &g->w);
     g->outputs = out_elements(d);
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;

@@ -19,15 +19,20 @@ typedef int64_t clpool__i64;
 #define CLPOOL__ARGS_MAX_RANK 12    /* clpool.h's CLPOOL_MAX_RANK */
 #define CLPOOL__ARGS_MAX_ARITY 4    /* Max's inputs per pass */
 
-/* MaxPool's general kernels (maxpool, maxpool_window): any rank and attributes. */
-typedef struct clpool__maxpool_geom {
+/* A call's windows as every window kernel reads them (the host's clpool__window). */
+typedef struct clpool__window_geom {
     clpool__i64 in_dims[CLPOOL__ARGS_MAX_SPATIAL];
     clpool__i64 out_dims[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 ksize[CLPOOL__ARGS_MAX_SPATIAL]; /* "kernel" is an OpenCL C keyword */
-    clpool__i64 stride[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 pad_begin[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 dilation[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 in_plane;  /* elements of one (n, c) input plane */
+    clpool__i64 kernel_shape[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 strides[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 dilations[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 pad_begin[CLPOOL__ARGS_MAX_SPATIAL]; /* padding before the first element (after auto_pad) */
+    clpool__i64 in_plane;                            /* elements of one (n, c) input plane */
+} clpool__window_geom;
+
+/* MaxPool's N-D kernels (maxpool*, maxpool_window): any rank and attributes. */
+typedef struct clpool__maxpool_geom {
+    clpool__window_geom w;
     clpool__i64 items;     /* work-items that do work: column blocks x output rows */
     clpool__i64 in_offset; /* element offsets into the buffers */
     clpool__i64 out_offset;
@@ -37,17 +42,11 @@ typedef struct clpool__maxpool_geom {
 
 /* MaxPool's first tier (maxpool_generic): every attribute at run time. */
 typedef struct clpool__maxpool_generic_geom {
+    clpool__window_geom w;
     clpool__i64 ns;           /* spatial rank */
     clpool__i64 with_indices; /* 1: write Indices */
     clpool__i64 col_major;    /* storage_order 1 */
-    clpool__i64 in_dims[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 out_dims[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 ksize[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 stride[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 pad_begin[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 dilation[CLPOOL__ARGS_MAX_SPATIAL];
-    clpool__i64 in_plane; /* elements of one (n, c) input plane */
-    clpool__i64 outputs;  /* output elements: one work-item each */
+    clpool__i64 outputs;      /* output elements: one work-item each */
     clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */
 } clpool__maxpool_generic_geom;
 

@@ -7,10 +7,6 @@
  * bit-identical to every other path (same taps, same MAX_BETTER rule).
  */
 
-/* ceil(a / d) for a >= 0, d >= 1, without the overflow of (a + d - 1) / d
- * (dilations and pads may be near 2^63). */
-static inline long generic_ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
-
 __kernel void maxpool_generic(__global const T *in, __global T *out, __global long *indices,
                               const clpool__maxpool_generic_geom g)
 {
@@ -18,18 +14,18 @@ __kernel void maxpool_generic(__global const T *in, __global T *out, __global lo
     const int ns = (int)g.ns;
     /* Private copies, loaded at constant indices outside any branch: rusticl
      * (Mesa 22.3) crashes on run-time indices into a by-value struct argument. */
-    long in_dims[CLPOOL__ARGS_MAX_SPATIAL], out_dims[CLPOOL__ARGS_MAX_SPATIAL], ksize[CLPOOL__ARGS_MAX_SPATIAL],
-        stride[CLPOOL__ARGS_MAX_SPATIAL], pad[CLPOOL__ARGS_MAX_SPATIAL], dilation[CLPOOL__ARGS_MAX_SPATIAL];
+    long in_dims[CLPOOL__ARGS_MAX_SPATIAL], out_dims[CLPOOL__ARGS_MAX_SPATIAL], kernel_shape[CLPOOL__ARGS_MAX_SPATIAL],
+        strides[CLPOOL__ARGS_MAX_SPATIAL], pad_begin[CLPOOL__ARGS_MAX_SPATIAL], dilations[CLPOOL__ARGS_MAX_SPATIAL];
 #pragma unroll
     for (int d = 0; d < CLPOOL__ARGS_MAX_SPATIAL; ++d) {
-        in_dims[d] = g.in_dims[d];
-        out_dims[d] = g.out_dims[d];
-        ksize[d] = g.ksize[d];
-        stride[d] = g.stride[d];
-        pad[d] = g.pad_begin[d];
-        dilation[d] = g.dilation[d];
+        in_dims[d] = g.w.in_dims[d];
+        out_dims[d] = g.w.out_dims[d];
+        kernel_shape[d] = g.w.kernel_shape[d];
+        strides[d] = g.w.strides[d];
+        pad_begin[d] = g.w.pad_begin[d];
+        dilations[d] = g.w.dilations[d];
     }
-    const long in_plane = g.in_plane, in_offset = g.in_offset, out_offset = g.out_offset, idx_offset = g.idx_offset;
+    const long in_plane = g.w.in_plane, in_offset = g.in_offset, out_offset = g.out_offset, idx_offset = g.idx_offset;
     const int with_indices = g.with_indices != 0, col_major = g.col_major != 0;
     if (item >= g.outputs) return;
     /* The output's position: plane (n * C + c), then each spatial dim. */
@@ -39,10 +35,10 @@ __kernel void maxpool_generic(__global const T *in, __global T *out, __global lo
     for (int d = ns - 1; d >= 0; --d) {
         const long o = rem % out_dims[d];
         rem /= out_dims[d];
-        const long s = o * stride[d] - pad[d];
+        const long s = o * strides[d] - pad_begin[d];
         start[d] = s;
-        lo[d] = generic_ceil_div(-s, dilation[d]);                           /* first tap at >= 0 */
-        hi[d] = min(generic_ceil_div(in_dims[d] - s, dilation[d]), ksize[d]); /* first tap at >= in */
+        lo[d] = window_tap_lo(s, dilations[d]);
+        hi[d] = window_tap_hi(s, in_dims[d], dilations[d], kernel_shape[d]);
         j[d] = lo[d];
     }
     const long plane = rem;
@@ -53,7 +49,7 @@ __kernel void maxpool_generic(__global const T *in, __global T *out, __global lo
     long best_at = -1;
     for (;;) {
         long at = 0;
-        for (int d = 0; d < ns; ++d) at = at * in_dims[d] + start[d] + j[d] * dilation[d];
+        for (int d = 0; d < ns; ++d) at = at * in_dims[d] + start[d] + j[d] * dilations[d];
         const CT v = LOAD(src, at);
         if (best_at < 0 || MAX_BETTER(v, best)) {
             best = v;

@@ -60,7 +60,7 @@
 #if VECTOR_TAPS
 #define STRIDE_W SW
 #else
-#define STRIDE_W g.stride[LAST]
+#define STRIDE_W g.w.strides[LAST]
 #endif
 /* float16/bfloat16 compare order keys kept beside the bits; the other types
  * compare the bits themselves. */
@@ -137,10 +137,6 @@ static inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) insid
 #endif
 }
 
-/* ceil(a / d) for a >= 0, d >= 1, without the overflow of (a + d - 1) / d
- * (dilations and pads may be near 2^63). */
-static inline long ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
-
 /* The taps on every dim but the last of output row `out_row` (a position in
  * N, C and those dims): start[d] (tap 0's coordinate), the taps [lo[d],
  * hi[d]) inside the input, j[d] = lo[d]. Returns the row's plane (n * C + c). */
@@ -148,12 +144,12 @@ static inline long outer_taps(const clpool__maxpool_geom *g, long out_row, long 
 {
     long rem = out_row;
     for (int d = LAST - 1; d >= 0; --d) {
-        const long o = rem % g->out_dims[d];
-        rem /= g->out_dims[d];
-        const long s = o * g->stride[d] - g->pad_begin[d], dl = g->dilation[d];
+        const long o = rem % g->w.out_dims[d];
+        rem /= g->w.out_dims[d];
+        const long s = o * g->w.strides[d] - g->w.pad_begin[d], dl = g->w.dilations[d];
         start[d] = s;
-        lo[d] = ceil_div(-s, dl);                                  /* first tap at >= 0 */
-        hi[d] = min(ceil_div(g->in_dims[d] - s, dl), g->ksize[d]); /* first tap at >= in */
+        lo[d] = window_tap_lo(s, dl);
+        hi[d] = window_tap_hi(s, g->w.in_dims[d], dl, g->w.kernel_shape[d]);
         j[d] = lo[d];
     }
     return rem;
@@ -163,7 +159,7 @@ static inline long outer_taps(const clpool__maxpool_geom *g, long out_row, long 
 static inline long tap_row(const clpool__maxpool_geom *g, const long *start, const long *j)
 {
     long row = 0;
-    for (int d = 0; d < LAST; ++d) row = row * g->in_dims[d] + start[d] + j[d] * g->dilation[d];
+    for (int d = 0; d < LAST; ++d) row = row * g->w.in_dims[d] + start[d] + j[d] * g->w.dilations[d];
     return row;
 }
 
@@ -191,10 +187,10 @@ static inline long spatial_index(const clpool__maxpool_geom *g, long at)
 #if STORAGE_ORDER == 1
     long coord[NS];
     for (int d = NS - 1; d >= 0; --d) {
-        coord[d] = at % g->in_dims[d];
-        at /= g->in_dims[d];
+        coord[d] = at % g->w.in_dims[d];
+        at /= g->w.in_dims[d];
     }
-    for (int d = NS - 1; d >= 0; --d) at = at * g->in_dims[d] + coord[d];
+    for (int d = NS - 1; d >= 0; --d) at = at * g->w.in_dims[d] + coord[d];
 #else
     (void)g;
 #endif
@@ -216,33 +212,33 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
 {
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
-    const long OW = g.out_dims[LAST], row_items = (OW + NB * VW - 1) / (NB * VW);
+    const long OW = g.w.out_dims[LAST], row_items = (OW + NB * VW - 1) / (NB * VW);
     const long out_row = gid / row_items, ow0 = (gid - out_row * row_items) * (NB * VW);
 
     long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
     const long nc = outer_taps(&g, out_row, start, lo, hi, j);
-    const long plane_at = g.in_offset + nc * g.in_plane;
+    const long plane_at = g.in_offset + nc * g.w.in_plane;
     __global const T *plane = in + plane_at;
 
     /* Along the last dim: lane l's tap kw is column col0 + lane_at[l] + kw * DW. */
-    const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
-    const long col0 = ow0 * STRIDE_W - g.pad_begin[LAST];
+    const long W = g.w.in_dims[LAST], KW = g.w.kernel_shape[LAST], DW = g.w.dilations[LAST];
+    const long col0 = ow0 * STRIDE_W - g.w.pad_begin[LAST];
     const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
     long lane_at[NB_MAX * VW], first_col[NB_MAX * VW];
     for (int l = 0; l < NB * VW; ++l) {
         lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
         const long c = col0 + lane_at[l];
-        first_col[l] = min(c + ceil_div(-c, DW) * DW, W - 1); /* the lane's first tap inside */
+        first_col[l] = min(c + tap_ceil_div(-c, DW) * DW, W - 1); /* the lane's first tap inside */
     }
     LONGV(VW) lane_cols[NB_MAX];
 #pragma unroll
     for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
     /* Taps [in_lo, in_hi) have every live lane inside the row. */
     const long last_col = col0 + (live - 1) * STRIDE_W;
-    const long in_lo = min(ceil_div(-col0, DW), KW);
-    const long in_hi = max(min(KW, ceil_div(W - last_col, DW)), in_lo);
+    const long in_lo = min(tap_ceil_div(-col0, DW), KW);
+    const long in_hi = max(min(KW, tap_ceil_div(W - last_col, DW)), in_lo);
     /* Taps [any_lo, any_hi) have some live lane inside; the rest are all padding. */
-    const long any_lo = min(ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, ceil_div(W - col0, DW)), in_hi);
+    const long any_lo = min(tap_ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, tap_ceil_div(W - col0, DW)), in_hi);
 
     const long first_row = tap_row(&g, start, j);
     maxpool_best best;
@@ -284,8 +280,8 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
                 } else { /* lanes in the padding: masked out */
                     /* The columns grow with the lane: lanes [first, end) are inside. */
                     const long stride = STRIDE_W;
-                    const int first = (int)min(ceil_div(-c, stride), (long)(NB * VW));
-                    const int end = (int)min(ceil_div(W - c, stride), (long)(NB * VW));
+                    const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
+                    const int end = (int)min(tap_ceil_div(W - c, stride), (long)(NB * VW));
 #pragma unroll
                     for (int b = 0; b < NB; ++b) {
                         const INTV(VW) lane = LANE_IDS + b * VW;
@@ -326,9 +322,9 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
 #if WITH_INDICES && STORAGE_ORDER == 1
         long at[VW];
         VSTOREV(VW, best.at[b], at);
-        for (int l = 0; l < lanes; ++l) indices[g.idx_offset + out_at + l] = nc * g.in_plane + spatial_index(&g, at[l]);
+        for (int l = 0; l < lanes; ++l) indices[g.idx_offset + out_at + l] = nc * g.w.in_plane + spatial_index(&g, at[l]);
 #elif WITH_INDICES
-        STORE_LANES(long, STORE_LONGV, nc * g.in_plane + best.at[b], lanes, indices + g.idx_offset + out_at);
+        STORE_LANES(long, STORE_LONGV, nc * g.w.in_plane + best.at[b], lanes, indices + g.idx_offset + out_at);
 #endif
     }
 }
@@ -382,17 +378,17 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
 {
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
-    const long OW = g.out_dims[LAST], out_row = gid / OW, ow = gid - out_row * OW;
+    const long OW = g.w.out_dims[LAST], out_row = gid / OW, ow = gid - out_row * OW;
     long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
     const long nc = outer_taps(&g, out_row, start, lo, hi, j);
-    const long plane_at = g.in_offset + nc * g.in_plane;
+    const long plane_at = g.in_offset + nc * g.w.in_plane;
     __global const T *plane = in + plane_at;
 
     /* Along the last dim: tap t (0..taps-1) inside the input is column c_first + t * DW. */
-    const long W = g.in_dims[LAST], KW = g.ksize[LAST], DW = g.dilation[LAST];
-    const long s = ow * g.stride[LAST] - g.pad_begin[LAST];
-    const long klo = ceil_div(-s, DW);
-    const long taps = min(ceil_div(W - s, DW), KW) - klo, c_first = s + klo * DW;
+    const long W = g.w.in_dims[LAST], KW = g.w.kernel_shape[LAST], DW = g.w.dilations[LAST];
+    const long s = ow * g.w.strides[LAST] - g.w.pad_begin[LAST];
+    const long klo = tap_ceil_div(-s, DW);
+    const long taps = min(tap_ceil_div(W - s, DW), KW) - klo, c_first = s + klo * DW;
     const INTV(VW) lane = LANE_IDS;
     const WINDOW_ATV lane_cols = WINDOW_CONVERT_AT(min(lane, (int)min(taps - 1, (long)VW - 1))) * (WINDOW_AT)DW; /* in range */
 
@@ -460,6 +456,6 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
     }
     out[g.out_offset + gid] = win;
 #if WITH_INDICES
-    indices[g.idx_offset + gid] = nc * g.in_plane + spatial_index(&g, win_at);
+    indices[g.idx_offset + gid] = nc * g.w.in_plane + spatial_index(&g, win_at);
 #endif
 }

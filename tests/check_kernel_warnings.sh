@@ -19,14 +19,14 @@ cc=$(command -v clang || command -v clang-15 || command -v clang-14 || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Each program as the library builds it: common.h, args.h, then its family's
-# parts in host order (the *_parts lists in host/maxpool.c, global_pool.c, max.c).
+# parts in host order (host/families.c).
 k=$root/kernels
 d2="$k/maxpool_lanes.h $k/maxpool2d_common.h $k/maxpool2d_fast.h $k/maxpool2d_exact.h"
 family() { # name, parts...
   local name=$1; shift
   cat "$k/common.h" "$k/args.h" "$@" > "$tmp/$name.cl"
 }
-family maxpool_nd "$k/maxpool_lanes.h" "$k/maxpool_nd.cl"
+family maxpool_nd "$k/window.h" "$k/maxpool_lanes.h" "$k/maxpool_nd.cl"
 family maxpool2d $d2 "$k/maxpool2d_argmax.h" "$k/maxpool2d_block.h" "$k/maxpool2d_sweep.h" "$k/maxpool2d.cl"
 family maxpool2d_plane $d2 "$k/maxpool2d_block.h" "$k/maxpool2d_band.h" "$k/maxpool2d_plane.cl"
 family maxpool2d_flat $d2 "$k/maxpool2d_block.h" "$k/maxpool2d_band.h" "$k/maxpool2d_flat.cl"
@@ -34,7 +34,7 @@ family maxpool3d "$k/maxpool3d.cl"
 family global_max_pool "$k/global_pool.h" "$k/global_max_pool.cl"
 family global_sum_pool "$k/global_pool.h" "$k/global_sum_pool.cl"
 family max "$k/max.cl"
-family maxpool_generic "$k/maxpool_generic.cl"
+family maxpool_generic "$k/window.h" "$k/maxpool_generic.cl"
 target=(-target spir64)
 jobs=$tmp/variants
 : > "$jobs"

@@ -1,25 +1,26 @@
 /*
- * MaxPool's planner (host/maxpool_plan.c) without a device: for calls on
- * three kinds of device, the whole plan (path, kernel file, kernel, every -D
- * value, work sizes, rows per work-item, scratch) against a table. Every
- * row of docs/design.md's MaxPool path table has a case here. No OpenCL
- * call is made: ctest runs it with OCL_ICD_VENDORS=/nonexistent.
+ * Every op's planner (host/maxpool_plan.c, global_plan.c, max_plan.c)
+ * without a device: for calls on three kinds of device, the whole plan
+ * (path, kernel file, kernel, every -D value, arguments, work sizes, rows per
+ * work-item, scratch) against a table per op. Every row of docs/design.md's
+ * path tables has a case here, and every path of the family table is
+ * reached. No OpenCL call is made: ctest runs it with OCL_ICD_VENDORS=/nonexistent.
  */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "maxpool_plan.h"
+#include "planners.h"
 
 /* An AVX-512 CPU under PoCL: 16 float lanes per work-item, the tests' pinned cache. */
 static const clpool__device_caps cpu512 = {.cpu = 1, .cpu_simd = 1, .vector_bytes = 64, .cache_bytes = 32u << 20,
-                                           .compute_units = 2};
+                                           .compute_units = 2, .local_size = 64};
 /* A GPU: lanes are work-items. */
 static const clpool__device_caps gpu = {.cpu = 0, .cpu_simd = 0, .vector_bytes = 4, .cache_bytes = 4u << 20,
-                                        .compute_units = 40};
+                                        .compute_units = 40, .local_size = 64};
 /* Mesa's llvmpipe (rusticl): a CPU that vectorises across work-items, no fp64. */
 static const clpool__device_caps llvmpipe = {.cpu = 1, .cpu_simd = 0, .vector_bytes = 4, .cache_bytes = 32u << 20,
-                                             .compute_units = 8};
+                                             .compute_units = 8, .local_size = 64};
 
 typedef struct plan_case {
     const char *name;
@@ -32,8 +33,8 @@ typedef struct plan_case {
     const char *expect; /* plan_text() */
 } plan_case;
 
-/* "[s]" for a scratch plan, then each launch: "file kernel -DNAME=V ... items a,b,c local l rows r gap g". */
-static void launch_text(const clpool__mp_launch *l, char *out, size_t len)
+/* Each launch: "file kernel -DNAME=V ... items a,b,c local l", then the sizes that are not a shape's. */
+static void launch_text(const clpool__launch *l, char *out, size_t len)
 {
     const char *file = l->parts[0];
     for (size_t i = 1; l->parts[i]; ++i) file = l->parts[i];
@@ -43,44 +44,36 @@ static void launch_text(const clpool__mp_launch *l, char *out, size_t len)
     for (uint32_t i = 0; i < l->dims && n < len; ++i)
         n += (size_t)snprintf(out + n, len - n, "%s%llu", i ? "," : " items ", (unsigned long long)l->items[i]);
     if (n < len) n += (size_t)snprintf(out + n, len - n, " local %zu", l->cpu_local);
-    if (l->arg_kind == CLPOOL__MP_ARGS_2D && n < len)
-        snprintf(out + n, len - n, " rows %lld gap %lld sweep %lld", (long long)l->sizes2d.rows,
-                 (long long)l->sizes2d.gap, (long long)l->sizes2d.sweep);
-    if (l->arg_kind == CLPOOL__MP_ARGS_3D && n < len)
-        snprintf(out + n, len - n, " band_rows %lld bands %lld", (long long)l->sizes3d.band_rows,
-                 (long long)l->sizes3d.bands);
+    const clpool__path p = l->path;
+    if ((p == CLPOOL__PATH_MAXPOOL_2D || p == CLPOOL__PATH_MAXPOOL_PLANE || p == CLPOOL__PATH_MAXPOOL_FLAT) && n < len)
+        snprintf(out + n, len - n, " rows %lld gap %lld sweep %lld", (long long)l->block.sizes2d.rows,
+                 (long long)l->block.sizes2d.gap, (long long)l->block.sizes2d.sweep);
+    if (p == CLPOOL__PATH_MAXPOOL_3D && n < len)
+        snprintf(out + n, len - n, " band_rows %lld bands %lld", (long long)l->block.sizes3d.band_rows,
+                 (long long)l->block.sizes3d.bands);
+    if (p >= CLPOOL__PATH_GLOBAL_MAX_DIRECT && p <= CLPOOL__PATH_GLOBAL_SUM_TWO_PASS && n < len)
+        snprintf(out + n, len - n, " planes %lld of %lld parts %lld col_major %lld", (long long)l->block.global.planes,
+                 (long long)l->block.global.plane_size, (long long)l->block.global.parts,
+                 (long long)l->block.global.col_major);
+    if (p == CLPOOL__PATH_MAX && n < len)
+        snprintf(out + n, len - n, " blocks %lld mask %lld aliased %lld", (long long)l->block.max.blocks,
+                 (long long)l->block.max.inner_mask, (long long)l->block.max.aliased);
 }
 
-static const char *path_name(clpool__mp_path path)
-{
-    switch (path) {
-    case CLPOOL__MP_GLOBAL_MAX: return "global_max";
-    case CLPOOL__MP_GLOBAL_MAX_INDICES: return "global_max_indices";
-    case CLPOOL__MP_ND: return "nd";
-    case CLPOOL__MP_WINDOW: return "window";
-    case CLPOOL__MP_2D: return "2d";
-    case CLPOOL__MP_PLANE: return "plane";
-    case CLPOOL__MP_FLAT: return "flat";
-    case CLPOOL__MP_3D: return "3d";
-    case CLPOOL__MP_3D_TWO_PASS: return "3d_two_pass";
-    case CLPOOL__MP_GENERIC: return "generic";
-    }
-    return "?";
-}
+/* The family table names every path. */
+static const char *path_name(clpool__path path) { return clpool__families[path].name; }
 
-static void plan_text(const clpool__maxpool_plan *plan, char *out, size_t len)
+static void plan_text(const clpool__plan *plan, char *out, size_t len)
 {
     size_t n = (size_t)snprintf(out, len, "%s", path_name(plan->path));
-    if (plan->launches == 0)
-        snprintf(out + n, len - n, ": planes %lld of %lld col_major %d", (long long)plan->planes,
-                 (long long)plan->plane_size, plan->col_major);
     for (int i = 0; i < plan->launches && n < len; ++i) {
         n += (size_t)snprintf(out + n, len - n, i ? " | " : ": ");
         launch_text(&plan->launch[i], out + n, len - n);
         n = strlen(out);
     }
-    if (plan->path == CLPOOL__MP_3D_TWO_PASS && n < len)
-        snprintf(out + n, len - n, " | scratch %zu, else %s", plan->scratch_bytes, path_name(plan->fallback.path));
+    if (plan->scratch_bytes && n < len)
+        n += (size_t)snprintf(out + n, len - n, " | scratch %zu", plan->scratch_bytes);
+    if (plan->has_fallback && n < len) snprintf(out + n, len - n, ", else %s", path_name(plan->fallback.path));
 }
 
 #define F32 CLPOOL_FLOAT32
@@ -92,9 +85,11 @@ static void plan_text(const clpool__maxpool_plan *plan, char *out, size_t len)
 static const plan_case cases[] = {
     /* whole planes */
     {"whole planes", &cpu512, F32, 4, {32, 2048, 7, 7}, {7, 7}, {0}, {0}, {0}, 0, 0,
-     "global_max: planes 65536 of 49 col_major 0"},
+     "global_max_grouped: global_max_pool.cl global_pool_grouped DT_FLOAT32 OP=1 LP_KIND=0 CHUNKED=1 items "
+     "4096 local 0 planes 65536 of 49 parts 1 col_major 0"},
     {"whole planes with Indices", &cpu512, F64, 4, {8, 512, 28, 28}, {28, 28}, {0}, {0}, {0}, 1, 1,
-     "global_max_indices: planes 4096 of 784 col_major 1"},
+     "global_max_indices: global_max_pool.cl global_max_pool_indices DT_FLOAT64 OP=1 LP_KIND=0 CHUNKED=1 "
+     "items 256 local 0 planes 4096 of 784 parts 1 col_major 1"},
     {"whole planes with Indices, too few planes", &cpu512, F32, 4, {1, 64, 7, 7}, {7, 7}, {0}, {0}, {0}, 1, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KH=7 KW=7 SH=1 SW=1 VW=16 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 1,1,64 "
@@ -221,11 +216,10 @@ START_TEST(plan_matches_table)
         p.pads[ns + i] = c->pads[ns + i];
     }
     p.storage_order = c->storage_order;
-    clpool__maxpool_desc desc;
+    clpool__pool_desc desc;
     ck_assert_int_eq(clpool__maxpool_describe(&shape, &p, c->dtype, c->indices, "test_plan", &desc), CLPOOL_SUCCESS);
-    desc.in_limit = desc.planes;
-    for (int32_t i = 0; i < ns; ++i) desc.in_limit *= desc.in[i];
-    clpool__maxpool_plan plan;
+    desc.in_limit = clpool__window_in_elements(&desc.w);
+    clpool__plan plan;
     clpool__maxpool_plan_call(c->caps, &desc, &plan);
     char text[2048];
     plan_text(&plan, text, sizeof text);
@@ -242,9 +236,9 @@ START_TEST(plan_is_a_pure_function)
     for (int32_t i = 0; i < c->rank; ++i) shape.dims[i] = c->dims[i];
     clpool_maxpool_params p;
     ck_assert_int_eq(clpool_maxpool_params_init(&p, c->rank - 2, c->kernel), CLPOOL_SUCCESS);
-    clpool__maxpool_desc desc;
+    clpool__pool_desc desc;
     ck_assert_int_eq(clpool__maxpool_describe(&shape, &p, c->dtype, c->indices, "test_plan", &desc), CLPOOL_SUCCESS);
-    clpool__maxpool_plan a, b;
+    clpool__plan a, b;
     memset(&b, 0xa5, sizeof b);
     clpool__maxpool_plan_call(c->caps, &desc, &a);
     clpool__maxpool_plan_call(c->caps, &desc, &b);
@@ -270,40 +264,189 @@ START_TEST(generic_tier_plan)
     p.pads[1] = 1, p.pads[4] = 2;
     p.storage_order = 1;
     for (int indices = 0; indices < 2; ++indices) {
-        clpool__maxpool_desc desc;
+        clpool__pool_desc desc;
         ck_assert_int_eq(clpool__maxpool_describe(&shape, &p, F16, indices, "test_plan", &desc), CLPOOL_SUCCESS);
         desc.in_off = 5, desc.out_off = 7, desc.idx_off = 11;
-        clpool__maxpool_plan plan;
+        clpool__plan plan;
         memset(&plan, 0xa5, sizeof plan);
-        clpool__maxpool_plan_generic(&desc, &plan);
+        clpool__maxpool_plan_first_tier(&cpu512, &desc, &plan);
         char text[2048];
         plan_text(&plan, text, sizeof text);
         /* outputs: 2 x 3 x 4 x 9 x 3 (D: (9-2)/2+1, H: (10+1+2-5)+1, W: (11-4)/3+1) */
         ck_assert_str_eq(text, "generic: maxpool_generic.cl maxpool_generic DT_FLOAT16 items 648 local 0");
-        const clpool__mp_launch *l = &plan.launch[0];
-        ck_assert_int_eq(l->buffers[0], CLPOOL__MP_INPUT);
-        ck_assert_int_eq(l->buffers[1], CLPOOL__MP_OUTPUT);
-        ck_assert_int_eq(l->buffers[2], indices ? CLPOOL__MP_INDICES : CLPOOL__MP_OUTPUT);
-        ck_assert_int_eq(l->arg_kind, CLPOOL__MP_ARGS_GENERIC);
-        const clpool__maxpool_generic_geom *g = &l->generic;
+        ck_assert_int_eq(plan.first_tier, 1);
+        const clpool__launch *l = &plan.launch[0];
+        ck_assert_int_eq(l->nargs, 4);
+        ck_assert_int_eq(l->args[0].role, CLPOOL__ROLE_INPUT);
+        ck_assert_int_eq(l->args[1].role, CLPOOL__ROLE_OUTPUT);
+        ck_assert_int_eq(l->args[2].role, indices ? CLPOOL__ROLE_INDICES : CLPOOL__ROLE_OUTPUT);
+        ck_assert_int_eq(l->args[3].kind, CLPOOL__ARG_BLOCK);
+        ck_assert_uint_eq(l->block_size, sizeof(clpool__maxpool_generic_geom));
+        const clpool__maxpool_generic_geom *g = &l->block.generic;
         ck_assert_int_eq(g->ns, 3);
         ck_assert_int_eq(g->with_indices, indices);
         ck_assert_int_eq(g->col_major, 1);
         const int64_t in[3] = {9, 10, 11}, out[3] = {4, 9, 3}, k[3] = {2, 3, 4}, st[3] = {2, 1, 3}, dl[3] = {1, 2, 1},
                       pb[3] = {0, 1, 0};
         for (int d = 0; d < 3; ++d) {
-            ck_assert_int_eq(g->in_dims[d], in[d]);
-            ck_assert_int_eq(g->out_dims[d], out[d]);
-            ck_assert_int_eq(g->ksize[d], k[d]);
-            ck_assert_int_eq(g->stride[d], st[d]);
-            ck_assert_int_eq(g->dilation[d], dl[d]);
-            ck_assert_int_eq(g->pad_begin[d], pb[d]);
+            ck_assert_int_eq(g->w.in_dims[d], in[d]);
+            ck_assert_int_eq(g->w.out_dims[d], out[d]);
+            ck_assert_int_eq(g->w.kernel_shape[d], k[d]);
+            ck_assert_int_eq(g->w.strides[d], st[d]);
+            ck_assert_int_eq(g->w.dilations[d], dl[d]);
+            ck_assert_int_eq(g->w.pad_begin[d], pb[d]);
         }
-        ck_assert_int_eq(g->in_plane, 990);
+        ck_assert_int_eq(g->w.in_plane, 990);
         ck_assert_int_eq(g->outputs, 648);
         ck_assert_int_eq(g->in_offset, 5);
         ck_assert_int_eq(g->out_offset, 7);
         ck_assert_int_eq(g->idx_offset, 11);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ global pools */
+
+typedef struct global_case {
+    const char *name;
+    const clpool__device_caps *caps;
+    clpool__op op;
+    double p;
+    clpool_dtype dtype;
+    int64_t planes, plane_size;
+    int first_tier; /* plan the first tier instead */
+    const char *expect;
+} global_case;
+
+#define GMAX CLPOOL__OP_GLOBAL_MAX_POOL
+#define GAVG CLPOOL__OP_GLOBAL_AVERAGE_POOL
+#define GLP CLPOOL__OP_GLOBAL_LP_POOL
+
+static const global_case global_cases[] = {
+    {"many short planes: grouped", &cpu512, GAVG, 0, F32, 65536, 49, 0,
+     "global_sum_grouped: global_sum_pool.cl global_pool_grouped DT_FLOAT32 OP=2 LP_KIND=0 CHUNKED=1 "
+     "items 4096 local 0 planes 65536 of 49 parts 1 col_major 0"},
+    {"float16: direct", &cpu512, GAVG, 0, F16, 65536, 49, 0,
+     "global_sum_direct: global_sum_pool.cl global_pool_direct DT_FLOAT16 OP=2 LP_KIND=0 CHUNKED=1 items "
+     "65536 local 0 planes 65536 of 49 parts 1 col_major 0"},
+    {"few long planes: two passes", &cpu512, GMAX, 0, F32, 8, 12544, 0,
+     "global_max_two_pass: global_max_pool.cl global_pool_partial DT_FLOAT32 OP=1 LP_KIND=0 CHUNKED=1 "
+     "items 96 local 1 planes 8 of 12544 parts 12 col_major 0 | global_max_pool.cl global_pool_final "
+     "DT_FLOAT32 OP=1 LP_KIND=0 CHUNKED=1 items 8 local 0 planes 8 of 12544 parts 12 col_major 0 | "
+     "scratch 768"},
+    {"many long planes: grouped", &cpu512, GMAX, 0, F32, 2048, 3136, 0,
+     "global_max_grouped: global_max_pool.cl global_pool_grouped DT_FLOAT32 OP=1 LP_KIND=0 CHUNKED=1 "
+     "items 128 local 0 planes 2048 of 3136 parts 1 col_major 0"},
+    {"Lp p=3 on a GPU: two passes", &gpu, GLP, 3, F64, 16, 1 << 20, 0,
+     "global_sum_two_pass: global_sum_pool.cl global_pool_partial DT_FLOAT64 OP=3 LP_KIND=3 CHUNKED=0 "
+     "items 10240 local 1 planes 16 of 1048576 parts 640 col_major 0 | global_sum_pool.cl "
+     "global_pool_final DT_FLOAT64 OP=3 LP_KIND=3 CHUNKED=0 items 16 local 0 planes 16 of 1048576 parts "
+     "640 col_major 0 | scratch 163840"},
+    {"Lp float p: direct", &cpu512, GLP, 2.5, F32, 65536, 49, 0,
+     "global_sum_direct: global_sum_pool.cl global_pool_direct DT_FLOAT32 OP=3 LP_KIND=0 CHUNKED=1 items "
+     "65536 local 0 planes 65536 of 49 parts 1 col_major 0"},
+    {"first tier", &cpu512, GMAX, 0, F32, 8, 12544, 1,
+     "global_max_direct: global_max_pool.cl global_pool_direct DT_FLOAT32 OP=1 LP_KIND=0 CHUNKED=1 items "
+     "8 local 0 planes 8 of 12544 parts 1 col_major 0"},
+};
+
+START_TEST(global_plan_matches_table)
+{
+    const global_case *c = &global_cases[_i];
+    const clpool__global_desc desc = {.op = c->op, .p = c->p, .dtype = c->dtype,
+                                      .esize = (int64_t)clpool_dtype_size(c->dtype), .planes = c->planes,
+                                      .plane_size = c->plane_size, .in_off = 3, .out_off = 5};
+    clpool__plan plan;
+    memset(&plan, 0xa5, sizeof plan);
+    if (c->first_tier)
+        clpool__global_plan_first_tier(c->caps, &desc, &plan);
+    else
+        clpool__global_plan_call(c->caps, &desc, &plan);
+    char text[2048];
+    plan_text(&plan, text, sizeof text);
+    ck_assert_msg(strcmp(text, c->expect) == 0, "%s:\n  got    %s\n  expect %s", c->name, text, c->expect);
+    const clpool__launch *l = &plan.launch[plan.launches - 1];
+    ck_assert_int_eq(l->block.global.in_offset, 3);
+    ck_assert_int_eq(l->block.global.out_offset, 5);
+    /* p travels as the accumulation type, after the sizes */
+    ck_assert_int_eq(l->args[l->nargs - 1].kind, CLPOOL__ARG_SCALAR);
+    if (c->dtype == F64)
+        ck_assert(l->scalar_size == sizeof(double) && l->scalar.f64 == c->p);
+    else
+        ck_assert(l->scalar_size == sizeof(float) && l->scalar.f32 == (float)c->p);
+}
+END_TEST
+
+/* ------------------------------------------------------------------- Max */
+
+typedef struct max_case {
+    const char *name;
+    const clpool__device_caps *caps;
+    clpool_dtype dtype;
+    size_t inputs;
+    int32_t rank;
+    int64_t dims[3];
+    int64_t strides[6][3]; /* per input, then the output's own */
+    const char *expect;    /* every pass, " | " between */
+} max_case;
+
+static const max_case max_cases[] = {
+    {"same shape", &cpu512, F32, 2, 1, {16 * 64 * 128 * 128}, {{1}, {1}, {1}},
+     "max.cl max_of_2 DT_FLOAT32 VW=16 STREAM_STORES=1 items 4096 local 1 blocks 256 mask 3 aliased 1 in0 "
+     "in1"},
+    {"broadcast a channel vector", &cpu512, F32, 2, 3, {16, 64, 16384}, {{1048576, 16384, 1}, {0, 1, 0}, {1048576, 16384, 1}},
+     "max.cl max_of_2 DT_FLOAT32 VW=16 STREAM_STORES=1 items 4,64,16 local 1 blocks 256 mask 1 aliased 1 "
+     "in0 in1"},
+    {"five inputs: two passes", &gpu, I8, 5, 1, {1000}, {{1}, {1}, {1}, {0}, {1}, {1}},
+     "max.cl max_of_4 DT_INT8 VW=16 STREAM_STORES=0 items 63 local 1 blocks 1 mask 7 aliased 1 in0 in1 "
+     "in2 in3 | max.cl max_of_2 DT_INT8 VW=16 STREAM_STORES=0 items 63 local 1 blocks 1 mask 3 aliased 1 "
+     "in5 in4"},
+};
+
+START_TEST(max_plan_matches_table)
+{
+    const max_case *c = &max_cases[_i];
+    int64_t strides[6][CLPOOL_MAX_RANK] = {{0}}, in_off[5] = {0, 10, 20, 30, 40};
+    int aliased[5] = {1, 0, 0, 0, 0};
+    uint64_t moved = 0;
+    for (size_t k = 0; k <= c->inputs; ++k)
+        for (int32_t d = 0; d < c->rank; ++d) strides[k][d] = c->strides[k][d];
+    clpool__max_desc desc = {.dtype = c->dtype, .esize = (int64_t)clpool_dtype_size(c->dtype), .inputs = c->inputs,
+                             .rank = c->rank, .strides = (const int64_t(*)[CLPOOL_MAX_RANK])strides, .in_off = in_off,
+                             .aliased = aliased, .out_off = 0};
+    int64_t n = 1;
+    for (int32_t d = 0; d < c->rank; ++d) n *= (desc.dims[d] = c->dims[d]);
+    moved = (uint64_t)n * (uint64_t)desc.esize * (c->inputs + 1);
+    desc.moved = moved;
+    clpool__max_plan plan;
+    clpool__max_plan_call(c->caps, &desc, &plan);
+    char text[4096];
+    size_t len = 0;
+    for (size_t pass = 0; pass < plan.passes; ++pass) {
+        clpool__launch l;
+        size_t first[CLPOOL__ARGS_MAX_ARITY];
+        int arity;
+        clpool__max_plan_pass(&desc, &plan, pass, &l, first, &arity);
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s", pass ? " | " : "");
+        launch_text(&l, text + len, sizeof text - len);
+        len = strlen(text);
+        for (int a = 0; a < arity; ++a) len += (size_t)snprintf(text + len, sizeof text - len, " in%zu", first[a]);
+    }
+    ck_assert_msg(strcmp(text, c->expect) == 0, "%s:\n  got    %s\n  expect %s", c->name, text, c->expect);
+}
+END_TEST
+
+/* Every path of the family table has its program's parts and kernels, ending in its family's file. */
+START_TEST(family_table_is_complete)
+{
+    for (int p = CLPOOL__PATH_NONE + 1; p < CLPOOL__PATHS; ++p) {
+        const clpool__family *f = &clpool__families[p];
+        ck_assert_int_eq(f->path, p);
+        ck_assert_ptr_nonnull(f->name);
+        if (p == CLPOOL__PATH_MAXPOOL_3D_TWO_PASS) continue; /* a plan of other paths' launches */
+        ck_assert_ptr_nonnull(f->parts);
+        ck_assert_ptr_nonnull(f->kernels);
+        ck_assert_ptr_nonnull(f->kernels[0]);
     }
 }
 END_TEST
@@ -315,9 +458,45 @@ START_TEST(describe_rejects_bad_attributes)
     clpool_maxpool_params p;
     ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, (const int64_t[]){3, 3}), CLPOOL_SUCCESS);
     p.strides[1] = 0;
-    clpool__maxpool_desc desc;
+    clpool__pool_desc desc;
     ck_assert_int_eq(clpool__maxpool_describe(&shape, &p, F32, 0, "test_plan", &desc), CLPOOL_ERROR_INVALID_ARGUMENT);
     ck_assert_str_eq(clpool_last_error(), "test_plan: strides[1] = 0 must be >= 1");
+}
+END_TEST
+
+/* The public window type: its defaults, its bad input, and that MaxPool's window sizes the same way. */
+START_TEST(window_params_init)
+{
+    clpool_window_params w;
+    const int64_t k[2] = {3, 2};
+    ck_assert_int_eq(clpool_window_params_init(&w, 2, k), CLPOOL_SUCCESS);
+    ck_assert_uint_eq(w.struct_size, sizeof w);
+    ck_assert(w.kernel_shape[0] == 3 && w.kernel_shape[1] == 2 && w.strides[1] == 1 && w.dilations[0] == 1);
+    ck_assert(w.pads[0] == 0 && w.pads[3] == 0 && w.ceil_mode == 0 && w.auto_pad == CLPOOL_AUTO_PAD_NOTSET);
+    ck_assert_int_eq(clpool_window_params_init(&w, 0, k), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(clpool_last_error(), "clpool_window_params_init: spatial_rank 0 is outside 1..10");
+    ck_assert_int_eq(clpool_window_params_init(&w, 11, k), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(clpool_last_error(), "clpool_window_params_init: spatial_rank 11 is outside 1..10");
+    ck_assert_int_eq(clpool_window_params_init(NULL, 2, k), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(clpool_last_error(), "clpool_window_params_init: params is NULL");
+    ck_assert_int_eq(clpool_window_params_init(&w, 2, NULL), CLPOOL_ERROR_INVALID_ARGUMENT);
+    ck_assert_str_eq(clpool_last_error(), "clpool_window_params_init: kernel_shape is NULL");
+    /* the window layer sizes a window as MaxPool's output shape does (SAME_LOWER, dilated) */
+    w.strides[0] = 2, w.dilations[1] = 3, w.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    clpool_maxpool_params p;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, k), CLPOOL_SUCCESS);
+    p.strides[0] = 2, p.dilations[1] = 3, p.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    const clpool_shape in = {4, {2, 3, 9, 7}};
+    clpool__window win;
+    clpool_shape a, b;
+    ck_assert_int_eq(clpool__window_size(&in, &w, CLPOOL__WINDOW_NEEDS_TAP, "test_plan", &win), CLPOOL_SUCCESS);
+    clpool__window_output_shape(&in, &win, &a);
+    ck_assert_int_eq(clpool_maxpool_output_shape(&in, &p, &b), CLPOOL_SUCCESS);
+    ck_assert_int_eq(a.rank, 4);
+    for (int d = 0; d < 4; ++d) ck_assert_int_eq(a.dims[d], b.dims[d]);
+    ck_assert(a.dims[2] == 5 && a.dims[3] == 7);
+    /* SAME_LOWER: total padding (7-1)*1 + 4 - 7 = 3 along W, 2 of it first */
+    ck_assert(win.pad_begin[1] == 2 && win.pad_end[1] == 1 && win.pad_begin[0] == 1 && win.pad_end[0] == 1);
 }
 END_TEST
 
@@ -330,6 +509,10 @@ int main(void)
     tcase_add_loop_test(tc, plan_is_a_pure_function, 0, n);
     tcase_add_test(tc, describe_rejects_bad_attributes);
     tcase_add_test(tc, generic_tier_plan);
+    tcase_add_loop_test(tc, global_plan_matches_table, 0, (int)(sizeof global_cases / sizeof global_cases[0]));
+    tcase_add_loop_test(tc, max_plan_matches_table, 0, (int)(sizeof max_cases / sizeof max_cases[0]));
+    tcase_add_test(tc, family_table_is_complete);
+    tcase_add_test(tc, window_params_init);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -288,7 +288,7 @@ CLPOOL_API cl_context clpool_context_cl_context(const clpool_context *ctx);
 CLPOOL_API cl_device_id clpool_context_cl_device(const clpool_context *ctx);
 CLPOOL_API cl_command_queue clpool_context_cl_queue(clpool_context *ctx);
 
-/* ----------------------------------------------------------------- MaxPool */
+/* ----------------------------------------------------------------- windows */
 
 typedef enum clpool_auto_pad {
     CLPOOL_AUTO_PAD_NOTSET = 0,
@@ -298,7 +298,32 @@ typedef enum clpool_auto_pad {
 } clpool_auto_pad;
 
 /**
- * MaxPool attributes (ONNX opsets 1, 8, 10, 11, 12, 22). Initialise with
+ * The window attributes every windowed op shares (ONNX kernel_shape, strides,
+ * dilations, pads, ceil_mode, auto_pad), in the order and meaning of
+ * clpool_maxpool_params' first fields. Initialise with
+ * clpool_window_params_init(), then change what you need. Arrays have
+ * `spatial_rank` meaningful entries; pads are [begin_0..begin_n-1, end_0..end_n-1].
+ */
+typedef struct clpool_window_params {
+    size_t struct_size;                       /**< sizeof(clpool_window_params); set by init */
+    int32_t spatial_rank;                     /**< number of kernel dims = input rank - 2 */
+    int64_t kernel_shape[CLPOOL_MAX_SPATIAL]; /**< >= 1 */
+    int64_t strides[CLPOOL_MAX_SPATIAL];      /**< >= 1, default 1 */
+    int64_t dilations[CLPOOL_MAX_SPATIAL];    /**< >= 1, default 1 */
+    int64_t pads[2 * CLPOOL_MAX_SPATIAL];     /**< >= 0, default 0; must be 0 unless auto_pad is NOTSET */
+    int32_t ceil_mode;                        /**< 0 floor, 1 ceil */
+    clpool_auto_pad auto_pad;
+} clpool_window_params;
+
+/** Defaults: strides/dilations 1, pads 0, floor mode, NOTSET. */
+CLPOOL_API clpool_status clpool_window_params_init(clpool_window_params *params, int32_t spatial_rank,
+                                                   const int64_t *kernel_shape);
+
+/* ----------------------------------------------------------------- MaxPool */
+
+/**
+ * MaxPool attributes (ONNX opsets 1, 8, 10, 11, 12, 22): the window's
+ * (clpool_window_params, field for field) and storage_order. Initialise with
  * clpool_maxpool_params_init(), then change what you need. Arrays have
  * `spatial_rank` meaningful entries; pads are [begin_0..begin_n-1, end_0..end_n-1].
  */

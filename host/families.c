@@ -1,0 +1,62 @@
+/* The family table (plan.h): every kernel path the planners choose, with its program's parts and kernels. New
+ * paths enter here first; tests/test_plan.c and tools/clpool_programs.c derive their lists from it. */
+#include "plan.h"
+
+/* Each kernel family after the headers it uses, in order (kernels/), so a
+ * program compiles only its own family. */
+#define MAXPOOL2D_HEADERS "maxpool_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
+static const char *const generic_parts[] = {"window.h", "maxpool_generic.cl", NULL};
+static const char *const nd_parts[] = {"window.h", "maxpool_lanes.h", "maxpool_nd.cl", NULL};
+static const char *const parts_2d[] = {MAXPOOL2D_HEADERS, "maxpool2d_argmax.h", "maxpool2d_block.h",
+                                       "maxpool2d_sweep.h", "maxpool2d.cl", NULL};
+static const char *const plane_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
+                                          "maxpool2d_plane.cl", NULL};
+static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
+                                         "maxpool2d_flat.cl", NULL};
+static const char *const parts_3d[] = {"maxpool3d.cl", NULL};
+static const char *const global_max_parts[] = {"global_pool.h", "global_max_pool.cl", NULL};
+static const char *const global_sum_parts[] = {"global_pool.h", "global_sum_pool.cl", NULL};
+static const char *const max_parts[] = {"max.cl", NULL};
+
+static const char *const generic_kernels[] = {"maxpool_generic", NULL};
+static const char *const nd_kernels[] = {"maxpool", "maxpool_nb2", "maxpool_nb3", "maxpool_nb4", NULL};
+static const char *const window_kernels[] = {"maxpool_window", NULL};
+static const char *const kernels_2d[] = {"maxpool2d", NULL};
+static const char *const plane_kernels[] = {"maxpool2d_plane", NULL};
+static const char *const flat_kernels[] = {
+    "maxpool2d_flat_p0", "maxpool2d_flat_p1", "maxpool2d_flat_p2", "maxpool2d_flat_p3",  "maxpool2d_flat_p4",
+    "maxpool2d_flat_p5", "maxpool2d_flat_p6", "maxpool2d_flat_p7", "maxpool2d_flat_p8",  "maxpool2d_flat_p9",
+    "maxpool2d_flat_p10", "maxpool2d_flat_p11", "maxpool2d_flat_p12", NULL};
+static const char *const kernels_3d[] = {"maxpool3d", NULL};
+static const char *const direct_kernels[] = {"global_pool_direct", NULL};
+static const char *const grouped_kernels[] = {"global_pool_grouped", NULL};
+static const char *const two_pass_kernels[] = {"global_pool_partial", "global_pool_final", NULL};
+static const char *const indices_kernels[] = {"global_max_pool_indices", NULL};
+static const char *const max_kernels[] = {"max_of_1", "max_of_2", "max_of_3", "max_of_4", NULL};
+
+const clpool__family clpool__families[CLPOOL__PATHS] = {
+    [CLPOOL__PATH_NONE] = {CLPOOL__PATH_NONE, "none", NULL, NULL},
+    [CLPOOL__PATH_MAXPOOL_GENERIC] = {CLPOOL__PATH_MAXPOOL_GENERIC, "generic", generic_parts, generic_kernels},
+    [CLPOOL__PATH_MAXPOOL_ND] = {CLPOOL__PATH_MAXPOOL_ND, "nd", nd_parts, nd_kernels},
+    [CLPOOL__PATH_MAXPOOL_WINDOW] = {CLPOOL__PATH_MAXPOOL_WINDOW, "window", nd_parts, window_kernels},
+    [CLPOOL__PATH_MAXPOOL_2D] = {CLPOOL__PATH_MAXPOOL_2D, "2d", parts_2d, kernels_2d},
+    [CLPOOL__PATH_MAXPOOL_PLANE] = {CLPOOL__PATH_MAXPOOL_PLANE, "plane", plane_parts, plane_kernels},
+    [CLPOOL__PATH_MAXPOOL_FLAT] = {CLPOOL__PATH_MAXPOOL_FLAT, "flat", flat_parts, flat_kernels},
+    [CLPOOL__PATH_MAXPOOL_3D] = {CLPOOL__PATH_MAXPOOL_3D, "3d", parts_3d, kernels_3d},
+    [CLPOOL__PATH_MAXPOOL_3D_TWO_PASS] = {CLPOOL__PATH_MAXPOOL_3D_TWO_PASS, "3d_two_pass", NULL, NULL},
+    [CLPOOL__PATH_GLOBAL_MAX_DIRECT] = {CLPOOL__PATH_GLOBAL_MAX_DIRECT, "global_max_direct", global_max_parts,
+                                        direct_kernels},
+    [CLPOOL__PATH_GLOBAL_MAX_GROUPED] = {CLPOOL__PATH_GLOBAL_MAX_GROUPED, "global_max_grouped", global_max_parts,
+                                         grouped_kernels},
+    [CLPOOL__PATH_GLOBAL_MAX_TWO_PASS] = {CLPOOL__PATH_GLOBAL_MAX_TWO_PASS, "global_max_two_pass", global_max_parts,
+                                          two_pass_kernels},
+    [CLPOOL__PATH_GLOBAL_MAX_INDICES] = {CLPOOL__PATH_GLOBAL_MAX_INDICES, "global_max_indices", global_max_parts,
+                                         indices_kernels},
+    [CLPOOL__PATH_GLOBAL_SUM_DIRECT] = {CLPOOL__PATH_GLOBAL_SUM_DIRECT, "global_sum_direct", global_sum_parts,
+                                        direct_kernels},
+    [CLPOOL__PATH_GLOBAL_SUM_GROUPED] = {CLPOOL__PATH_GLOBAL_SUM_GROUPED, "global_sum_grouped", global_sum_parts,
+                                         grouped_kernels},
+    [CLPOOL__PATH_GLOBAL_SUM_TWO_PASS] = {CLPOOL__PATH_GLOBAL_SUM_TWO_PASS, "global_sum_two_pass", global_sum_parts,
+                                          two_pass_kernels},
+    [CLPOOL__PATH_MAX] = {CLPOOL__PATH_MAX, "max", max_parts, max_kernels},
+};

@@ -1,0 +1,95 @@
+/* Running plans (plan.h): the one way every op turns a planned launch into a
+ * program lookup, its arguments and an enqueue, and chains a plan's launches. */
+#include <string.h>
+
+#include "plan.h"
+
+void clpool__device_caps_of(const clpool_context *ctx, clpool__device_caps *caps)
+{
+    caps->cpu = ctx->cpu;
+    caps->cpu_simd = ctx->cpu_simd;
+    caps->vector_bytes = ctx->vector_bytes;
+    caps->cache_bytes = ctx->info.cache_bytes;
+    caps->compute_units = ctx->info.compute_units;
+    caps->local_size = (uint32_t)ctx->local_size;
+}
+
+void clpool__launch_start(clpool__launch *l, clpool__path path, const char *kernel)
+{
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    l->parts = clpool__families[path].parts;
+    l->kernel = kernel;
+}
+
+static void add_arg(clpool__launch *l, clpool__arg_kind kind, clpool__role role)
+{
+    if (l->nargs < CLPOOL__LAUNCH_ARGS) l->args[l->nargs++] = (clpool__launch_arg){kind, role};
+}
+
+void clpool__launch_buffer(clpool__launch *l, clpool__role role) { add_arg(l, CLPOOL__ARG_BUFFER, role); }
+
+void clpool__launch_block(clpool__launch *l, size_t size)
+{
+    l->block_size = size;
+    add_arg(l, CLPOOL__ARG_BLOCK, CLPOOL__ROLE_NONE);
+}
+
+void clpool__launch_scalar(clpool__launch *l, size_t size)
+{
+    l->scalar_size = size;
+    add_arg(l, CLPOOL__ARG_SCALAR, CLPOOL__ROLE_NONE);
+}
+
+int clpool__plan_now(clpool_context *ctx, const clpool__plan *plan, uint64_t input_bytes)
+{
+    if (plan->first_tier || input_bytes > CLPOOL__FIRST_TIER_MAX_BYTES) return 1;
+    /* every launch is asked, so a two-launch plan's programs are both remembered */
+    int wanted = 1;
+    for (int i = 0; i < plan->launches; ++i)
+        wanted &= clpool__program_wanted(ctx, plan->launch[i].parts, &plan->launch[i].options, plan->launch[i].kernel);
+    return wanted;
+}
+
+clpool_status clpool__launch_run(clpool_context *ctx, cl_command_queue q, const clpool__launch *l, const cl_mem *mems,
+                                 cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    clpool__kernel k = {0};
+    clpool_status status = clpool__kernel_get(ctx, l->parts, &l->options, l->kernel, &k);
+    for (int a = 0; status == CLPOOL_SUCCESS && a < l->nargs; ++a) {
+        if (l->args[a].kind == CLPOOL__ARG_BUFFER)
+            status = clpool__set_buffer_arg(&k, (cl_uint)a, mems[l->args[a].role]);
+        else if (l->args[a].kind == CLPOOL__ARG_BLOCK)
+            status = clpool__set_arg(&k, (cl_uint)a, l->block_size, &l->block);
+        else
+            status = clpool__set_arg(&k, (cl_uint)a, l->scalar_size, &l->scalar);
+    }
+    if (status == CLPOOL_SUCCESS)
+        status = clpool__enqueue_kernel(ctx, q, &k, l->dims, l->items, l->cpu_local, num_wait, wait, event);
+    clpool__kernel_put(ctx, &k);
+    return status;
+}
+
+clpool_status clpool__plan_run(clpool_context *ctx, cl_command_queue q, const clpool__plan *plan, cl_mem *mems,
+                               cl_uint num_wait, const cl_event *wait, cl_event *event, const char *fn)
+{
+    if (plan->launches == 1 && plan->scratch_bytes == 0)
+        return clpool__launch_run(ctx, q, &plan->launch[0], mems, num_wait, wait, event);
+    clpool__scratch_lease lease = {NULL, -1};
+    clpool_status status = CLPOOL_SUCCESS;
+    if (plan->scratch_bytes > 0) {
+        status = clpool__scratch_get(ctx, q, plan->scratch_bytes, fn, plan->scratch_purpose, &lease);
+        if (status == CLPOOL_ERROR_OPENCL && plan->has_fallback)
+            return clpool__launch_run(ctx, q, &plan->fallback, mems, num_wait, wait, event);
+        if (status != CLPOOL_SUCCESS) return status;
+        mems[CLPOOL__ROLE_SCRATCH] = lease.mem;
+    }
+    /* each launch waits on the one before (out-of-order queues) */
+    cl_event first = NULL, last = NULL;
+    status = clpool__launch_run(ctx, q, &plan->launch[0], mems, num_wait, wait, &first);
+    if (status == CLPOOL_SUCCESS && plan->launches == 2)
+        status = clpool__launch_run(ctx, q, &plan->launch[1], mems, 1, &first, &last);
+    if (plan->launches == 1) last = first, first = NULL;
+    clpool__scratch_done(ctx, &lease, first, last, event);
+    return status;
+}

@@ -1,0 +1,109 @@
+/*
+ * Every op's planner: a descriptor of one validated call and the device's
+ * capabilities in, the complete plan as plain data (plan.h) out. No OpenCL
+ * call, so tests/test_plan.c runs them without a device. maxpool_plan.c
+ * plans the windowed ops, global_plan.c the global pools, max_plan.c Max.
+ */
+#ifndef CLPOOL_PLANNERS_H
+#define CLPOOL_PLANNERS_H
+
+#include "plan.h"
+#include "window.h"
+
+/* The ops the library plans (a descriptor's `op`). */
+typedef enum clpool__op {
+    CLPOOL__OP_MAXPOOL = 1,
+    CLPOOL__OP_GLOBAL_MAX_POOL,
+    CLPOOL__OP_GLOBAL_AVERAGE_POOL,
+    CLPOOL__OP_GLOBAL_LP_POOL,
+    CLPOOL__OP_MAX
+} clpool__op;
+
+/* ---------------------------------------------------------- windowed ops */
+
+/* One windowed call (or a view of one): its windows, its op's own fields,
+ * and its buffers by role with offsets in elements of the buffer they index. */
+typedef struct clpool__pool_desc {
+    clpool__op op;
+    clpool__window w;
+    clpool_dtype dtype;
+    int64_t esize;
+    /* MaxPool */
+    int indices;       /* the call asks for Indices */
+    int storage_order; /* of the Indices */
+    int index_map;     /* Indices map through the first pass's (two-pass 3-D, second pass) */
+    clpool__role input, output, index_buf, map_buf;
+    int64_t in_off, out_off, idx_off;
+    int64_t in_limit; /* elements in the input buffer: vector loads may read up to here */
+} clpool__pool_desc;
+
+/* The plan of a validated MaxPool call (desc of the whole call, buffers INPUT, OUTPUT, INDICES). */
+void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *desc, clpool__plan *plan);
+
+/* The first tier's plan of the same call: maxpool_generic, one launch that serves every call of the dtype
+ * (whole planes without Indices: GlobalMaxPool's first tier; docs/design.md, "Tiers"). */
+void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *desc,
+                                     clpool__plan *plan);
+
+/* Validate a MaxPool call and describe it (clpool_enqueue_maxpool's checks
+ * that need no device); errors name `fn`. Offsets and in_limit are left 0. */
+clpool_status clpool__maxpool_describe(const clpool_shape *input, const clpool_maxpool_params *params,
+                                       clpool_dtype dtype, int indices, const char *fn, clpool__pool_desc *desc);
+
+/* ------------------------------------------------------------ global pools */
+
+/* One global-pool call: `planes` planes of `plane_size` elements, each reduced to one value. */
+typedef struct clpool__global_desc {
+    clpool__op op; /* GLOBAL_MAX_POOL, GLOBAL_AVERAGE_POOL, GLOBAL_LP_POOL */
+    double p;      /* GlobalLpPool */
+    clpool_dtype dtype;
+    int64_t esize;
+    int64_t planes, plane_size;
+    int indices;   /* MaxPool's whole-plane windows with Indices: each plane's first maximum */
+    int col_major; /* storage_order 1 over the spatial dims `dims`, padded with 1 past the rank */
+    int64_t dims[3];
+    int64_t in_off, out_off, idx_off;
+} clpool__global_desc;
+
+/* The dtypes the global pools take (float32, float64, float16, bfloat16). */
+int clpool__global_pool_dtype_ok(clpool_dtype dtype);
+/* Direct, grouped or two-pass by the planes' count and size; with Indices global_max_pool_indices. */
+void clpool__global_plan_call(const clpool__device_caps *caps, const clpool__global_desc *desc, clpool__plan *plan);
+/* The first tier: global_pool_direct, a work-item per plane, of the same program. */
+void clpool__global_plan_first_tier(const clpool__device_caps *caps, const clpool__global_desc *desc,
+                                    clpool__plan *plan);
+/* Whether global_max_pool_indices serves whole-plane windows with Indices on this device. */
+int clpool__global_indices_ok(const clpool__device_caps *caps, const clpool__global_desc *desc, int32_t ns);
+
+/* --------------------------------------------------------------------- Max */
+
+/* One Max call, its dims collapsed (max.c): `rank` dims, the innermost last, and each input's strides in
+ * elements (0: broadcast), the output's own as input `inputs`. */
+typedef struct clpool__max_desc {
+    clpool_dtype dtype;
+    int64_t esize;
+    size_t inputs;
+    int32_t rank;
+    int64_t dims[CLPOOL_MAX_RANK];
+    const int64_t (*strides)[CLPOOL_MAX_RANK]; /* [inputs + 1][rank] */
+    const int64_t *in_off;                     /* [inputs], elements */
+    const int *aliased;                        /* [inputs]: the input is the output */
+    int64_t out_off;
+    uint64_t moved; /* bytes of every input and the output */
+} clpool__max_desc;
+
+/* A Max call's passes: pass 0 folds inputs 0..3, each later pass the output and 3 more, waiting on the one
+ * before. One program per dtype and store kind: a kernel per input count of a pass (max.cl). */
+typedef struct clpool__max_plan {
+    int vw;     /* lanes per block */
+    int blocks; /* blocks of vw along the innermost dim per work-item */
+    int stream; /* -DSTREAM_STORES */
+    size_t passes;
+} clpool__max_plan;
+void clpool__max_plan_call(const clpool__device_caps *caps, const clpool__max_desc *desc, clpool__max_plan *plan);
+/* Pass `pass`'s launch; first[k] gets the input its argument k reads (desc->inputs: the output), *arity
+ * their count. Its buffers are CLPOOL__ROLE_OUTPUT and CLPOOL__ROLE_INPUTS + k. */
+void clpool__max_plan_pass(const clpool__max_desc *desc, const clpool__max_plan *plan, size_t pass,
+                           clpool__launch *l, size_t first[CLPOOL__ARGS_MAX_ARITY], int *arity);
+
+#endif

@@ -1,0 +1,170 @@
+/* The window layer (window.h): the rules of ONNX's windowed ops written once. */
+#include <string.h>
+
+#include "window.h"
+
+clpool_status clpool_window_params_init(clpool_window_params *params, int32_t spatial_rank, const int64_t *kernel_shape)
+{
+    CLPOOL_REQUIRE_NOT_NULL(params, "clpool_window_params_init");
+    CLPOOL_REQUIRE_NOT_NULL(kernel_shape, "clpool_window_params_init");
+    if (spatial_rank < 1 || spatial_rank > CLPOOL_MAX_SPATIAL)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "clpool_window_params_init: spatial_rank %d is outside 1..%d",
+                            (int)spatial_rank, CLPOOL_MAX_SPATIAL);
+    clpool_window_params *w = params;
+    memset(w, 0, sizeof *w);
+    w->struct_size = sizeof *w;
+    w->spatial_rank = spatial_rank;
+    for (int32_t i = 0; i < spatial_rank; ++i) {
+        w->kernel_shape[i] = kernel_shape[i];
+        w->strides[i] = 1;
+        w->dilations[i] = 1;
+    }
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool__window_check(const clpool_window_params *p, const char *fn)
+{
+    const int32_t ns = p->spatial_rank;
+    if (ns < 1 || ns > CLPOOL_MAX_SPATIAL)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: spatial_rank %d is outside 1..%d", fn, (int)ns,
+                            CLPOOL_MAX_SPATIAL);
+    for (int32_t i = 0; i < ns; ++i) {
+        if (p->kernel_shape[i] < 1)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: kernel_shape[%d] = %lld must be >= 1", fn, (int)i,
+                                (long long)p->kernel_shape[i]);
+        if (p->strides[i] < 1)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: strides[%d] = %lld must be >= 1", fn, (int)i,
+                                (long long)p->strides[i]);
+        if (p->dilations[i] < 1)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: dilations[%d] = %lld must be >= 1", fn, (int)i,
+                                (long long)p->dilations[i]);
+    }
+    for (int32_t i = 0; i < 2 * ns; ++i) {
+        if (p->pads[i] < 0)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: pads[%d] = %lld must be >= 0", fn, (int)i,
+                                (long long)p->pads[i]);
+        if (p->pads[i] != 0 && p->auto_pad != CLPOOL_AUTO_PAD_NOTSET)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: pads must be 0 when auto_pad is not NOTSET (pads[%d] = %lld)",
+                                fn, (int)i, (long long)p->pads[i]);
+    }
+    if (p->ceil_mode != 0 && p->ceil_mode != 1)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: ceil_mode = %d must be 0 or 1", fn, (int)p->ceil_mode);
+    if (p->auto_pad < CLPOOL_AUTO_PAD_NOTSET || p->auto_pad > CLPOOL_AUTO_PAD_VALID)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: auto_pad = %d is not a clpool_auto_pad value", fn,
+                            (int)p->auto_pad);
+    return CLPOOL_SUCCESS;
+}
+
+/* Does window `o` of a dim hold at least one tap inside [0, in)? */
+static int window_has_tap(int64_t o, int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb)
+{
+    const int64_t start = o * s - pb;
+    const int64_t lo = start < 0 ? (-start - 1) / d + 1 : 0; /* ceil(-start / d), no overflow */
+    return lo < k && start + lo * d < in;
+}
+
+/* Under CLPOOL__WINDOW_NEEDS_TAP: the first output of a dim whose window has
+ * no tap inside the input, or -1. A window starting inside [0, in) holds its
+ * first tap; only windows starting in the padding need a look (about pads/stride). */
+static int64_t first_empty_window(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pb)
+{
+    const int64_t first_inside = (pb + s - 1) / s;     /* first o with start >= 0 */
+    const int64_t first_after = (in + pb + s - 1) / s; /* first o with start >= in */
+    for (int64_t o = 0; o < out; ++o) {
+        if (o >= first_inside && o < first_after) {
+            o = first_after - 1;
+            continue;
+        }
+        if (!window_has_tap(o, in, k, s, d, pb)) return o;
+    }
+    return -1;
+}
+
+clpool_status clpool__window_size(const clpool_shape *input, const clpool_window_params *p, unsigned rules,
+                                  const char *fn, clpool__window *w)
+{
+    clpool_status status = clpool__check_shape(input, fn, "input shape", NULL);
+    if (status != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__window_check(p, fn)) != CLPOOL_SUCCESS) return status;
+    if (input->rank < 3)
+        return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE, "%s: input rank %d must be >= 3 (N x C x D1 ...)", fn,
+                            (int)input->rank);
+    const int32_t ns = input->rank - 2;
+    if (p->spatial_rank != ns)
+        return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
+                            "%s: kernel_shape has %d dims but the input has %d spatial dims", fn, (int)p->spatial_rank,
+                            (int)ns);
+    memset(w, 0, sizeof *w);
+    w->ns = ns;
+    w->planes = input->dims[0] * input->dims[1];
+    for (int32_t i = 0; i < ns; ++i) {
+        const int64_t in = input->dims[2 + i], k = p->kernel_shape[i], s = p->strides[i], d = p->dilations[i];
+        int64_t e, pb = p->pads[i], pe = p->pads[ns + i], out, span;
+        /* e = (k-1)*d + 1; every later sum must also stay in range. */
+        if (__builtin_mul_overflow(k - 1, d, &e) || __builtin_add_overflow(e, 1, &e) ||
+            __builtin_add_overflow(in, pb, &span) || __builtin_add_overflow(span, pe, &span) ||
+            __builtin_add_overflow(span, s, &out))
+            return clpool__fail(CLPOOL_ERROR_OVERFLOW, "%s: kernel/dilation/pads along spatial axis %d overflow int64", fn,
+                                (int)i);
+        if (p->auto_pad == CLPOOL_AUTO_PAD_SAME_UPPER || p->auto_pad == CLPOOL_AUTO_PAD_SAME_LOWER) {
+            out = in / s + (in % s != 0);
+            int64_t total = out > 0 ? (out - 1) * s + e - in : 0;
+            if (total < 0) total = 0;
+            const int64_t small = total / 2;
+            pb = p->auto_pad == CLPOOL_AUTO_PAD_SAME_UPPER ? small : total - small;
+            pe = total - pb;
+        } else {
+            /* NOTSET and VALID (pads are 0) share the floor/ceil formula. */
+            if (span < e)
+                return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE,
+                                    "%s: along spatial axis %d the padded input (%lld) is smaller than the dilated kernel (%lld)",
+                                    fn, (int)i, (long long)span, (long long)e);
+            out = (span - e) / s + 1;
+            if (p->ceil_mode) {
+                out += (span - e) % s != 0;
+                /* A window may not start in the right padding (onnx PR 5741). */
+                if ((out - 1) * s >= in + pb) --out;
+            }
+        }
+        if (in == 0 || out <= 0)
+            return clpool__fail(CLPOOL_ERROR_INVALID_SHAPE, "%s: spatial axis %d has size %lld, giving output size %lld", fn,
+                                (int)i, (long long)in, (long long)out);
+        const int64_t empty = rules & CLPOOL__WINDOW_NEEDS_TAP ? first_empty_window(in, out, k, s, d, pb) : -1;
+        if (empty >= 0)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                "%s: output position %lld along spatial axis %d has a window with no input element "
+                                "(pads/dilations too large for kernel_shape)",
+                                fn, (long long)empty, (int)i);
+        w->in[i] = in;
+        w->out[i] = out;
+        w->kernel_shape[i] = k;
+        w->strides[i] = s;
+        w->dilations[i] = d;
+        w->pad_begin[i] = pb;
+        w->pad_end[i] = pe;
+    }
+    return CLPOOL_SUCCESS;
+}
+
+void clpool__window_output_shape(const clpool_shape *input, const clpool__window *w, clpool_shape *output)
+{
+    memset(output, 0, sizeof *output);
+    output->rank = input->rank;
+    output->dims[0] = input->dims[0];
+    output->dims[1] = input->dims[1];
+    for (int32_t i = 0; i < w->ns; ++i) output->dims[2 + i] = w->out[i];
+}
+
+int64_t clpool__window_in_elements(const clpool__window *w)
+{
+    int64_t n = w->planes;
+    for (int32_t i = 0; i < w->ns; ++i) n *= w->in[i];
+    return n;
+}
+
+int64_t clpool__window_out_elements(const clpool__window *w)
+{
+    int64_t n = w->planes;
+    for (int32_t i = 0; i < w->ns; ++i) n *= w->out[i];
+    return n;
+}

@@ -1,0 +1,43 @@
+/*
+ * The window layer every windowed op shares (MaxPool, and AveragePool,
+ * LpPool and MaxUnpool on the same rules): attribute validation, auto_pad,
+ * ceil_mode, dilations and output sizing, with each op's own rules as flags.
+ */
+#ifndef CLPOOL_WINDOW_H
+#define CLPOOL_WINDOW_H
+
+#include "internal.h"
+
+/* An op's own window rules (clpool__window_size's `rules`). */
+enum {
+    /* Every window holds a tap inside the input: an empty window has no
+     * maximum, so MaxPool rejects attributes that would make one. */
+    CLPOOL__WINDOW_NEEDS_TAP = 1
+};
+
+/* A call's windows, resolved: spatial dims, padding after auto_pad, output size. */
+typedef struct clpool__window {
+    int32_t ns;     /* spatial rank */
+    int64_t planes; /* N x C, times any leading dims a view folds in */
+    int64_t in[CLPOOL_MAX_SPATIAL], out[CLPOOL_MAX_SPATIAL];
+    int64_t kernel_shape[CLPOOL_MAX_SPATIAL], strides[CLPOOL_MAX_SPATIAL], dilations[CLPOOL_MAX_SPATIAL];
+    int64_t pad_begin[CLPOOL_MAX_SPATIAL]; /* padding before the first element (after auto_pad) */
+    int64_t pad_end[CLPOOL_MAX_SPATIAL];   /* and after the last */
+} clpool__window;
+
+/* Attribute ranges that do not depend on the input; errors name `fn`. */
+clpool_status clpool__window_check(const clpool_window_params *w, const char *fn);
+
+/* Validate `w` (clpool__window_check) against an N x C x D1.. input and
+ * resolve the windows under the op's `rules`; errors name `fn`. */
+clpool_status clpool__window_size(const clpool_shape *input, const clpool_window_params *w, unsigned rules,
+                                  const char *fn, clpool__window *out);
+
+/* The output shape: N x C x the windows' output dims. */
+void clpool__window_output_shape(const clpool_shape *input, const clpool__window *w, clpool_shape *output);
+
+/* Elements of the windows' input and output (planes x spatial). */
+int64_t clpool__window_in_elements(const clpool__window *w);
+int64_t clpool__window_out_elements(const clpool__window *w);
+
+#endif
