@@ -3,6 +3,7 @@ import threading
 from ctypes import byref, c_uint32, c_void_p
 from typing import NamedTuple
 
+from ._dtypes import dtype_code
 from ._lib import DeviceInfoC, check, lib
 
 _TYPES = {1 << 1: "CPU", 1 << 2: "GPU", 1 << 3: "ACCELERATOR", 1 << 4: "CUSTOM"}
@@ -82,7 +83,6 @@ class Context:
 
     def warm_up(self, dtype="float32"):
         """Build ahead of time the programs the common cases of every op use for `dtype` (blocking)."""
-        from ._ops import dtype_code
         check(lib.clpool_context_warm_up(self.handle, dtype_code(dtype)))
 
     def trim(self):
