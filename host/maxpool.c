@@ -9,18 +9,15 @@ _Static_assert(CLPOOL__ARGS_MAX_SPATIAL == CLPOOL_MAX_SPATIAL, "the kernels' geo
 clpool_status clpool_maxpool_params_init(clpool_maxpool_params *p, int32_t spatial_rank, const int64_t *kernel_shape)
 {
     CLPOOL_REQUIRE_NOT_NULL(p, "clpool_maxpool_params_init");
-    CLPOOL_REQUIRE_NOT_NULL(kernel_shape, "clpool_maxpool_params_init");
-    if (spatial_rank < 1 || spatial_rank > CLPOOL_MAX_SPATIAL)
-        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "clpool_maxpool_params_init: spatial_rank %d is outside 1..%d",
-                            (int)spatial_rank, CLPOOL_MAX_SPATIAL);
+    clpool_window_params w;
+    const clpool_status status = clpool__window_params_init(&w, spatial_rank, kernel_shape, "clpool_maxpool_params_init");
+    if (status != CLPOOL_SUCCESS) return status;
     memset(p, 0, sizeof *p);
     p->struct_size = sizeof *p;
     p->spatial_rank = spatial_rank;
-    for (int32_t i = 0; i < spatial_rank; ++i) {
-        p->kernel_shape[i] = kernel_shape[i];
-        p->strides[i] = 1;
-        p->dilations[i] = 1;
-    }
+    memcpy(p->kernel_shape, w.kernel_shape, sizeof p->kernel_shape);
+    memcpy(p->strides, w.strides, sizeof p->strides);
+    memcpy(p->dilations, w.dilations, sizeof p->dilations);
     return CLPOOL_SUCCESS;
 }
 

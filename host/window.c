@@ -3,14 +3,13 @@
 
 #include "window.h"
 
-clpool_status clpool_window_params_init(clpool_window_params *params, int32_t spatial_rank, const int64_t *kernel_shape)
+clpool_status clpool__window_params_init(clpool_window_params *w, int32_t spatial_rank, const int64_t *kernel_shape,
+                                         const char *fn)
 {
-    CLPOOL_REQUIRE_NOT_NULL(params, "clpool_window_params_init");
-    CLPOOL_REQUIRE_NOT_NULL(kernel_shape, "clpool_window_params_init");
+    CLPOOL_REQUIRE_NOT_NULL(kernel_shape, fn);
     if (spatial_rank < 1 || spatial_rank > CLPOOL_MAX_SPATIAL)
-        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "clpool_window_params_init: spatial_rank %d is outside 1..%d",
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: spatial_rank %d is outside 1..%d", fn,
                             (int)spatial_rank, CLPOOL_MAX_SPATIAL);
-    clpool_window_params *w = params;
     memset(w, 0, sizeof *w);
     w->struct_size = sizeof *w;
     w->spatial_rank = spatial_rank;
@@ -20,6 +19,12 @@ clpool_status clpool_window_params_init(clpool_window_params *params, int32_t sp
         w->dilations[i] = 1;
     }
     return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_window_params_init(clpool_window_params *params, int32_t spatial_rank, const int64_t *kernel_shape)
+{
+    CLPOOL_REQUIRE_NOT_NULL(params, "clpool_window_params_init");
+    return clpool__window_params_init(params, spatial_rank, kernel_shape, "clpool_window_params_init");
 }
 
 clpool_status clpool__window_check(const clpool_window_params *p, const char *fn)

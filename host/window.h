@@ -25,6 +25,10 @@ typedef struct clpool__window {
     int64_t pad_end[CLPOOL_MAX_SPATIAL];   /* and after the last */
 } clpool__window;
 
+/* clpool_window_params_init's defaults, errors naming `fn`. */
+clpool_status clpool__window_params_init(clpool_window_params *w, int32_t spatial_rank, const int64_t *kernel_shape,
+                                         const char *fn);
+
 /* Attribute ranges that do not depend on the input; errors name `fn`. */
 clpool_status clpool__window_check(const clpool_window_params *w, const char *fn);
 
