@@ -4,22 +4,22 @@
 
 /* Each kernel family after the headers it uses, in order (kernels/), so a
  * program compiles only its own family. */
-#define MAXPOOL2D_HEADERS "maxpool_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
-static const char *const generic_parts[] = {"window.h", "maxpool_generic.cl", NULL};
-static const char *const nd_parts[] = {"window.h", "maxpool_lanes.h", "maxpool_nd.cl", NULL};
+#define MAXPOOL2D_HEADERS "reduce_max.h", "maxpool_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
+static const char *const first_tier_parts[] = {"reduce_max.h", "window.h", "window_first_tier.cl", NULL};
+static const char *const nd_parts[] = {"reduce_max.h", "window.h", "maxpool_lanes.h", "maxpool_nd.cl", NULL};
 static const char *const parts_2d[] = {MAXPOOL2D_HEADERS, "maxpool2d_argmax.h", "maxpool2d_block.h",
                                        "maxpool2d_sweep.h", "maxpool2d.cl", NULL};
 static const char *const plane_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
                                           "maxpool2d_plane.cl", NULL};
 static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h", "maxpool2d_band.h",
                                          "maxpool2d_flat.cl", NULL};
-static const char *const parts_3d[] = {"maxpool3d.cl", NULL};
-static const char *const global_max_parts[] = {"global_pool.h", "global_max_pool.cl", NULL};
-static const char *const global_sum_parts[] = {"global_pool.h", "global_sum_pool.cl", NULL};
-static const char *const max_parts[] = {"max.cl", NULL};
+static const char *const parts_3d[] = {"reduce_max.h", "maxpool3d.cl", NULL};
+static const char *const global_max_parts[] = {"reduce_max.h", "global_pool.h", "global_max_pool.cl", NULL};
+static const char *const global_sum_parts[] = {"reduce_sum.h", "global_pool.h", "global_sum_pool.cl", NULL};
+static const char *const max_parts[] = {"reduce_max.h", "max.cl", NULL};
 
-static const char *const generic_kernels[] = {"maxpool_generic", NULL};
-static const char *const nd_kernels[] = {"maxpool", "maxpool_nb2", "maxpool_nb3", "maxpool_nb4", NULL};
+static const char *const first_tier_kernels[] = {"window_first_tier", NULL};
+static const char *const nd_kernels[] = {"maxpool_nd", "maxpool_nd_nb2", "maxpool_nd_nb3", "maxpool_nd_nb4", NULL};
 static const char *const window_kernels[] = {"maxpool_window", NULL};
 static const char *const kernels_2d[] = {"maxpool2d", NULL};
 static const char *const plane_kernels[] = {"maxpool2d_plane", NULL};
@@ -36,7 +36,7 @@ static const char *const max_kernels[] = {"max_of_1", "max_of_2", "max_of_3", "m
 
 const clpool__family clpool__families[CLPOOL__PATHS] = {
     [CLPOOL__PATH_NONE] = {CLPOOL__PATH_NONE, "none", NULL, NULL},
-    [CLPOOL__PATH_MAXPOOL_GENERIC] = {CLPOOL__PATH_MAXPOOL_GENERIC, "generic", generic_parts, generic_kernels},
+    [CLPOOL__PATH_WINDOW_FIRST_TIER] = {CLPOOL__PATH_WINDOW_FIRST_TIER, "first_tier", first_tier_parts, first_tier_kernels},
     [CLPOOL__PATH_MAXPOOL_ND] = {CLPOOL__PATH_MAXPOOL_ND, "nd", nd_parts, nd_kernels},
     [CLPOOL__PATH_MAXPOOL_WINDOW] = {CLPOOL__PATH_MAXPOOL_WINDOW, "window", nd_parts, window_kernels},
     [CLPOOL__PATH_MAXPOOL_2D] = {CLPOOL__PATH_MAXPOOL_2D, "2d", parts_2d, kernels_2d},

@@ -18,9 +18,6 @@
 #define GLOBAL_INDICES_MIN_PLANE 16
 #define GLOBAL_INDICES_GROUPS_PER_CU 4
 
-/* The kernels' -DOP (kernels/global_pool.h). */
-enum { OP_MAX = 1, OP_AVG = 2, OP_LP = 3 };
-
 int clpool__global_pool_dtype_ok(clpool_dtype dtype)
 {
     return dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64 || dtype == CLPOOL_FLOAT16 || dtype == CLPOOL_BFLOAT16;
@@ -36,7 +33,9 @@ int clpool__global_indices_ok(const clpool__device_caps *caps, const clpool__glo
 
 static int kernel_op(const clpool__global_desc *g)
 {
-    return g->op == CLPOOL__OP_GLOBAL_MAX_POOL ? OP_MAX : g->op == CLPOOL__OP_GLOBAL_AVERAGE_POOL ? OP_AVG : OP_LP;
+    return g->op == CLPOOL__OP_GLOBAL_MAX_POOL       ? CLPOOL__OP_REDUCE_MAX
+           : g->op == CLPOOL__OP_GLOBAL_AVERAGE_POOL ? CLPOOL__OP_REDUCE_AVG
+                                                     : CLPOOL__OP_REDUCE_LP;
 }
 
 /* GlobalLpPool's p: 1 and 2 get closed forms, other integers up to 64 repeated squaring, the rest pow. */

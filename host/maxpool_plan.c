@@ -625,18 +625,19 @@ void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpo
         return;
     }
     memset(plan, 0, sizeof *plan);
-    plan->path = CLPOOL__PATH_MAXPOOL_GENERIC;
+    plan->path = CLPOOL__PATH_WINDOW_FIRST_TIER;
     plan->launches = 1;
     plan->first_tier = 1;
     clpool__launch *l = &plan->launch[0];
-    clpool__launch_start(l, CLPOOL__PATH_MAXPOOL_GENERIC, "maxpool_generic");
-    clpool__options_start(&l->options, d->dtype); /* everything else is run-time data */
+    clpool__launch_start(l, CLPOOL__PATH_WINDOW_FIRST_TIER, "window_first_tier");
+    clpool__options_start(&l->options, d->dtype); /* the dtype and the reduction; the rest is run-time data */
+    clpool__options_define(&l->options, "OP", CLPOOL__OP_REDUCE_MAX);
     /* Without Indices the output stands in for them (never written): no NULL buffer argument. */
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
-    clpool__launch_block(l, sizeof l->block.generic);
-    clpool__maxpool_generic_geom *g = &l->block.generic;
+    clpool__launch_block(l, sizeof l->block.first_tier);
+    clpool__window_first_tier_geom *g = &l->block.first_tier;
     g->ns = d->w.ns;
     g->with_indices = d->indices;
     g->col_major = d->storage_order != 0;

@@ -39,7 +39,7 @@ typedef enum clpool__role {
  * docs/design.md's path tables. */
 typedef enum clpool__path {
     CLPOOL__PATH_NONE = 0,
-    CLPOOL__PATH_MAXPOOL_GENERIC,     /* MaxPool's first tier: every attribute at run time */
+    CLPOOL__PATH_WINDOW_FIRST_TIER,   /* the windowed ops' first tier: every attribute at run time */
     CLPOOL__PATH_MAXPOOL_ND,          /* any rank and attributes */
     CLPOOL__PATH_MAXPOOL_WINDOW,      /* rows of few outputs under wide windows */
     CLPOOL__PATH_MAXPOOL_2D,          /* 2-D column blocks and row sweeps */
@@ -88,7 +88,7 @@ typedef struct clpool__launch {
     clpool__launch_arg args[CLPOOL__LAUNCH_ARGS];
     union {
         clpool__maxpool_geom geom;
-        clpool__maxpool_generic_geom generic;
+        clpool__window_first_tier_geom first_tier;
         clpool__maxpool2d_sizes sizes2d;
         clpool__maxpool3d_sizes sizes3d;
         clpool__global_sizes global;

@@ -40,7 +40,7 @@ typedef struct clpool__pool_desc {
 /* The plan of a validated MaxPool call (desc of the whole call, buffers INPUT, OUTPUT, INDICES). */
 void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *desc, clpool__plan *plan);
 
-/* The first tier's plan of the same call: maxpool_generic, one launch that serves every call of the dtype
+/* The first tier's plan of the same call: window_first_tier, one launch that serves every call of the dtype
  * (whole planes without Indices: GlobalMaxPool's first tier; docs/design.md, "Tiers"). */
 void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *desc,
                                      clpool__plan *plan);

@@ -1,7 +1,7 @@
 /*
  * clpool_context_warm_up: run tiny real ops so the programs later first calls
  * use are built now. With tiers on, those are the first tiers (MaxPool's
- * generic kernel, the global pools' direct kernels) and Max's programs, and
+ * window_first_tier, the global pools' direct kernels) and Max's programs, and
  * no specialised key is asked for (that would make its first call build it);
  * with tiers off, the programs of the common cases. Going through the
  * enqueue paths (rather than a list of build options) keeps the warmed

@@ -19,6 +19,11 @@ typedef int64_t clpool__i64;
 #define CLPOOL__ARGS_MAX_RANK 12    /* clpool.h's CLPOOL_MAX_RANK */
 #define CLPOOL__ARGS_MAX_ARITY 4    /* Max's inputs per pass */
 
+/* The reductions a kernel family combines with -DOP (reduce_max.h, reduce_sum.h), planned by the host. */
+#define CLPOOL__OP_REDUCE_MAX 1
+#define CLPOOL__OP_REDUCE_AVG 2
+#define CLPOOL__OP_REDUCE_LP 3
+
 /* A call's windows as every window kernel reads them (the host's clpool__window). */
 typedef struct clpool__window_geom {
     clpool__i64 in_dims[CLPOOL__ARGS_MAX_SPATIAL];
@@ -40,15 +45,15 @@ typedef struct clpool__maxpool_geom {
     clpool__i64 in_limit; /* elements in the input cl_mem: vector loads may read up to here */
 } clpool__maxpool_geom;
 
-/* MaxPool's first tier (maxpool_generic): every attribute at run time. */
-typedef struct clpool__maxpool_generic_geom {
+/* MaxPool's first tier (window_first_tier): every attribute at run time. */
+typedef struct clpool__window_first_tier_geom {
     clpool__window_geom w;
     clpool__i64 ns;           /* spatial rank */
     clpool__i64 with_indices; /* 1: write Indices */
     clpool__i64 col_major;    /* storage_order 1 */
     clpool__i64 outputs;      /* output elements: one work-item each */
     clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */
-} clpool__maxpool_generic_geom;
+} clpool__window_first_tier_geom;
 
 /* MaxPool's 2-D kernels (maxpool2d, maxpool2d_plane, maxpool2d_flat). */
 typedef struct clpool__maxpool2d_sizes {

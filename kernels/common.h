@@ -83,12 +83,8 @@ typedef ulong CT;
  *   TV(n), CTV(n)          storage / compute vectors (ushortn / floatn for
  *                          float16 and bfloat16); T8, CT8, T16, CT16 name them
  *   TO_CTV(n, r)           storage -> compute (exact)
- *   MAX_BETTERV(n, v, best) per-lane MAX_BETTER as an intn mask (-1 = take v)
- *   SELECT_MASKV(n, m), RAW_MASKV(n, m)  that mask at CTV's / TV's element width
  *   VLOADV(n, p), VSTOREV(n, v, p)  vloadn(0, p) / vstoren(v, 0, p)
- * Max-like kernels select the storage bits alongside the values and store
- * the bits, so results are exact for every dtype (float16/bfloat16 NaN
- * payloads included) without converting back.
+ * The max rule and its masks are reduce_max.h's, the sums' reduce_sum.h's.
  */
 #define CLPOOL_PASTE(a, b) a##b
 #define CLPOOL_XPASTE(a, b) CLPOOL_PASTE(a, b)
@@ -256,14 +252,6 @@ static inline void prefetch_write_bytes(__global void *p, long bytes)
 #define VLOAD8C(p) TO_CT8(vload8(0, (p)))
 #define VLOAD16C(p) TO_CT16(vload16(0, (p)))
 
-#if IS_FLOAT_TYPE
-/* Written as isgreater | (isnan & !isnan): PoCL compiled the equivalent ~isnan(best) & ~(v <= best)
- * to far slower code (see docs/design.md). */
-#define MAX_BETTERV(n, v, best) CONVERT_INTV(n, isgreater(v, best) | (isnan(v) & ~isnan(best)))
-#else
-#define MAX_BETTERV(n, v, best) CONVERT_INTV(n, (v) > (best))
-#endif
-#define MAX_BETTER8(v, best) MAX_BETTERV(8, v, best)
 /* A 64-bit select() mask from an int mask. Not plain convert_longn(m):
  * rusticl (Mesa 22.3) folds the sign test of a widened comparison result to
  * false, so select() would never take b; a fresh 64-bit compare is kept. */
@@ -283,74 +271,13 @@ static inline void prefetch_write_bytes(__global void *p, long bytes)
 #define RAW_MASK8(m) RAW_MASKV(8, m)
 
 /*
- * Order keys of the floating types: ORDER_KEY(bits), order_key8/16(bits) map
- * storage bits to a signed integer (KEY_SCALAR: short, int or long) whose
- * order is the IEEE order with -0 == +0 and every NaN equal to KEY_TOP, above
- * +inf. So the NaN rule (first NaN wins, then stays) is a strict > on keys,
- * a plain integer max() finds the maximum, and a key names its value's bits
- * uniquely except for 0 (+-0) and KEY_TOP (NaN payloads): BITS_OF_KEY.
- */
-#if IS_FLOAT_TYPE
-#if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
-#define KEY_SCALAR short
-#define KEY_TOP ((short)0x7fff)
-#define AS_T as_ushort
-#if defined(DT_FLOAT16)
-#define KEY_INF ((short)0x7c00)
-#else
-#define KEY_INF ((short)0x7f80)
-#endif
-#elif defined(DT_FLOAT32)
-#define KEY_SCALAR int
-#define KEY_TOP 0x7fffffff
-#define KEY_INF 0x7f800000
-#define AS_T as_float
-#else
-#define KEY_SCALAR long
-#define KEY_TOP 0x7fffffffffffffffL
-#define KEY_INF 0x7ff0000000000000L
-#define AS_T as_double
-#endif
-#define KEYT(n) CLPOOL_XPASTE(KEY_SCALAR, n)
-#define CLPOOL_ORDER_KEY_FN(n)                                                                      \
-    static inline KEYT(n) CLPOOL_XPASTE(order_key, n)(TV(n) bits)                                          \
-    {                                                                                               \
-        const KEYT(n) s = CLPOOL_XPASTE(CLPOOL_XPASTE(as_, KEY_SCALAR), n)(bits);                   \
-        const KEYT(n) mag = s & KEY_TOP;                                                            \
-        return select(select(mag, -mag, s < (KEY_SCALAR)0), (KEYT(n))KEY_TOP, mag > (KEY_SCALAR)KEY_INF); \
-    }
-CLPOOL_ORDER_KEY_FN(8)
-CLPOOL_ORDER_KEY_FN(16)
-static inline KEY_SCALAR ORDER_KEY(T bits)
-{
-    const KEY_SCALAR s = CLPOOL_XPASTE(as_, KEY_SCALAR)(bits);
-    const KEY_SCALAR mag = s & KEY_TOP;
-    return mag > KEY_INF ? KEY_TOP : s < 0 ? -mag : mag;
-}
-/* The bits of a key's value; 0 gives +0 and KEY_TOP one NaN (callers resolve those). */
-static inline T BITS_OF_KEY(KEY_SCALAR k)
-{
-    const KEY_SCALAR mag = k < 0 ? (KEY_SCALAR)-k : k;
-    return AS_T((KEY_SCALAR)(k < 0 ? mag | (KEY_SCALAR)(-KEY_TOP - 1) : mag));
-}
-#endif
-
-/*
- * Lane-wise comparison for max-like kernels that carry storage bits:
- *   KTV(n) KEYV(n, bits)  what is compared: order keys for float16/bfloat16
- *                         (no float conversion), the values otherwise
- *   BETTERV(n, k, best)   MAX_BETTER on those, a MASKV(n) (-1 = take k)
- *   MASKV(n)              mask type with the storage element's width, so
- *                         select() on keys and bits needs no conversion
- *   TO_MASKV(n, m)        an intn mask (0 / -1) as MASKV(n)
+ * Select masks: MASKV(n) has the storage element's width, so select() on
+ * keys and storage bits needs no conversion; TO_MASKV(n, m) makes an intn
+ * mask (0 / -1) one.
  */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
 #define MASK_SCALAR short
-#define KTV(n) KEYT(n)
-#define KEYV(n, bits) CLPOOL_XPASTE(order_key, n)(bits)
-#define BETTERV(n, k, best) ((k) > (best))
-#else
-#if defined(DT_FLOAT32) || defined(DT_INT32) || defined(DT_UINT32)
+#elif defined(DT_FLOAT32) || defined(DT_INT32) || defined(DT_UINT32)
 #define MASK_SCALAR int
 #elif defined(DT_FLOAT64) || defined(DT_INT64) || defined(DT_UINT64)
 #define MASK_SCALAR long
@@ -358,14 +285,6 @@ static inline T BITS_OF_KEY(KEY_SCALAR k)
 #define MASK_SCALAR char
 #else
 #define MASK_SCALAR short
-#endif
-#define KTV(n) TV(n)
-#define KEYV(n, bits) (bits)
-#if IS_FLOAT_TYPE
-#define BETTERV(n, k, best) (isgreater(k, best) | (isnan(k) & ~isnan(best)))
-#else
-#define BETTERV(n, k, best) ((k) > (best))
-#endif
 #endif
 #define MASKV(n) CLPOOL_XPASTE(MASK_SCALAR, n)
 #if defined(DT_FLOAT32) || defined(DT_INT32) || defined(DT_UINT32)
@@ -375,25 +294,6 @@ static inline T BITS_OF_KEY(KEY_SCALAR k)
 #else
 #define TO_MASKV(n, m) CLPOOL_XPASTE(CLPOOL_XPASTE(convert_, MASK_SCALAR), n)(m)
 #endif
-
-/*
- * The library-wide NaN rule for max-like ops: NaN propagates. `v` replaces
- * `best` when it is larger, or when it is the first NaN seen; once `best` is
- * NaN it stays (so Indices point at the first NaN in tap order). Ties keep
- * the earlier element (strict comparison).
- */
-#if IS_FLOAT_TYPE
-#define MAX_BETTER(v, best) (isgreater(v, best) || (isnan(v) && !isnan(best)))
-#else
-#define MAX_BETTER(v, best) ((v) > (best))
-#endif
-
-/* b if b > a, else a: one instruction on x86 (maxps/maxpd, integer max). It
- * keeps the earlier of equal values (so +-0 ties go to a) but drops a NaN in
- * b: callers that see NaN check for it separately. */
-#define MAX_KEEP_FIRST(a, b) ((b) > (a) ? (b) : (a))
-/* The minimum's counterpart: b if b < a, else a (minps, integer min). */
-#define MIN_KEEP_FIRST(a, b) ((b) < (a) ? (b) : (a))
 
 /* On a kernel: 512-bit vectors where the target has them (LLVM otherwise
  * prefers 256-bit ones on skylake-avx512 and splits every 16-float op);

@@ -1,6 +1,6 @@
-/* GlobalMaxPool's kernels (-DOP=OP_MAX): after global_pool.h. */
-#if OP != OP_MAX
-#error "global_max_pool.cl: -DOP=OP_MAX"
+/* GlobalMaxPool's kernels (-DOP=CLPOOL__OP_REDUCE_MAX): after global_pool.h. */
+#if OP != CLPOOL__OP_REDUCE_MAX
+#error "global_max_pool.cl: -DOP=CLPOOL__OP_REDUCE_MAX"
 #endif
 /* Index of the winner among x[first..end) by `step`: the first NaN, else the first maximum. */
 static inline long scan_max(__global const T *x, long first, long end, long step)

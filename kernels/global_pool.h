@@ -2,8 +2,8 @@
  * GlobalMaxPool / GlobalAveragePool / GlobalLpPool: reduce each (n, c) plane
  * of S = prod(spatial) elements to one value.
  *
- * Options: DT_* dtype, -DOP=OP_MAX|OP_AVG|OP_LP, -DLP_KIND=1|2|3|0 (p == 1,
- * p == 2, other integer p by squaring, general p via pow; only for OP_LP), -DCHUNKED=0|1 (how a split plane is
+ * Options: DT_* dtype, -DOP=CLPOOL__OP_REDUCE_MAX|CLPOOL__OP_REDUCE_AVG|CLPOOL__OP_REDUCE_LP, -DLP_KIND=1|2|3|0 (p == 1,
+ * p == 2, other integer p by squaring, general p via pow; only for CLPOOL__OP_REDUCE_LP), -DCHUNKED=0|1 (how a split plane is
  * dealt to work-items, see below).
  *
  * Strategy (chosen on the host from the shape and the device):
@@ -30,9 +30,6 @@
  * payloads included); partial winners are combined so that the result is
  * the one a sequential scan would pick: the first NaN, else the first maximum.
  */
-#define OP_MAX 1
-#define OP_AVG 2
-#define OP_LP 3
 
 /* Range of a plane's elements lane `lane` of `parts` visits: i = first; i < end; i += step. */
 #if CHUNKED

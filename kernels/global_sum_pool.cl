@@ -1,74 +1,8 @@
-/* GlobalAveragePool's and GlobalLpPool's kernels (-DOP=OP_AVG or OP_LP):
+/* GlobalAveragePool's and GlobalLpPool's kernels (-DOP=CLPOOL__OP_REDUCE_AVG or CLPOOL__OP_REDUCE_LP):
  * after global_pool.h. */
-#if OP == OP_MAX
-#error "global_sum_pool.cl: -DOP=OP_AVG or OP_LP"
+#if OP == CLPOOL__OP_REDUCE_MAX
+#error "global_sum_pool.cl: -DOP=CLPOOL__OP_REDUCE_AVG or CLPOOL__OP_REDUCE_LP"
 #endif
-/* Kahan sum with a plain shadow sum for non-finite inputs. */
-typedef struct { AT sum, comp, plain; } kahan;
-
-static inline void kahan_add(kahan *k, AT v)
-{
-    const AT y = v - k->comp;
-    const AT t = k->sum + y;
-    k->comp = (t - k->sum) - y;
-    k->sum = t;
-    k->plain += v;
-}
-
-static inline AT kahan_value(kahan k)
-{
-    return isfinite(k.plain) ? k.sum - k.comp : k.plain;
-}
-
-/* 16-lane vector form of the accumulator: independent Kahan sums per lane
- * (SIMD, and 16 dependency chains instead of one), merged into a scalar one. */
-#if defined(DT_FLOAT64)
-#define AT_NAME double
-#else
-#define AT_NAME float
-#endif
-typedef CLPOOL_XPASTE(AT_NAME, 16) AT16;
-typedef CLPOOL_XPASTE(AT_NAME, 8) AT8;
-typedef CLPOOL_XPASTE(AT_NAME, 4) AT4;
-typedef CLPOOL_XPASTE(AT_NAME, 2) AT2;
-
-/* The sum of 16 lanes, pairwise (4 levels). */
-static inline AT sum_lanes16(AT16 v)
-{
-    const AT8 v8 = v.lo + v.hi;
-    const AT4 v4 = v8.lo + v8.hi;
-    const AT2 v2 = v4.lo + v4.hi;
-    return v2.lo + v2.hi;
-}
-
-/*
- * ipow(a, n): a^n for integer n >= 1 by squaring (a few ulp; PoCL 3.1's
- * double8 pown returned inf). contribution(x, p): what an element adds to the
- * sum. Written once, instantiated for AT and AT16; OP and LP_KIND are
- * constants, so the dead branches fold away.
- */
-#define CLPOOL_DEFINE_CONTRIBUTION(type, suffix)                  \
-    static inline type ipow##suffix(type a, int n)                       \
-    {                                                             \
-        type r = 1;                                               \
-        for (; n; n >>= 1, a *= a)                                \
-            if (n & 1) r *= a;                                    \
-        return r;                                                 \
-    }                                                             \
-    static inline type contribution##suffix(type x, AT p)                \
-    {                                                             \
-        if (OP != OP_LP) return x;                                \
-        if (LP_KIND == 1) return fabs(x);                         \
-        if (LP_KIND == 2) return x * x;                           \
-        if (LP_KIND == 3) return ipow##suffix(fabs(x), (int)p);   \
-        return pow(fabs(x), (type)p);                             \
-    }
-CLPOOL_DEFINE_CONTRIBUTION(AT, )
-CLPOOL_DEFINE_CONTRIBUTION(AT16, 16)
-
-/* General float p stays on the scalar path: PoCL 3.1's double8 pow returned
- * inf for ordinary inputs, and pow dominates the cost anyway. */
-#define VECTOR_SUM (OP != OP_LP || LP_KIND != 0)
 
 /* Sum of contribution(x[i]) for i in [first, end) by `step` into k. The
  * vector loop prefetches PREFETCH_AHEAD_BYTES ahead: the hardware prefetcher
@@ -139,17 +73,6 @@ static inline AT short_sum(__global const T *x, long n, AT p)
     return sum_lanes16(acc) + tail;
 }
 
-/* The output from a plane's sum: written once, for AT and AT16. */
-#define CLPOOL_DEFINE_FINISH(type, suffix)                                    \
-    static inline type finish##suffix(type v, long count, AT p)                      \
-    {                                                                         \
-        if (OP == OP_AVG) return v / (type)(AT)count;                        \
-        if (LP_KIND == 1) return v;                                           \
-        if (LP_KIND == 2) return sqrt(v);                                     \
-        return pow(v, (type)((AT)1 / p));                                     \
-    }
-CLPOOL_DEFINE_FINISH(AT, )
-CLPOOL_DEFINE_FINISH(AT16, 16)
 
 __kernel void global_pool_direct(__global const T *in, __global T *out, const clpool__global_sizes sz, const AT p)
 {
@@ -201,7 +124,7 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const c
     }
     V16 r;
     TRANSPOSED_REDUCE16(m, ADD2, r);
-#if OP == OP_LP && LP_KIND == 3 /* pow stays scalar (PoCL 3.1's double8 pow, above) */
+#if OP == CLPOOL__OP_REDUCE_LP && LP_KIND == 3 /* pow stays scalar (PoCL 3.1's double8 pow, above) */
     AT sums[16];
     vstore16(r, 0, sums);
     for (int q = 0; q < 16; ++q) y[q] = finish(sums[q], n, p);

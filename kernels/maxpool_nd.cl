@@ -85,7 +85,7 @@
 #endif
 
 /* Blocks of VW outputs per work-item: maxpool takes one block, and on CPUs
- * (-DNB_MAX=n) maxpool_nb2..maxpool_nbn take 2..n, kernels of one program so
+ * (-DNB_MAX=n) maxpool_nd_nb2..maxpool_nbn take 2..n, kernels of one program so
  * that every row length shares it; in each, NB is a constant. */
 #ifndef NB_MAX
 #define NB_MAX 1
@@ -329,15 +329,15 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
     }
 }
 
-__kernel CLPOOL_WIDE_VECTORS void maxpool(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 1); }
+__kernel CLPOOL_WIDE_VECTORS void maxpool_nd(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 1); }
 #if NB_MAX >= 2
-__kernel CLPOOL_WIDE_VECTORS void maxpool_nb2(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 2); }
+__kernel CLPOOL_WIDE_VECTORS void maxpool_nd_nb2(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 2); }
 #endif
 #if NB_MAX >= 3
-__kernel CLPOOL_WIDE_VECTORS void maxpool_nb3(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 3); }
+__kernel CLPOOL_WIDE_VECTORS void maxpool_nd_nb3(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 3); }
 #endif
 #if NB_MAX >= 4
-__kernel CLPOOL_WIDE_VECTORS void maxpool_nb4(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 4); }
+__kernel CLPOOL_WIDE_VECTORS void maxpool_nd_nb4(GENERAL_ARGS) { maxpool_blocks(GENERAL_PASS, 4); }
 #endif
 
 /*

@@ -21,7 +21,7 @@ entries() {
       for (i = 3; i <= NF; ++i) {
         split(substr($i, 3), kv, "=")
         if (kv[1] ~ /^(KH|KW|KD|NB_MAX|PLANE_ELEMS|FLAT_ELEMS)$/) continue
-        if (k == "maxpool" && kv[1] == "NS") { print "path maxpool NS=" kv[2]; continue }
+        if (k == "maxpool_nd" && kv[1] == "NS") { print "path maxpool_nd NS=" kv[2]; continue }
         if (k !~ /^max_of_/) path = path " " kv[1] "=" kv[2]
         else print "path max_of " kv[1] "=" kv[2]
       }

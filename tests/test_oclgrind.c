@@ -56,7 +56,7 @@ static const struct {
     const char *keys[6];
 } path_keys[] = {
     {"maxpool2d", {"SH", "SW", "WITH_INDICES", "STORAGE_ORDER", "INDEX_MAP"}},
-    {"maxpool", {"NS", "SW", "WITH_INDICES", "STORAGE_ORDER"}},
+    {"maxpool_nd", {"NS", "SW", "WITH_INDICES", "STORAGE_ORDER"}},
     {"global_pool_direct", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_partial", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_final", {"OP", "LP_KIND", "CHUNKED"}},
@@ -66,7 +66,7 @@ static const struct {
  * ending in '*' stands for every kernel it starts. */
 static const char *const cpu_only[][2] = {
     {"maxpool_window", "use_window_kernel: CPUs whose work-item vectors are their SIMD"},
-    {"maxpool_nb*", "plan_nd: several blocks per work-item on CPU SIMD (NB_MAX)"},
+    {"maxpool_nd_nb*", "plan_nd: several blocks per work-item on CPU SIMD (NB_MAX)"},
     {"maxpool2d_plane", "plane_path: CPUs with 512-bit vectors"},
     {"maxpool2d_flat_p*", "flat_path: CPUs with 512-bit vectors"},
     {"maxpool3d", "fused_3d: 16-lane work-items (CPUs)"},
@@ -275,7 +275,7 @@ typedef struct mp_case {
 
 #define MP2D(sh, sw, idx, so, map)                                                                          \
     "maxpool2d SH=" #sh " SW=" #sw " WITH_INDICES=" #idx " STORAGE_ORDER=" #so " INDEX_MAP=" #map
-#define MPND(ns, sw, idx, so) "maxpool NS=" #ns " SW=" #sw " WITH_INDICES=" #idx " STORAGE_ORDER=" #so
+#define MPND(ns, sw, idx, so) "maxpool_nd NS=" #ns " SW=" #sw " WITH_INDICES=" #idx " STORAGE_ORDER=" #so
 #define GLOBAL(kernel, op, lp) "global_pool_" kernel " OP=" #op " LP_KIND=" #lp " CHUNKED=0"
 #define GLOBAL2(op, lp) GLOBAL("partial", op, lp) " + " GLOBAL("final", op, lp)
 
@@ -479,16 +479,16 @@ START_TEST(maxpool_3d_two_passes) { RUN_CASES(mp_cases_run, mp_3d); }
 END_TEST
 
 /* MaxPool's first tier (CLPOOL_TIERED=1): each run is the first call of a
- * new clpool context over the fixture's OpenCL objects, so maxpool_generic
+ * new clpool context over the fixture's OpenCL objects, so window_first_tier
  * answers it, on 1-, 2-, 3- and 6-D windows with and without Indices. */
 static const mp_case mp_first_tier[] = {
-    {"1-D 3/s2/p1 Indices, first tier", DT_ALL, 3, {1, 3, 21}, {3}, {2}, {0}, {1, 1}, 0, 1, 0, "maxpool_generic"},
+    {"1-D 3/s2/p1 Indices, first tier", DT_ALL, 3, {1, 3, 21}, {3}, {2}, {0}, {1, 1}, 0, 1, 0, "window_first_tier"},
     {"2-D 3x3 dilation 2, ceil, first tier", DT_ALL, 4, {1, 2, 10, 17}, {3, 3}, {2, 3}, {2, 2}, {2, 2, 2, 2}, 1, 0, 0,
-     "maxpool_generic"},
+     "window_first_tier"},
     {"3-D 2x3x3/s2 column-major Indices, first tier", DT_ALL, 5, {1, 2, 5, 7, 9}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 0,
-     1, 1, "maxpool_generic"},
+     1, 1, "window_first_tier"},
     {"6-D 2x1x2x1x2x3 Indices, first tier", DT_ALL, 8, {1, 1, 2, 3, 2, 3, 3, 10}, {2, 1, 2, 1, 2, 3}, {0}, {0}, {0},
-     0, 1, 0, "maxpool_generic"},
+     0, 1, 0, "window_first_tier"},
 };
 
 START_TEST(maxpool_first_tier) { mp_cases_run_with(mp_first_tier, sizeof mp_first_tier / sizeof mp_first_tier[0], 1, 43); }

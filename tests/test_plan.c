@@ -11,16 +11,7 @@
 #include <string.h>
 
 #include "planners.h"
-
-/* An AVX-512 CPU under PoCL: 16 float lanes per work-item, the tests' pinned cache. */
-static const clpool__device_caps cpu512 = {.cpu = 1, .cpu_simd = 1, .vector_bytes = 64, .cache_bytes = 32u << 20,
-                                           .compute_units = 2, .local_size = 64};
-/* A GPU: lanes are work-items. */
-static const clpool__device_caps gpu = {.cpu = 0, .cpu_simd = 0, .vector_bytes = 4, .cache_bytes = 4u << 20,
-                                        .compute_units = 40, .local_size = 64};
-/* Mesa's llvmpipe (rusticl): a CPU that vectorises across work-items, no fp64. */
-static const clpool__device_caps llvmpipe = {.cpu = 1, .cpu_simd = 0, .vector_bytes = 4, .cache_bytes = 32u << 20,
-                                             .compute_units = 8, .local_size = 64};
+#include "plan_devices.h"
 
 typedef struct plan_case {
     const char *name;
@@ -125,7 +116,7 @@ static const plan_case cases[] = {
      "SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 11,4,4 local 1 rows 1 gap 0 sweep 0 | scratch 31232, "
      "else nd"},
     {"3-D column-major Indices", &cpu512, U8, 5, {1, 4, 8, 20, 20}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 1,
-     "nd: maxpool_nd.cl maxpool DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=3 VW=16 NB_MAX=4 SW=2 items "
+     "nd: maxpool_nd.cl maxpool_nd DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=3 VW=16 NB_MAX=4 SW=2 items "
      "144 local 0"},
     /* window kernel */
     {"window kernel", &cpu512, F32, 4, {1, 32, 20, 40}, {3, 24}, {1, 16}, {0}, {0}, 0, 0,
@@ -191,13 +182,13 @@ static const plan_case cases[] = {
      "3,20,4096 local 1 rows 1 gap 0 sweep 0"},
     /* general kernel */
     {"general: dilation", &cpu512, F32, 4, {1, 16, 30, 30}, {3, 3}, {1, 1}, {0}, {2, 2}, 0, 0,
-     "nd: maxpool_nd.cl maxpool_nb2 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
+     "nd: maxpool_nd.cl maxpool_nd_nb2 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
      "416 local 0"},
     {"general: 4-D windows", &llvmpipe, U8, 6, {1, 2, 6, 6, 6, 6}, {2, 2, 2, 2}, {2, 1, 1, 2}, {0}, {0}, 1, 1,
-     "nd: maxpool_nd.cl maxpool DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=4 VW=8 SW=2 items 150 "
+     "nd: maxpool_nd.cl maxpool_nd DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=4 VW=8 SW=2 items 150 "
      "local 0"},
     {"general: float64 stride 5", &gpu, F64, 4, {1, 4, 40, 40}, {3, 3}, {5, 5}, {0}, {0}, 0, 0,
-     "nd: maxpool_nd.cl maxpool DT_FLOAT64 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=8 SW=0 items "
+     "nd: maxpool_nd.cl maxpool_nd DT_FLOAT64 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=8 SW=0 items "
      "32 local 0"},
 };
 
@@ -251,7 +242,7 @@ START_TEST(plan_is_a_pure_function)
 }
 END_TEST
 
-/* The first tier: one launch of maxpool_generic whatever the call, only the
+/* The first tier: one launch of window_first_tier whatever the call, only the
  * dtype compiled in, every attribute in its run-time geometry; without
  * Indices the output stands in for the Indices buffer. */
 START_TEST(generic_tier_plan)
@@ -273,7 +264,7 @@ START_TEST(generic_tier_plan)
         char text[2048];
         plan_text(&plan, text, sizeof text);
         /* outputs: 2 x 3 x 4 x 9 x 3 (D: (9-2)/2+1, H: (10+1+2-5)+1, W: (11-4)/3+1) */
-        ck_assert_str_eq(text, "generic: maxpool_generic.cl maxpool_generic DT_FLOAT16 items 648 local 0");
+        ck_assert_str_eq(text, "first_tier: window_first_tier.cl window_first_tier DT_FLOAT16 OP=1 items 648 local 0");
         ck_assert_int_eq(plan.first_tier, 1);
         const clpool__launch *l = &plan.launch[0];
         ck_assert_int_eq(l->nargs, 4);
@@ -281,8 +272,8 @@ START_TEST(generic_tier_plan)
         ck_assert_int_eq(l->args[1].role, CLPOOL__ROLE_OUTPUT);
         ck_assert_int_eq(l->args[2].role, indices ? CLPOOL__ROLE_INDICES : CLPOOL__ROLE_OUTPUT);
         ck_assert_int_eq(l->args[3].kind, CLPOOL__ARG_BLOCK);
-        ck_assert_uint_eq(l->block_size, sizeof(clpool__maxpool_generic_geom));
-        const clpool__maxpool_generic_geom *g = &l->block.generic;
+        ck_assert_uint_eq(l->block_size, sizeof(clpool__window_first_tier_geom));
+        const clpool__window_first_tier_geom *g = &l->block.first_tier;
         ck_assert_int_eq(g->ns, 3);
         ck_assert_int_eq(g->with_indices, indices);
         ck_assert_int_eq(g->col_major, 1);

@@ -1,6 +1,6 @@
 /*
  * Tiers (docs/design.md, "Tiers"): with CLPOOL_TIERED=1 a key's first call
- * in a context runs its op's first tier (MaxPool's maxpool_generic, the
+ * in a context runs its op's first tier (MaxPool's window_first_tier, the
  * global pools' global_pool_direct) and a later call the specialised
  * program. Both tiers are checked against the reference, MaxPool's bit for
  * bit and against each other. Which kernels ran and how many programs were
@@ -20,7 +20,7 @@
 #include "reference_ops.h"
 #include "windows.h"
 
-#define GENERIC "maxpool_generic"
+#define GENERIC "window_first_tier"
 /* A specialised kernel ran (which one is the planner's choice for the device). */
 #define ASSERT_SPECIALISED(kernels, desc)                                                                          \
     ck_assert_msg(*(kernels) && strstr((kernels), GENERIC) == NULL, "%s: ran '%s', not a specialised kernel", (desc), \

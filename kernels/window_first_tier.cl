@@ -1,14 +1,19 @@
 /*
- * MaxPool's first tier: maxpool_generic, one output per work-item, every
- * attribute (rank, window, strides, pads, dilations, Indices, storage order)
- * run-time data, so one small program per dtype serves every call and
- * compiles in a fraction of a specialised kernel's time. It answers a key's
- * first call while that key's specialised program is not built; results are
- * bit-identical to every other path (same taps, same MAX_BETTER rule).
+ * The windowed ops' first tier: window_first_tier, one output per work-item,
+ * every attribute (rank, window, strides, pads, dilations, Indices, storage
+ * order) run-time data and the reduction -DOP the one constant beside the
+ * dtype, so one small program per (op, dtype) serves every call and compiles
+ * in a fraction of a specialised kernel's time. It answers a key's first call
+ * while that key's specialised program is not built; results are
+ * bit-identical to every other path (same taps in the same order, the same
+ * reduction). OP_REDUCE_MAX: MaxPool (reduce_max.h's MAX_BETTER, Indices).
  */
+#if OP != CLPOOL__OP_REDUCE_MAX
+#error "window_first_tier.cl: the reductions implemented are -DOP=CLPOOL__OP_REDUCE_MAX"
+#endif
 
-__kernel void maxpool_generic(__global const T *in, __global T *out, __global long *indices,
-                              const clpool__maxpool_generic_geom g)
+__kernel void window_first_tier(__global const T *in, __global T *out, __global long *indices,
+                                const clpool__window_first_tier_geom g)
 {
     const long item = get_global_id(0);
     const int ns = (int)g.ns;
@@ -44,24 +49,18 @@ __kernel void maxpool_generic(__global const T *in, __global T *out, __global lo
     const long plane = rem;
     __global const T *src = in + in_offset + plane * in_plane;
     /* Taps inside the input in row-major order; the host guarantees one. */
-    T best_bits = 0;
-    CT best = 0;
-    long best_at = -1;
+    max_acc acc = max_acc_start();
     for (;;) {
         long at = 0;
         for (int d = 0; d < ns; ++d) at = at * in_dims[d] + start[d] + j[d] * dilations[d];
-        const CT v = LOAD(src, at);
-        if (best_at < 0 || MAX_BETTER(v, best)) {
-            best = v;
-            best_bits = src[at];
-            best_at = at;
-        }
+        max_acc_tap(&acc, LOAD(src, at), src[at], at);
         int d = ns - 1;
         while (d >= 0 && ++j[d] >= hi[d]) j[d] = lo[d], --d;
         if (d < 0) break;
     }
-    out[out_offset + item] = best_bits;
+    out[out_offset + item] = acc.bits;
     if (!with_indices) return;
+    long best_at = acc.at;
     if (col_major) { /* the first spatial dim fastest */
         long coord[CLPOOL__ARGS_MAX_SPATIAL], at = best_at;
         for (int d = ns - 1; d >= 0; --d) {

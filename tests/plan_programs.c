@@ -1,0 +1,224 @@
+/*
+ * The programs the planners build, from the family table: every op's
+ * planner runs over a catalogue of calls on three kinds of device (a CPU
+ * whose work-item vectors are its SIMD, as PoCL; Mesa's llvmpipe; a GPU), and
+ * each distinct program of a launch is printed once, as
+ *   TARGET|PART PART ...|OPTIONS
+ * TARGET is what the device's driver compiles for: x86-64 with AVX-512 for
+ * the first, SPIR for the others. Of programs that differ only in sizes (KD
+ * KH KW NB_MAX PLANE_ELEMS FLAT_ELEMS EXACT_ROWS, and SWEEP_BLOCKS's bound)
+ * the one with the largest window is printed: the loops it unrolls are what
+ * its warnings depend on.
+ * tests/check_kernel_warnings.sh compiles exactly these. No OpenCL call.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planners.h"
+#include "plan_devices.h"
+
+static const struct {
+    const clpool__device_caps *caps;
+    const char *target;
+} devices[] = {{&cpu512, "x86_64"}, {&llvmpipe, "spir64"}, {&gpu, "spir64"}};
+
+/* One printed program: its text, its signature, and the taps of its window. */
+typedef struct program {
+    char text[1024];
+    char signature[1024]; /* the text without window sizes */
+    long long taps;
+} program;
+static program *programs;
+static size_t count, room;
+
+/* Sizes: options whose values only size a program's loops and arrays (SWEEP_BLOCKS: 0 turns the row
+ * sweep off, any other value bounds it). */
+static int is_size(const char *name)
+{
+    static const char *const sizes[] = {"KD", "KH", "KW", "NB_MAX", "PLANE_ELEMS", "FLAT_ELEMS", "EXACT_ROWS"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+        if (strcmp(name, sizes[i]) == 0) return 1;
+    return 0;
+}
+
+static void add_launch(const char *target, const clpool__launch *l)
+{
+    program p = {.taps = 1};
+    size_t n = (size_t)snprintf(p.text, sizeof p.text, "%s|", target);
+    for (size_t i = 0; l->parts[i]; ++i) n += (size_t)snprintf(p.text + n, sizeof p.text - n, "%s%s", i ? " " : "", l->parts[i]);
+    n += (size_t)snprintf(p.text + n, sizeof p.text - n, "|-D%s", clpool__dtype_macro(l->options.dtype));
+    memcpy(p.signature, p.text, n + 1);
+    size_t m = n;
+    for (int i = 0; i < l->options.count; ++i) {
+        const char *name = l->options.names[i];
+        const long long v = (long long)l->options.values[i];
+        n += (size_t)snprintf(p.text + n, sizeof p.text - n, " -D%s=%lld", name, v);
+        if (is_size(name)) {
+            if (strcmp(name, "KD") == 0 || strcmp(name, "KH") == 0 || strcmp(name, "KW") == 0) p.taps *= v;
+            continue;
+        }
+        const long long kept = strcmp(name, "SWEEP_BLOCKS") == 0 ? v != 0 : v;
+        m += (size_t)snprintf(p.signature + m, sizeof p.signature - m, " -D%s=%lld", name, kept);
+    }
+    /* of a signature keep the largest window (the first of equals) */
+    for (size_t i = 0; i < count; ++i) {
+        if (strcmp(programs[i].signature, p.signature) != 0) continue;
+        if (p.taps > programs[i].taps) programs[i] = p;
+        return;
+    }
+    if (count == room) {
+        room = room ? 2 * room : 256;
+        programs = realloc(programs, room * sizeof *programs);
+        if (!programs) exit(2);
+    }
+    programs[count++] = p;
+}
+
+static void add_plan(const char *target, const clpool__plan *plan)
+{
+    for (int i = 0; i < plan->launches; ++i) add_launch(target, &plan->launch[i]);
+    if (plan->has_fallback) add_launch(target, &plan->fallback);
+}
+
+/* ------------------------------------------------------------ MaxPool */
+
+/* A window: kernel, strides, pads (begin = end), dilations per spatial dim; 0 ends a list. */
+typedef struct window {
+    int32_t ns;
+    int64_t k[4], s[4], p[4], d[4];
+} window;
+
+/* 2-D windows: the reference cases, SPP's 13x13, wide and tall ones, strides 3 and 4, dilation. */
+static const window windows_2d[] = {
+    {2, {3, 3}, {2, 2}, {1, 1}, {1, 1}},   {2, {2, 2}, {2, 2}, {0, 0}, {1, 1}},  {2, {3, 6}, {2, 2}, {0, 1}, {1, 1}},
+    {2, {5, 5}, {1, 1}, {2, 2}, {1, 1}},   {2, {13, 13}, {1, 1}, {6, 6}, {1, 1}}, {2, {2, 7}, {1, 1}, {0, 0}, {1, 1}},
+    {2, {7, 2}, {1, 2}, {0, 0}, {1, 1}},   {2, {3, 9}, {2, 2}, {0, 0}, {1, 1}},  {2, {12, 9}, {1, 1}, {0, 0}, {1, 1}},
+    {2, {4, 2}, {1, 1}, {0, 0}, {1, 1}},   {2, {1, 6}, {1, 1}, {0, 0}, {1, 1}},  {2, {9, 10}, {2, 1}, {0, 0}, {1, 1}},
+    {2, {3, 3}, {3, 3}, {0, 0}, {1, 1}},   {2, {5, 7}, {4, 4}, {0, 0}, {1, 1}},  {2, {3, 4}, {4, 4}, {0, 0}, {1, 1}},
+    {2, {3, 3}, {1, 1}, {1, 1}, {2, 2}},   {2, {3, 3}, {5, 5}, {0, 0}, {1, 1}},  {2, {3, 24}, {1, 16}, {0, 0}, {1, 1}},
+};
+/* Other ranks: 1-D, 3-D (one pass, two passes, a 1xkxk view), 4-D. */
+static const window windows_nd[] = {
+    {1, {3}, {2}, {1}, {1}},
+    {3, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+    {3, {2, 2, 2}, {2, 2, 1}, {0, 0, 0}, {1, 1, 1}},
+    {3, {1, 7, 5}, {1, 1, 2}, {0, 0, 0}, {1, 1, 1}},
+    {3, {7, 1, 1}, {7, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+    {3, {2, 3, 3}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
+    {3, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 2, 1}},
+    {4, {2, 2, 2, 2}, {2, 1, 1, 2}, {0, 0, 0, 0}, {1, 1, 1, 1}},
+};
+/* Plane shapes (N*C, then the spatial dims of a 2-D window; other ranks take `cube` a side): small ones
+ * in cache, large ones beyond it (row sweeps), larger ones past 1.5x the cache (streamed stores), and
+ * rows as wide as the output (the flat path). */
+static const struct {
+    int64_t planes, h, w, cube;
+} shapes[] = {{8, 30, 30, 12}, {512, 112, 112, 24}, {1024, 224, 224, 48}, {4096, 20, 20, 0}};
+
+static const clpool_dtype maxpool_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                              CLPOOL_BFLOAT16, CLPOOL_INT8,    CLPOOL_UINT8};
+
+static void maxpool_call(size_t dev, const window *w, int64_t planes, const int64_t *spatial, clpool_dtype dtype,
+                         int indices, int storage_order)
+{
+    clpool_shape shape = {w->ns + 2, {1, planes}};
+    clpool_maxpool_params p;
+    if (clpool_maxpool_params_init(&p, w->ns, w->k) != CLPOOL_SUCCESS) exit(2);
+    for (int32_t i = 0; i < w->ns; ++i) {
+        shape.dims[2 + i] = spatial[i];
+        p.strides[i] = w->s[i];
+        p.dilations[i] = w->d[i];
+        p.pads[i] = p.pads[w->ns + i] = w->p[i];
+    }
+    p.storage_order = storage_order;
+    clpool__pool_desc desc;
+    if (clpool__maxpool_describe(&shape, &p, dtype, indices, "plan_programs", &desc) != CLPOOL_SUCCESS) return;
+    desc.in_limit = clpool__window_in_elements(&desc.w);
+    clpool__plan plan;
+    clpool__maxpool_plan_call(devices[dev].caps, &desc, &plan);
+    add_plan(devices[dev].target, &plan);
+    clpool__maxpool_plan_first_tier(devices[dev].caps, &desc, &plan);
+    add_plan(devices[dev].target, &plan);
+}
+
+static void maxpool_programs(size_t dev)
+{
+    for (size_t t = 0; t < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++t)
+        for (int ix = 0; ix < 3; ++ix) {
+            const int indices = ix > 0, order = ix == 2;
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+                for (size_t w = 0; w < sizeof windows_2d / sizeof windows_2d[0]; ++w)
+                    maxpool_call(dev, &windows_2d[w], shapes[s].planes, (const int64_t[]){shapes[s].h, shapes[s].w},
+                                 maxpool_dtypes[t], indices, order);
+                for (size_t w = 0; shapes[s].cube && w < sizeof windows_nd / sizeof windows_nd[0]; ++w) {
+                    const int64_t c = shapes[s].cube;
+                    maxpool_call(dev, &windows_nd[w], shapes[s].planes / 8, (const int64_t[]){c, c, c, c},
+                                 maxpool_dtypes[t], indices, order);
+                }
+            }
+            /* windows over whole planes (GlobalMaxPool's programs, with Indices its own) */
+            const window whole = {2, {7, 7}, {1, 1}, {0, 0}, {1, 1}};
+            maxpool_call(dev, &whole, 65536, (const int64_t[]){7, 7}, maxpool_dtypes[t], indices, order);
+        }
+}
+
+/* ------------------------------------------------------------ global pools */
+
+static void global_programs(size_t dev)
+{
+    static const struct {
+        clpool__op op;
+        double p;
+    } ops[] = {{CLPOOL__OP_GLOBAL_MAX_POOL, 0},   {CLPOOL__OP_GLOBAL_AVERAGE_POOL, 0}, {CLPOOL__OP_GLOBAL_LP_POOL, 1},
+               {CLPOOL__OP_GLOBAL_LP_POOL, 2}, {CLPOOL__OP_GLOBAL_LP_POOL, 3},      {CLPOOL__OP_GLOBAL_LP_POOL, 2.5}};
+    static const int64_t planes[][2] = {{65536, 49}, {2048, 3136}, {8, 12544}, {16, 1 << 20}};
+    for (size_t t = 0; t < 4; ++t)
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)
+            for (size_t s = 0; s < sizeof planes / sizeof planes[0]; ++s) {
+                const clpool__global_desc desc = {.op = ops[o].op, .p = ops[o].p, .dtype = maxpool_dtypes[t],
+                                                  .esize = (int64_t)clpool_dtype_size(maxpool_dtypes[t]),
+                                                  .planes = planes[s][0], .plane_size = planes[s][1]};
+                clpool__plan plan;
+                clpool__global_plan_call(devices[dev].caps, &desc, &plan);
+                add_plan(devices[dev].target, &plan);
+                clpool__global_plan_first_tier(devices[dev].caps, &desc, &plan);
+                add_plan(devices[dev].target, &plan);
+            }
+}
+
+/* ------------------------------------------------------------------- Max */
+
+static void max_programs(size_t dev)
+{
+    for (int dtype = 1; dtype <= CLPOOL_BFLOAT16; ++dtype) {
+        if (!clpool__dtype_lookup((clpool_dtype)dtype)) continue;
+        for (int large = 0; large < 2; ++large) {
+            int64_t strides[2][CLPOOL_MAX_RANK] = {{1}, {1}}, in_off[1] = {0};
+            int aliased[1] = {0};
+            const int64_t n = large ? (int64_t)1 << 26 : 4096, esize = (int64_t)clpool_dtype_size((clpool_dtype)dtype);
+            clpool__max_desc desc = {.dtype = (clpool_dtype)dtype, .esize = esize, .inputs = 1, .rank = 1,
+                                     .dims = {n}, .strides = (const int64_t(*)[CLPOOL_MAX_RANK])strides,
+                                     .in_off = in_off, .aliased = aliased, .moved = (uint64_t)(2 * n * esize)};
+            clpool__max_plan plan;
+            clpool__max_plan_call(devices[dev].caps, &desc, &plan);
+            clpool__launch l;
+            size_t first[CLPOOL__ARGS_MAX_ARITY];
+            int arity;
+            clpool__max_plan_pass(&desc, &plan, 0, &l, first, &arity);
+            add_launch(devices[dev].target, &l);
+        }
+    }
+}
+
+int main(void)
+{
+    for (size_t dev = 0; dev < sizeof devices / sizeof devices[0]; ++dev) {
+        maxpool_programs(dev);
+        global_programs(dev);
+        max_programs(dev);
+    }
+    for (size_t i = 0; i < count; ++i) puts(programs[i].text);
+    free(programs);
+    return 0;
+}
