@@ -21,6 +21,7 @@
 #include <clpool/clpool.h>
 
 #include "check_util.h"
+#include "planners.h"
 #include "reference.h"
 #include "windows.h"
 
@@ -780,15 +781,44 @@ END_TEST
 /* A CPU driver whose work-items run their vectors as SIMD (PoCL: CPU type,
  * native float width > 1), where the library sweeps rows and streams stores
  * (and, given 512-bit vectors, takes the flat path). */
-static int simd_cpu_device(void)
+/* The planner's view of the suite's device. */
+static clpool__device_caps device_caps(void)
 {
-    cl_device_type type = 0;
-    cl_uint floats = 0;
-    const cl_device_id device = clpool_context_cl_device(cu_ctx);
-    ck_assert_int_eq(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL), CL_SUCCESS);
-    ck_assert_int_eq(clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof floats, &floats, NULL),
-                     CL_SUCCESS);
-    return (type & CL_DEVICE_TYPE_CPU) && floats > 1;
+    clpool__device_caps caps;
+    clpool__device_caps_of(cu_ctx, &caps);
+    return caps;
+}
+
+/* A CPU driver whose work-items run their vectors as SIMD (PoCL): the plane, flat and row-sweep paths' device. */
+static int simd_cpu_device(void) { return device_caps().cpu_simd; }
+
+/* The row of a path test: on a device the path is planned for (CPU SIMD of `vector_bytes` or more), a case
+ * must be planned onto `path`, its first `sweeps` launches sweeping rows (sizes2d.sweep), before it runs;
+ * elsewhere it runs wherever the planner sends it. This suite runs with tiers off, so the plan is what runs. */
+typedef struct path_row {
+    clpool__path path;
+    uint32_t vector_bytes;
+    int sweeps;
+} path_row;
+
+static void assert_planned(const mp_case *c, path_row row)
+{
+    const clpool__device_caps caps = device_caps();
+    if (!caps.cpu_simd || caps.vector_bytes < row.vector_bytes) return;
+    clpool__pool_desc d;
+    ck_assert_int_eq(clpool__maxpool_describe(&c->shape, &c->params, c->dtype, c->with_indices, "assert_planned", &d),
+                     CLPOOL_SUCCESS);
+    d.in_limit = clpool__window_in_elements(&d.w);
+    clpool__plan plan;
+    clpool__maxpool_plan_call(&caps, &d, &plan);
+    char desc[1024];
+    describe(c, desc, sizeof desc);
+    int sweeps = 0;
+    while (sweeps < plan.launches && plan.launch[sweeps].path == CLPOOL__PATH_MAXPOOL_2D &&
+           plan.launch[sweeps].block.sizes2d.sweep > 0)
+        ++sweeps;
+    ck_assert_msg(plan.path == row.path && sweeps >= row.sweeps, "%s: planned %s, %d launches sweeping; the test targets %s, %d",
+                  desc, clpool__families[plan.path].name, sweeps, clpool__families[row.path].name, row.sweeps);
 }
 
 /*
@@ -919,21 +949,25 @@ END_TEST
  * private copy where that would leave the buffer: tight_input); planes
  * taller than a band; random inputs with NaN, -0 and infinities (bands
  * redone by the exact path) and clean ones. On other devices they run the
- * 2-D path. Calls whose output rows are as wide as the input's take the flat
- * path in types of at most 4 bytes, save 1-byte rows over 127: SAME (rep 2)
- * stays here for float64 and the 250- to 420-wide rows.
+ * 2-D path. Each row asserts the planned path before a case runs: calls
+ * whose output rows are as wide as the input's (SAME, rep 2) take the flat
+ * path in types of at most 4 bytes, save 1-byte rows over 127, so rep 2 stays
+ * on the plane path only for float64 and the 300- to 420-wide uint8 rows.
  */
 START_TEST(test_plane_path)
 {
+#define PLANE CLPOOL__PATH_MAXPOOL_PLANE
+#define FLAT CLPOOL__PATH_MAXPOOL_FLAT
     static const struct {
         clpool_dtype dtype;
         int64_t kh, kw, h_lo, h_hi, w_lo, w_hi;
+        clpool__path same; /* rep 2's path */
     } windows[] = {
-        {CLPOOL_FLOAT32, 13, 13, 13, 40, 13, 40},  {CLPOOL_FLOAT32, 9, 13, 9, 24, 2, 12},
-        {CLPOOL_FLOAT32, 13, 5, 40, 60, 20, 34},   {CLPOOL_FLOAT64, 9, 9, 9, 20, 9, 30},
-        {CLPOOL_FLOAT16, 5, 5, 5, 40, 5, 40},      {CLPOOL_FLOAT16, 5, 9, 30, 50, 250, 320},
-        {CLPOOL_BFLOAT16, 12, 7, 12, 30, 3, 30},   {CLPOOL_INT8, 5, 5, 5, 30, 2, 70},
-        {CLPOOL_INT8, 13, 13, 13, 30, 13, 30},     {CLPOOL_UINT8, 7, 5, 7, 40, 300, 420},
+        {CLPOOL_FLOAT32, 13, 13, 13, 40, 13, 40, FLAT},  {CLPOOL_FLOAT32, 13, 7, 13, 24, 2, 12, FLAT},
+        {CLPOOL_FLOAT32, 13, 5, 40, 60, 20, 34, FLAT},   {CLPOOL_FLOAT64, 9, 9, 9, 20, 9, 30, PLANE},
+        {CLPOOL_FLOAT16, 5, 5, 5, 40, 5, 40, FLAT},      {CLPOOL_FLOAT16, 5, 9, 30, 50, 250, 320, FLAT},
+        {CLPOOL_BFLOAT16, 12, 7, 12, 30, 3, 30, FLAT},   {CLPOOL_INT8, 5, 5, 5, 30, 2, 70, FLAT},
+        {CLPOOL_INT8, 13, 13, 13, 30, 13, 30, FLAT},     {CLPOOL_UINT8, 7, 5, 7, 40, 300, 420, PLANE},
     };
     ref_rng r;
     ref_rng_seed(&r, 0x3201);
@@ -958,15 +992,20 @@ START_TEST(test_plane_path)
                 if (need - begin > k - 1) begin = need - (k - 1);
                 p->pads[d] = rep == 2 ? 0 : begin;
                 p->pads[2 + d] = rep == 2 ? 0 : ref_rng_range(&r, need - begin > 0 ? need - begin : 0, k - 1);
+                /* output rows as wide as the input's are the flat path's: one column more or less */
+                if (d == 1 && rep != 2 && p->pads[1] + p->pads[3] == k - 1) p->pads[3] += p->pads[3] < k - 1 ? 1 : -1;
             }
             c.with_indices = 0;
             if (rep == 0) c.in_off = 0; /* rows at the buffer's very start */
             c.tight_input = rep == 1;    /* and at its very end */
+            assert_planned(&c, (path_row){rep == 2 ? windows[i].same : PLANE, 64, 0});
             run_random_input(&r, &c);
         }
     }
 }
 END_TEST
+#undef PLANE
+#undef FLAT
 
 /*
  * Stride-1 windows without Indices whose output rows are as wide as the
@@ -1058,6 +1097,7 @@ START_TEST(test_flat_path)
                     ref_store_bits(dtype, input, e + step, first[1 - pair % 2]);
                 }
             }
+            assert_planned(&c, (path_row){CLPOOL__PATH_MAXPOOL_FLAT, 64, 0});
             run_case(&c, input);
             free(input);
         }
@@ -1650,6 +1690,7 @@ START_TEST(test_row_sweep)
                 reference_compute(&c, input, &ref, desc);
                 for (c.with_indices = 0; c.with_indices <= windows[w].indices; ++c.with_indices) {
                     describe(&c, desc, sizeof desc);
+                    assert_planned(&c, (path_row){CLPOOL__PATH_MAXPOOL_2D, 0, 1});
                     check_library(&c, input, &ref, desc);
                 }
                 reference_free(&ref);
@@ -1658,9 +1699,9 @@ START_TEST(test_row_sweep)
         free(input);
     }
     /* Under 2-D views (test_2d_views, here beyond the sweep's size threshold): 1-D rows of height 1, and a 3-D
-     * window's two passes, whose first sweeps 12 planes (its prefetch runs on into the next plane); at stride 1
-     * the second pass sweeps too (its input, the first pass's output, is past the threshold), and with Indices
-     * it maps them through the first pass's as it sweeps. */
+     * window's two passes (float16: float32 takes the one-pass 3-D kernel), whose first sweeps 12 planes (its
+     * prefetch runs on into the next plane); at stride 1 the second pass sweeps too (its input, the first
+     * pass's output, is past the threshold), and with Indices it maps them through the first pass's as it sweeps. */
     ref_rng r;
     ref_rng_seed(&r, 0x3401);
     static const struct {
@@ -1668,10 +1709,11 @@ START_TEST(test_row_sweep)
         int32_t rank;
         int64_t dims[5], k, s, p;
         int indices;
-    } views[] = {{CLPOOL_FLOAT32, 3, {1, 3, 700001}, 3, 2, 1, 1},
-                 {CLPOOL_FLOAT16, 3, {2, 1, 1200001}, 2, 2, 0, 0},
-                 {CLPOOL_FLOAT32, 5, {1, 2, 6, 301, 301}, 3, 2, 1, 0},
-                 {CLPOOL_FLOAT32, 5, {1, 2, 6, 301, 301}, 3, 1, 1, 1}};
+        path_row path;
+    } views[] = {{CLPOOL_FLOAT32, 3, {1, 3, 700001}, 3, 2, 1, 1, {CLPOOL__PATH_MAXPOOL_2D, 0, 1}},
+                 {CLPOOL_FLOAT16, 3, {2, 1, 1200001}, 2, 2, 0, 0, {CLPOOL__PATH_MAXPOOL_2D, 0, 1}},
+                 {CLPOOL_FLOAT16, 5, {1, 2, 6, 427, 427}, 3, 2, 1, 0, {CLPOOL__PATH_MAXPOOL_3D_TWO_PASS, 0, 1}},
+                 {CLPOOL_FLOAT16, 5, {1, 2, 6, 427, 427}, 3, 1, 1, 1, {CLPOOL__PATH_MAXPOOL_3D_TWO_PASS, 0, 2}}};
     for (size_t v = 0; v < sizeof views / sizeof views[0]; ++v) {
         if (!cu_dtype_runs(views[v].dtype, "MaxPool")) continue;
         const int32_t ns = views[v].rank - 2;
@@ -1682,6 +1724,7 @@ START_TEST(test_row_sweep)
             c.params.pads[d] = c.params.pads[ns + d] = views[v].p;
         }
         c.with_indices = views[v].indices;
+        assert_planned(&c, views[v].path);
         run_random_input(&r, &c);
     }
     /* Rows of exactly two blocks (64 bytes of outputs each, the second overlapping the first), at stride 2: at
@@ -1699,8 +1742,10 @@ START_TEST(test_row_sweep)
             c.params.strides[0] = c.params.strides[1] = 2;
             for (int i = 0; i < 4; ++i) c.params.pads[i] = k - 2;
             c.with_indices = 0;
+            assert_planned(&c, (path_row){CLPOOL__PATH_MAXPOOL_2D, 0, k == 2});
             for (int fill = 0; fill < 3; ++fill) run_random_input(&r, &c);
             c.with_indices = 1;
+            assert_planned(&c, (path_row){CLPOOL__PATH_MAXPOOL_2D, 0, 0});
             run_random_input(&r, &c);
         }
     }
