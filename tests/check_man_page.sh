@@ -22,7 +22,7 @@ done
 # The source with groff's \- as a plain hyphen, for word matches.
 text=$(sed 's/\\-/-/g' "$man")
 has_word() { grep -Eq -- "(^|[^-[:alnum:]_])$1([^-[:alnum:]_]|\$)" <<<"$text"; }
-for cmd in devices run onnx-test demo bench; do
+for cmd in devices run onnx-test bench; do
   grep -Eq "^\.SS $cmd( |\$)" <<<"$text" || fail "no subsection for '$cmd'"
   for opt in $("$cli" "$cmd" --help | grep -Eo -- '(^|[][ |(])--?[a-z][a-z0-9_]*' | grep -Eo -- '--?[a-z][a-z0-9_]*' | sort -u); do
     has_word "$opt" || fail "'clpool $cmd --help' lists $opt, the man page does not"

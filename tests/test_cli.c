@@ -16,7 +16,8 @@
 #include "reference_ops.h"
 #include "windows.h"
 
-static const char *cli(void) { return getenv("CLPOOL_CLI"); }
+static const char *tool = "CLPOOL_CLI"; /* the program run_cli_io runs: $CLPOOL_CLI, or $CLPOOL_DEMO */
+static const char *cli(void) { return getenv(tool); }
 
 /* The text of `path` into buf (truncated to len - 1), then removes the file. */
 static void take_file(const char *path, char *buf, size_t len)
@@ -543,8 +544,22 @@ START_TEST(devices_and_version)
     ck_assert_int_eq(run_cli_io("--version", out, sizeof out, err, sizeof err), 0);
     ck_assert_msg(strncmp(out, "clpool ", 7) == 0 && strstr(out, clpool_version_string()), "--version printed '%s'", out);
     expect_status_line(2, "devices extra", "clpool devices: unexpected argument 'extra'");
-    expect_status_line(2, "demo --device", "clpool demo: --device needs a value");
-    expect_status_line(2, "demo --device 0 extra", "clpool demo: unexpected argument 'extra'");
+    expect_status_line(2, "demo", "clpool: unknown command 'demo'");
+}
+END_TEST
+
+/* clpool-demo, the build tree's demo (not the installed tool's): its usage and its errors (tools/demo.sh
+ * runs it whole). */
+START_TEST(demo_program)
+{
+    tool = "CLPOOL_DEMO";
+    char out[8192], err[1024];
+    ck_assert_int_eq(run_cli_io("--help", out, sizeof out, err, sizeof err), 0);
+    ck_assert_msg(strncmp(out, "usage: clpool-demo [--device DEV]", 33) == 0 && err[0] == '\0', "--help: '%s'", out);
+    expect_status_line(2, "--device", "clpool-demo: --device needs a value (see 'clpool-demo --help')");
+    expect_status_line(2, "--device 0 extra", "clpool-demo: unexpected argument 'extra' (see 'clpool-demo --help')");
+    expect_status_line(1, "--device 99", "clpool-demo: CLPOOL_ERROR_");
+    tool = "CLPOOL_CLI";
 }
 END_TEST
 
@@ -562,7 +577,6 @@ START_TEST(help_on_stdout)
         {"run MaxPool --kernel_shape 2,2 --help", "usage: clpool run OP "},
         {"onnx-test --help", "usage: clpool onnx-test "},
         {"onnx-test --device 0 -h", "usage: clpool onnx-test "},
-        {"demo --help", "usage: clpool demo "},
         {"bench --help", "usage: clpool bench "},
         {"bench --csv -h", "usage: clpool bench "},
     };
@@ -577,8 +591,8 @@ START_TEST(help_on_stdout)
     /* The tool's own usage names every subcommand and the exit statuses. */
     char out[4096], err[1024];
     ck_assert_int_eq(run_cli_io("--help", out, sizeof out, err, sizeof err), 0);
-    static const char *const names[] = {"clpool devices", "clpool run OP", "clpool onnx-test", "clpool demo",
-                                        "clpool bench", "2 usage error"};
+    static const char *const names[] = {"clpool devices", "clpool run OP", "clpool onnx-test", "clpool bench",
+                                        "2 usage error"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         ck_assert_msg(strstr(out, names[i]) != NULL, "clpool --help lacks '%s': %s", names[i], out);
 }
@@ -680,6 +694,7 @@ int main(void)
     tcase_add_test(tc, run_global_pools_match_reference);
     tcase_add_test(tc, run_rejects_bad_input);
     tcase_add_test(tc, devices_and_version);
+    tcase_add_test(tc, demo_program);
     tcase_add_test(tc, help_on_stdout);
     tcase_add_test(tc, onnx_test_paths_and_status);
     tcase_add_test(tc, bench_rows_and_bad_arguments);

@@ -16,12 +16,11 @@ int cli_is_help(const char *arg);
 /* A usage error: "clpool COMMAND: MESSAGE (see 'clpool COMMAND --help')" on stderr; returns exit status 2. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Benchmarks' shared helpers (cli_bench.c): the median of v[0..n) (sorts v), a monotonic clock in ms. */
+/* Timing helpers (cli_time.c): the median of v[0..n) (sorts v), a monotonic clock in ms. */
 double cli_median(double *v, int n);
 double cli_now_ms(void);
 
 int cli_onnx_test(int argc, char **argv);
-int cli_demo(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 /* `clpool bench --startup` (tools/cli_startup.c): R rounds of fresh processes; returns the exit status. */
 int cli_bench_startup(const char *device, int repeat, int csv);

@@ -1,9 +1,12 @@
 /*
- * `clpool demo`: show the library at work on the default device. Each case
- * generates data with a fixed seed, runs the op through the enqueue API,
- * checks the result against the plain-C reference (tests/reference*.c; bit
- * for bit, or within the dtype's tolerance for sums) and times the op: median of several
- * runs, wall clock around enqueue + clFinish. Exit 0 only if every check passes.
+ * clpool-demo [--device DEV]: show the library at work on a device (default:
+ * the default one). Each case generates data with a fixed seed, runs the op
+ * through the enqueue API, checks the result against the tests' plain-C
+ * reference (tests/reference*.c; bit for bit, or within the dtype's tolerance
+ * for sums) and times the op: median of several runs, wall clock around
+ * enqueue + clFinish. Exit 0 only if every check passes, 1 if one fails, 2 on
+ * a usage error. A program of the build tree (tools/demo.sh runs it): the
+ * installed clpool tool links no test code.
  */
 #include <math.h>
 #include <stdio.h>
@@ -244,17 +247,34 @@ static const demo_case cases[] = {
     {"Max (same shape)", DEMO_MAX, CLPOOL_INT8, 2, {SHAPE4(16, 64, 64, 64), SHAPE4(16, 64, 64, 64)}},
 };
 
-int cli_demo(int argc, char **argv)
+/* "clpool-demo: MESSAGE ['ARG'] (see 'clpool-demo --help')" on stderr; exit status 2. */
+static int usage_error(const char *message, const char *arg)
+{
+    fprintf(stderr, "clpool-demo: %s%s%s%s (see 'clpool-demo --help')\n", message, arg ? " '" : "", arg ? arg : "",
+            arg ? "'" : "");
+    return 2;
+}
+
+int main(int argc, char **argv)
 {
     const char *device = NULL;
-    for (int i = 0; i < argc; ++i) {
-        if (cli_is_help(argv[i])) return cli_help("demo");
-        if (strcmp(argv[i], "--device") != 0) return cli_usage_error("demo", "unexpected argument '%s'", argv[i]);
-        if (i + 1 == argc) return cli_usage_error("demo", "--device needs a value");
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: clpool-demo [--device DEV]\n"
+                   "Run each op on generated data, check it against the C reference, time it.\n"
+                   "  --device DEV     as for clpool run\n");
+            return 0;
+        }
+        if (strcmp(argv[i], "--device") != 0) return usage_error("unexpected argument", argv[i]);
+        if (i + 1 == argc) return usage_error("--device needs a value", NULL);
         device = argv[++i];
     }
-    clpool_context *ctx = cli_open_context(device, "clpool demo");
-    if (!ctx) return 1;
+    clpool_context *ctx = NULL;
+    const clpool_status st = clpool_context_create(device, &ctx);
+    if (st != CLPOOL_SUCCESS) {
+        fprintf(stderr, "clpool-demo: %s: %s\n", clpool_status_string(st), clpool_last_error());
+        return 1;
+    }
     clpool_device_info info;
     clpool_context_device_info(ctx, &info);
     printf("clpool %s on %s / %s (%u compute units, fp64 %s)\n\n", clpool_version_string(), info.platform_name,

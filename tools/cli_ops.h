@@ -1,4 +1,4 @@
-/* The op layer shared by `clpool run`, `clpool onnx-test` and `clpool demo`:
+/* The op layer shared by `clpool run` and `clpool onnx-test`:
  * ONNX attributes + host arrays in, host arrays out, through the clpool API. */
 #ifndef CLPOOL_TOOLS_CLI_OPS_H
 #define CLPOOL_TOOLS_CLI_OPS_H

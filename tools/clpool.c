@@ -3,7 +3,6 @@
  *   clpool devices
  *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device DEV] -i IN.npy ... -o OUT.npy [-o INDICES.npy]
  *   clpool onnx-test [--device DEV] DIR...
- *   clpool demo [--device DEV]
  *   clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]
  * Exit status (as clpool.1 documents it): 0 success; 1 the operation failed, or onnx-test found
  * failures; 2 the command line is wrong (found before any file is read or device opened).
@@ -45,8 +44,6 @@ static const cli_command commands[] = {
     {"onnx-test", "clpool onnx-test [--device DEV] DIR...",
      "Run ONNX backend node-test directories (model.onnx + test_data_set_*/{input,output}_*.pb).\n"
      "  --device DEV     as for run\n"},
-    {"demo", "clpool demo [--device DEV]", "Run each op on generated data, check it against the C reference, time it.\n"
-                                            "  --device DEV     as for run\n"},
     {"bench", "clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]",
      "Time the benchmark cases next to a copy kernel of the same bytes.\n"
      "  --csv            comma-separated output\n"
@@ -236,7 +233,6 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "devices") == 0) return cmd_devices(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "onnx-test") == 0) return cli_onnx_test(argc - 2, argv + 2);
-    if (strcmp(cmd, "demo") == 0) return cli_demo(argc - 2, argv + 2);
     if (strcmp(cmd, "bench") == 0) return cli_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "--version") == 0) {
         printf("clpool %s\n", clpool_version_string());
