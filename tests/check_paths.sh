@@ -28,6 +28,17 @@ entries() {
       print "path " path
     }' | sort -u
 }
+# As ctest's rusticl_paths fixture, on the trace a run names in CLPOOL_PATH_TRACE (the rusticl presets;
+# without one, not a run that traces: skipped, 77):
+#   ./check_paths.sh --reset            removes the trace before the run's tests
+#   ./check_paths.sh --check REFERENCE  after them, as above
+case "${1:-}" in
+  --reset|--check)
+    [ -n "${CLPOOL_PATH_TRACE:-}" ] || { echo "no CLPOOL_PATH_TRACE: this run traces no kernel paths, skipped"; exit 77; }
+    if [ "$1" = --reset ]; then rm -f "$CLPOOL_PATH_TRACE"; exit 0; fi
+    [ $# = 2 ] || { echo "usage: $0 --check REFERENCE" >&2; exit 2; }
+    set -- "$2" "$CLPOOL_PATH_TRACE" ;;
+esac
 if [ "${1:-}" = --list ]; then
   shift
   entries "$@"
