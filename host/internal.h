@@ -216,15 +216,14 @@ clpool_status clpool__enqueue_kernel(clpool_context *ctx, cl_command_queue queue
                              const uint64_t *items, size_t cpu_local, cl_uint num_wait, const cl_event *wait,
                              cl_event *event);
 
-/* Whether a kernel that moves `moved` bytes should store its whole output
- * vectors around the cache (-DSTREAM_STORES, kernels on x86-64 CPUs): on
- * CPUs when the bytes exceed 1.5x the device's cache, so the output would be
- * evicted unread; its lines are then not read for ownership first. */
-int clpool__stream_stores(const clpool_context *ctx, uint64_t moved);
-/* The same rule from plain data (planners): `cpu` a CPU device, `cache_bytes` its planned cache. */
-static inline int clpool__stream_stores_for(int cpu, uint64_t cache_bytes, uint64_t moved)
+/* Whether a kernel that moves `moved` bytes should store its whole output vectors around the cache
+ * (-DSTREAM_STORES): when the bytes exceed 1.5x the device's planned cache `cache_bytes`, so the output would
+ * be evicted unread and its lines are then not read for ownership first; on CPU drivers whose work-item
+ * vectors are their SIMD (`cpu_simd`, PoCL) only, as elsewhere (SPIR: llvmpipe) the kernels compile the
+ * option away (common.h) and asking for it would only build one more program. */
+static inline int clpool__stream_stores_for(int cpu_simd, uint64_t cache_bytes, uint64_t moved)
 {
-    return cpu && cache_bytes > 0 && moved > cache_bytes + cache_bytes / 2;
+    return cpu_simd && cache_bytes > 0 && moved > cache_bytes + cache_bytes / 2;
 }
 
 /* A call with no work: honour the wait list and hand back an event. */

@@ -153,12 +153,6 @@ clpool_status clpool__enqueue_kernel(clpool_context *ctx, cl_command_queue queue
     return CLPOOL_SUCCESS;
 }
 
-
-int clpool__stream_stores(const clpool_context *ctx, uint64_t moved)
-{
-    return clpool__stream_stores_for(ctx->cpu, ctx->info.cache_bytes, moved);
-}
-
 clpool_status clpool__enqueue_nothing(cl_command_queue queue, cl_uint num_wait, const cl_event *wait,
                                       cl_event *event)
 {

@@ -26,7 +26,7 @@ static int blocks_per_item(const clpool__device_caps *caps, const clpool__max_de
 void clpool__max_plan_call(const clpool__device_caps *caps, const clpool__max_desc *d, clpool__max_plan *plan)
 {
     plan->vw = d->esize >= 8 ? 8 : 16; /* lanes per block: 16, or 8 for 8-byte types */
-    plan->stream = clpool__stream_stores_for(caps->cpu, caps->cache_bytes, d->moved); /* see max.cl */
+    plan->stream = clpool__stream_stores_for(caps->cpu_simd, caps->cache_bytes, d->moved); /* see max.cl */
     plan->blocks = blocks_per_item(caps, d, plan->vw, plan->stream);
     plan->passes = d->inputs <= MAX_ARITY ? 1 : 1 + (d->inputs - MAX_ARITY + MAX_ARITY - 2) / (MAX_ARITY - 1);
 }

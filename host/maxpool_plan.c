@@ -388,7 +388,7 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__pool_desc *d,
     const int rows = stream_rows(caps, d, col_items);
     /* the fast path's whole output vectors around the cache (STORE_WHOLE) */
     const uint64_t moved = ((uint64_t)in_elements(d) + (uint64_t)out_elements(d)) * (uint64_t)d->esize;
-    const int stream = !d->indices && clpool__stream_stores_for(caps->cpu, caps->cache_bytes, moved);
+    const int stream = !d->indices && clpool__stream_stores_for(caps->cpu_simd, caps->cache_bytes, moved);
     start_launch(CLPOOL__PATH_MAXPOOL_2D, "maxpool2d", d, l);
     options_2d(caps, d, widen, &l->options);
     clpool__options_define(&l->options, "SWEEP_BLOCKS", sweep_bound); /* 0 when not sweeping */

@@ -197,7 +197,7 @@ typedef long16 __attribute__((aligned(8))) long16_elem_aligned;
 #endif
 
 /*
- * -DSTREAM_STORES=1 (clpool__stream_stores): STORE_STREAMED(vec_t, v, p, cached) stores a whole aligned vector
+ * -DSTREAM_STORES=1 (clpool__stream_stores_for): STORE_STREAMED(vec_t, v, p, cached) stores a whole aligned vector
  * non-temporally (else runs `cached`), so lines overwritten whole are not first read for ownership. x86-64 only
  * (PoCL): the stores are weakly ordered, so a work-item ends with STREAM_FENCE() (sfence) before it is done.
  */

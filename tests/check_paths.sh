@@ -30,14 +30,19 @@ entries() {
 }
 # As ctest's rusticl_paths fixture, on the trace a run names in CLPOOL_PATH_TRACE (the rusticl presets;
 # without one, not a run that traces: skipped, 77):
-#   ./check_paths.sh --reset            removes the trace before the run's tests
-#   ./check_paths.sh --check REFERENCE  after them, as above
+#   ./check_paths.sh --reset                removes the trace before the run's tests
+#   ./check_paths.sh --check PLAN_PROGRAMS  after them: the reference is every launch the planners plan for
+#                                           llvmpipe (tests/plan_programs.c --trace), from the family table
 case "${1:-}" in
   --reset|--check)
     [ -n "${CLPOOL_PATH_TRACE:-}" ] || { echo "no CLPOOL_PATH_TRACE: this run traces no kernel paths, skipped"; exit 77; }
     if [ "$1" = --reset ]; then rm -f "$CLPOOL_PATH_TRACE"; exit 0; fi
-    [ $# = 2 ] || { echo "usage: $0 --check REFERENCE" >&2; exit 2; }
-    set -- "$2" "$CLPOOL_PATH_TRACE" ;;
+    [ $# = 2 ] || { echo "usage: $0 --check PLAN_PROGRAMS" >&2; exit 2; }
+    planned=$(mktemp)
+    trap 'rm -f "$planned"' EXIT
+    "$2" --trace | "$0" --list /dev/stdin > "$planned"
+    ref_name="the kernel paths planned for llvmpipe"
+    set -- "$planned" "$CLPOOL_PATH_TRACE" ;;
 esac
 if [ "${1:-}" = --list ]; then
   shift
@@ -46,11 +51,12 @@ if [ "${1:-}" = --list ]; then
 fi
 [ $# -ge 2 ] || { echo "usage: $0 --list TRACE... | $0 REFERENCE TRACE..." >&2; exit 2; }
 ref=$1; shift
+ref_name=${ref_name:-kernel paths of $ref}
 missing=$(comm -23 <(grep -v '^#' "$ref" | sort -u) <(entries "$@"))
 total=$(grep -vc '^#' "$ref")
 if [ -n "$missing" ]; then
-  echo "kernel paths of $ref not reached: $(echo "$missing" | wc -l) of $total"
+  echo "$ref_name not reached: $(echo "$missing" | wc -l) of $total"
   echo "$missing" | sed 's/^/  /'
   exit 1
 fi
-echo "kernel paths of $ref reached: all $total"
+echo "$ref_name reached: all $total"

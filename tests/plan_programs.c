@@ -6,9 +6,12 @@
  *   TARGET|PART PART ...|OPTIONS
  * TARGET is what the device's driver compiles for: x86-64 with AVX-512 for
  * the first, SPIR for the others. Of programs that differ only in sizes (KD
- * KH KW NB_MAX PLANE_ELEMS FLAT_ELEMS EXACT_ROWS, and SWEEP_BLOCKS's bound)
- * the one with the largest window is printed: the loops it unrolls are what
- * its warnings depend on.
+ * KH KW NB_MAX PLANE_ELEMS FLAT_ELEMS EXACT_ROWS, the N-D kernel's rank NS,
+ * and SWEEP_BLOCKS's bound) the one with the largest window is printed: the
+ * loops it unrolls are what its warnings depend on.
+ *   plan_programs --trace   instead, every launch planned for llvmpipe as
+ *                           tests/cl_path_trace.c logs one (the kernel paths a
+ *                           rusticl run must reach: tests/check_paths.sh)
  * tests/check_kernel_warnings.sh compiles exactly these. No OpenCL call.
  */
 #include <stdio.h>
@@ -36,14 +39,31 @@ static size_t count, room;
  * sweep off, any other value bounds it). */
 static int is_size(const char *name)
 {
-    static const char *const sizes[] = {"KD", "KH", "KW", "NB_MAX", "PLANE_ELEMS", "FLAT_ELEMS", "EXACT_ROWS"};
+    static const char *const sizes[] = {"KD", "KH", "KW", "NB_MAX", "PLANE_ELEMS", "FLAT_ELEMS", "EXACT_ROWS", "NS"};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
         if (strcmp(name, sizes[i]) == 0) return 1;
     return 0;
 }
 
+/* --trace: the launches of the llvmpipe device, "KERNEL -DDT_X -DNAME=V ..." as tests/cl_path_trace.c logs them. */
+static int trace_mode;
+static size_t trace_device;
+
+static void trace_launch(const clpool__launch *l)
+{
+    printf("%s -D%s", l->kernel, clpool__dtype_macro(l->options.dtype));
+    for (int i = 0; i < l->options.count; ++i) printf(" -D%s=%lld", l->options.names[i], (long long)l->options.values[i]);
+    printf("\n");
+}
+
+static size_t current_dev;
+
 static void add_launch(const char *target, const clpool__launch *l)
 {
+    if (trace_mode) {
+        if (current_dev == trace_device && l->options.dtype != CLPOOL_FLOAT64) trace_launch(l);
+        return;
+    }
     program p = {.taps = 1};
     size_t n = (size_t)snprintf(p.text, sizeof p.text, "%s|", target);
     for (size_t i = 0; l->parts[i]; ++i) n += (size_t)snprintf(p.text + n, sizeof p.text - n, "%s%s", i ? " " : "", l->parts[i]);
@@ -86,7 +106,7 @@ static void add_plan(const char *target, const clpool__plan *plan)
 /* A window: kernel, strides, pads (begin = end), dilations per spatial dim; 0 ends a list. */
 typedef struct window {
     int32_t ns;
-    int64_t k[4], s[4], p[4], d[4];
+    int64_t k[6], s[6], p[6], d[6];
 } window;
 
 /* 2-D windows: the reference cases, SPP's 13x13, wide and tall ones, strides 3 and 4, dilation. */
@@ -98,7 +118,7 @@ static const window windows_2d[] = {
     {2, {3, 3}, {3, 3}, {0, 0}, {1, 1}},   {2, {5, 7}, {4, 4}, {0, 0}, {1, 1}},  {2, {3, 4}, {4, 4}, {0, 0}, {1, 1}},
     {2, {3, 3}, {1, 1}, {1, 1}, {2, 2}},   {2, {3, 3}, {5, 5}, {0, 0}, {1, 1}},  {2, {3, 24}, {1, 16}, {0, 0}, {1, 1}},
 };
-/* Other ranks: 1-D, 3-D (one pass, two passes, a 1xkxk view), 4-D. */
+/* Other ranks: 1-D, 3-D (one pass, two passes with and without strides down, a 1xkxk view), 4- to 6-D. */
 static const window windows_nd[] = {
     {1, {3}, {2}, {1}, {1}},
     {3, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
@@ -107,7 +127,10 @@ static const window windows_nd[] = {
     {3, {7, 1, 1}, {7, 1, 1}, {0, 0, 0}, {1, 1, 1}},
     {3, {2, 3, 3}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}},
     {3, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 2, 1}},
+    {3, {2, 3, 3}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
     {4, {2, 2, 2, 2}, {2, 1, 1, 2}, {0, 0, 0, 0}, {1, 1, 1, 1}},
+    {5, {2, 1, 2, 1, 2}, {1, 1, 2, 1, 1}, {0, 0, 0, 0, 0}, {1, 1, 1, 1, 1}},
+    {6, {2, 2, 1, 1, 2, 2}, {2, 1, 1, 1, 1, 2}, {0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 1}},
 };
 /* Plane shapes (N*C, then the spatial dims of a 2-D window; other ranks take `cube` a side): small ones
  * in cache, large ones beyond it (row sweeps), larger ones past 1.5x the cache (streamed stores), and
@@ -153,7 +176,7 @@ static void maxpool_programs(size_t dev)
                                  maxpool_dtypes[t], indices, order);
                 for (size_t w = 0; shapes[s].cube && w < sizeof windows_nd / sizeof windows_nd[0]; ++w) {
                     const int64_t c = shapes[s].cube;
-                    maxpool_call(dev, &windows_nd[w], shapes[s].planes / 8, (const int64_t[]){c, c, c, c},
+                    maxpool_call(dev, &windows_nd[w], shapes[s].planes / 8, (const int64_t[]){c, c, c, c, c, c},
                                  maxpool_dtypes[t], indices, order);
                 }
             }
@@ -193,13 +216,16 @@ static void max_programs(size_t dev)
 {
     for (int dtype = 1; dtype <= CLPOOL_BFLOAT16; ++dtype) {
         if (!clpool__dtype_lookup((clpool_dtype)dtype)) continue;
-        for (int large = 0; large < 2; ++large) {
-            int64_t strides[2][CLPOOL_MAX_RANK] = {{1}, {1}}, in_off[1] = {0};
-            int aliased[1] = {0};
+        for (int c = 0; c < 8; ++c) {
+            /* small and large (streamed stores), of 1 to 4 inputs (one pass, a kernel each) */
+            const int large = c % 2, inputs = 1 + c / 2;
+            int64_t strides[5][CLPOOL_MAX_RANK] = {{1}, {1}, {1}, {1}, {1}}, in_off[4] = {0};
+            int aliased[4] = {0};
             const int64_t n = large ? (int64_t)1 << 26 : 4096, esize = (int64_t)clpool_dtype_size((clpool_dtype)dtype);
-            clpool__max_desc desc = {.dtype = (clpool_dtype)dtype, .esize = esize, .inputs = 1, .rank = 1,
+            clpool__max_desc desc = {.dtype = (clpool_dtype)dtype, .esize = esize, .inputs = (size_t)inputs, .rank = 1,
                                      .dims = {n}, .strides = (const int64_t(*)[CLPOOL_MAX_RANK])strides,
-                                     .in_off = in_off, .aliased = aliased, .moved = (uint64_t)(2 * n * esize)};
+                                     .in_off = in_off, .aliased = aliased,
+                                     .moved = (uint64_t)((inputs + 1) * n * esize)};
             clpool__max_plan plan;
             clpool__max_plan_call(devices[dev].caps, &desc, &plan);
             clpool__launch l;
@@ -211,14 +237,17 @@ static void max_programs(size_t dev)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    trace_mode = argc > 1 && strcmp(argv[1], "--trace") == 0;
+    trace_device = 1; /* llvmpipe */
     for (size_t dev = 0; dev < sizeof devices / sizeof devices[0]; ++dev) {
+        current_dev = dev;
         maxpool_programs(dev);
         global_programs(dev);
         max_programs(dev);
     }
-    for (size_t i = 0; i < count; ++i) puts(programs[i].text);
+    for (size_t i = 0; !trace_mode && i < count; ++i) puts(programs[i].text);
     free(programs);
     return 0;
 }

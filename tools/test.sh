@@ -3,11 +3,11 @@
 # which OpenCL platform; tests/CMakeLists.txt labels the tests):
 #   ./tools/test.sh                  build/: the presets pocl (the whole suite, pytest, the GPU paths under
 #                                    Oclgrind) and rusticl (the portability subset, which must reach every
-#                                    kernel path in tests/rusticl_paths.txt)
+#                                    kernel path the planners plan for llvmpipe)
 #   ./tools/test.sh --sanitize       build-sanitize/ (ASan + UBSan): the preset sanitize
 #   ./tools/test.sh --preset P ...   build/: the presets named (pocl, rusticl, rusticl-full)
 # rusticl-full runs the whole suite on rusticl and writes the kernel paths it reaches to
-# build/rusticl_paths.txt, the source of tests/rusticl_paths.txt.
+# build/rusticl_paths.txt, and how they differ from the planned ones.
 set -euo pipefail
 CLPOOL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$CLPOOL_ROOT/tools/common.sh"
@@ -72,6 +72,8 @@ for preset in "${PRESETS[@]}"; do
   fi
   if [ "$preset" = rusticl-full ]; then
     "$CLPOOL_ROOT/tests/check_paths.sh" --list "$BUILD/paths-rusticl-full.trace" > "$BUILD/rusticl_paths.txt"
+    "$BUILD/tests/plan_programs" --trace | "$CLPOOL_ROOT/tests/check_paths.sh" --list /dev/stdin > "$BUILD/planned_paths.txt"
+    diff "$BUILD/planned_paths.txt" "$BUILD/rusticl_paths.txt" || true
     summary+=("rusticl-full paths: $(wc -l < "$BUILD/rusticl_paths.txt") in $BUILD/rusticl_paths.txt")
   fi
 done
