@@ -9,7 +9,9 @@
 # One clang per core (CLPOOL_KERNEL_WARNINGS_JOBS to override). A pair's second
 # dtype (bfloat16, uint8, Max's unsigned integers) whose first has the same
 # options is compiled at -O0: the element type changes loads and keys, not the
-# loops' trip counts; so is a SPIR program whose options are also listed for x86-64.
+# loops' trip counts; so is a program with column-major Indices (STORAGE_ORDER=1)
+# whose row-major twin is at -O2 (index arithmetic, same loops), and a SPIR
+# program whose options are also listed for x86-64.
 #   ./check_kernel_warnings.sh PLAN_PROGRAMS
 # Exit 0 clean, 1 a warning or error, 77 no clang.
 set -euo pipefail
@@ -55,9 +57,7 @@ compile_one() {
 export cc tmp
 export -f compile_one
 n=$(wc -l < "$jobs")
-# Each distinct variant with its level: -O0 for a SPIR one with an x86-64 twin, and for the
-# second dtype of a pair (bfloat16, uint8, Max's unsigned integers) whose first has the same
-# options at -O2: the element type changes loads and keys, not the loops' trip counts.
+# Each distinct variant with its level (see the header for which are compiled at -O0).
 sort -u "$jobs" | awk -F'|' '{ line[NR] = $0; fam[NR] = $1; tgt[NR] = $2; opt[NR] = $3
                                if ($2 != "-target spir64") twin[$1 "|" $3] = 1 }
   END { for (i = 1; i <= NR; ++i) {
@@ -67,6 +67,9 @@ sort -u "$jobs" | awk -F'|' '{ line[NR] = $0; fam[NR] = $1; tgt[NR] = $2; opt[NR
           first = opt[i]
           if (!sub(/-DDT_BFLOAT16/, "-DDT_FLOAT16", first)) sub(/-DDT_U(INT)/, "-DDT_INT", first)
           if (first != opt[i] && (fam[i] "|" tgt[i] "|" first) in at_o2) lvl[i] = "-O0"
+          row_major = opt[i]
+          if (sub(/-DSTORAGE_ORDER=1/, "-DSTORAGE_ORDER=0", row_major) && (fam[i] "|" tgt[i] "|" row_major) in at_o2)
+            lvl[i] = "-O0"
           print line[i] "|" lvl[i] } }' > "$jobs.distinct"
 compiled=$(wc -l < "$jobs.distinct")
 at_o0=$(grep -c '|-O0$' "$jobs.distinct" || true)
@@ -74,5 +77,5 @@ jobs_n=${CLPOOL_KERNEL_WARNINGS_JOBS:-$(nproc)}
 xargs -d '\n' -n 1 -P "$jobs_n" bash -c 'compile_one "$1"' _ < "$jobs.distinct" > "$tmp/results"
 cat "$tmp/results"
 bad=$(grep -c '^FAIL' "$tmp/results" || true)
-echo "programs the plans build: $n, compiled: $compiled ($jobs_n at a time, $at_o0 at -O0: SPIR twins, pairs' second dtypes) with $cc -O2 -Wall -Werror (x86-64 for a CPU whose work-item vectors are its SIMD, else spir64), failing: $bad"
+echo "programs the plans build: $n, compiled: $compiled ($jobs_n at a time, $at_o0 at -O0: SPIR twins, pairs' second dtypes, column-major twins) with $cc -O2 -Wall -Werror (x86-64 for a CPU whose work-item vectors are its SIMD, else spir64), failing: $bad"
 [ "$bad" = 0 ]
