@@ -239,15 +239,6 @@ clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, con
 /* Set buffer argument `index`: always set (see launch.c). */
 clpool_status clpool__set_buffer_arg(clpool__kernel *k, cl_uint index, cl_mem mem);
 
-/* A kernel argument; clpool__set_args sets args[i] as argument first + i. */
-typedef struct clpool__arg {
-    size_t size;
-    const void *value;
-    int buffer; /* a cl_mem: clpool__set_buffer_arg */
-} clpool__arg;
-#define CLPOOL_ARG(x) ((clpool__arg){sizeof(x), &(x), 0})
-#define CLPOOL_BUFFER_ARG(m) ((clpool__arg){sizeof(cl_mem), &(m), 1})
-clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__arg *args, size_t count);
 
 /* The memo of a new kernel (NULL when out of memory: arguments are then
  * always set), and its release. */

@@ -103,17 +103,6 @@ clpool_status clpool__set_buffer_arg(clpool__kernel *k, cl_uint index, cl_mem me
     return set_kernel_arg(k, index, sizeof mem, &mem);
 }
 
-clpool_status clpool__set_args(clpool__kernel *k, cl_uint first, const clpool__arg *args, size_t count)
-{
-    for (size_t i = 0; i < count; ++i) {
-        const cl_uint index = first + (cl_uint)i;
-        clpool_status status = args[i].buffer ? clpool__set_buffer_arg(k, index, *(const cl_mem *)args[i].value)
-                                              : clpool__set_arg(k, index, args[i].size, args[i].value);
-        if (status != CLPOOL_SUCCESS) return status;
-    }
-    return CLPOOL_SUCCESS;
-}
-
 /* Smallest power of two >= n, but never above cap (which need not be a power of two). */
 static size_t pow2_at_least(uint64_t n, size_t cap)
 {

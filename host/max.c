@@ -138,6 +138,7 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     if ((status = clpool__check_buffer(output, output_offset, n_out, es, fn, "output", NULL)) != CLPOOL_SUCCESS)
         return status;
     uint64_t moved = (uint64_t)n_out * es; /* bytes of all inputs and the output */
+    unsigned aliased = 0;                  /* bit i: input i is the output */
     for (size_t i = 0; i < n; ++i) {
         char what[32];
         snprintf(what, sizeof what, "inputs[%zu]", i);
@@ -161,32 +162,21 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
                                     "%s: in-place output aliases inputs[%zu]; only inputs 0..%d may be the output "
                                     "(later inputs are folded after the output is first written)",
                                     fn, i, MAX_ARITY - 1);
+            aliased |= 1u << i;
         }
     }
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
 
-    /* Layout over all inputs plus the output itself (input 0 of later passes); per input its offset and
-     * whether it is the output. */
+    /* Layout over all inputs plus the output itself (input 0 of later passes). */
     max_layout L;
     int64_t (*all)[CLPOOL_MAX_RANK] = calloc(n + 1, sizeof *all);
-    int64_t *in_off = calloc(n, sizeof *in_off);
-    int *aliased = calloc(n, sizeof *aliased);
-    if (!all || !in_off || !aliased) {
-        free(all);
-        free(in_off);
-        free(aliased);
-        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
-    }
-    for (size_t i = 0; i < n; ++i) {
-        broadcast_strides(&shapes[i], &out, all[i]);
-        in_off[i] = (int64_t)(offsets[i] / es);
-        aliased[i] = inputs[i] == output && offsets[i] == output_offset;
-    }
+    if (!all) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+    for (size_t i = 0; i < n; ++i) broadcast_strides(&shapes[i], &out, all[i]);
     broadcast_strides(&out, &out, all[n]);
     L.strides = all;
     collapse(n + 1, &out, &L);
     clpool__max_desc desc = {.dtype = dtype, .esize = (int64_t)es, .inputs = n, .rank = L.rank,
-                             .strides = (const int64_t(*)[CLPOOL_MAX_RANK])all, .in_off = in_off,
+                             .strides = (const int64_t(*)[CLPOOL_MAX_RANK])all, .offsets = offsets,
                              .aliased = aliased, .out_off = (int64_t)(output_offset / es), .moved = moved};
     memcpy(desc.dims, L.dims, sizeof desc.dims);
     clpool__device_caps caps;
@@ -213,7 +203,5 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
 cleanup:
     if (prev) clReleaseEvent(prev);
     free(all);
-    free(in_off);
-    free(aliased);
     return status;
 }

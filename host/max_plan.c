@@ -56,8 +56,8 @@ void clpool__max_plan_pass(const clpool__max_desc *d, const clpool__max_plan *pl
         const size_t in = first[k];
         for (int32_t i = 0; i < d->rank; ++i) g->strides[k * CLPOOL__ARGS_MAX_RANK + lead + i] = d->strides[in][i];
         g->inner_mask |= (int64_t)(d->strides[in][d->rank - 1] == 1) << k; /* contiguous, else broadcast */
-        g->aliased |= in == d->inputs || d->aliased[in];
-        g->in_offset[k] = in == d->inputs ? d->out_off : d->in_off[in];
+        g->aliased |= in == d->inputs || (in < MAX_ARITY && (d->aliased >> in & 1));
+        g->in_offset[k] = in == d->inputs ? d->out_off : (int64_t)d->offsets[in] / d->esize;
     }
     g->out_offset = d->out_off;
     g->blocks = plan->blocks;

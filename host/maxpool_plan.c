@@ -419,15 +419,21 @@ static void window_geom(const clpool__pool_desc *d, clpool__window_geom *g)
     }
 }
 
-/* The general kernels' geometry (all but `items`). */
-static void fill_geometry(const clpool__pool_desc *d, clpool__maxpool_geom *g)
+/* The N-D kernels' argument block and work: `items` work-items in one dim, groups of the budget. */
+static void geometry_block(const clpool__pool_desc *d, int64_t items, clpool__launch *l)
 {
+    clpool__launch_block(l, sizeof l->block.geom);
+    clpool__maxpool_geom *g = &l->block.geom;
     memset(g, 0, sizeof *g);
     window_geom(d, &g->w);
+    g->items = items;
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;
     g->idx_offset = d->idx_off;
     g->in_limit = d->in_limit;
+    l->dims = 1;
+    l->items[0] = (uint64_t)items;
+    l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }
 
 /* The general kernel: NB blocks of VW outputs along the last dim per
@@ -444,28 +450,18 @@ static void plan_nd(const clpool__device_caps *caps, const clpool__pool_desc *d,
     clpool__options_define(&l->options, "VW", vw);
     if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
     clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
-    clpool__launch_block(l, sizeof l->block.geom);
-    fill_geometry(d, &l->block.geom);
-    l->block.geom.items = out_elements(d) / ow * ceil_div(blocks, nb);
-    l->dims = 1;
-    l->items[0] = (uint64_t)l->block.geom.items;
-    l->cpu_local = CLPOOL__LOCAL_BUDGET;
+    geometry_block(d, out_elements(d) / ow * ceil_div(blocks, nb), l);
 }
 
 /* The window kernel: one output per work-item, its lanes along the window's row. */
 static void plan_window(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
     start_launch(CLPOOL__PATH_MAXPOOL_WINDOW, "maxpool_window", d, l);
-    clpool__launch_block(l, sizeof l->block.geom);
-    fill_geometry(d, &l->block.geom);
-    l->block.geom.items = out_elements(d);
+    geometry_block(d, out_elements(d), l);
     clpool__options_define(&l->options, "NS", d->w.ns);
     clpool__options_define(&l->options, "VW", vector_width(caps, d));
     clpool__options_define(&l->options, "SW", 0);
     clpool__options_define(&l->options, "WINDOW_INT_AT", l->block.geom.w.in_plane <= INT32_MAX);
-    l->dims = 1;
-    l->items[0] = (uint64_t)l->block.geom.items;
-    l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }
 
 /* One launch for a call of 2 spatial dims (or a view as one) by the 2-D

@@ -86,8 +86,8 @@ typedef struct clpool__max_desc {
     int32_t rank;
     int64_t dims[CLPOOL_MAX_RANK];
     const int64_t (*strides)[CLPOOL_MAX_RANK]; /* [inputs + 1][rank] */
-    const int64_t *in_off;                     /* [inputs], elements */
-    const int *aliased;                        /* [inputs]: the input is the output */
+    const size_t *offsets;                     /* [inputs], bytes */
+    unsigned aliased;                          /* bit k: input k is the output (only inputs 0..3 may be) */
     int64_t out_off;
     uint64_t moved; /* bytes of every input and the output */
 } clpool__max_desc;

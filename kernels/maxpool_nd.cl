@@ -85,7 +85,7 @@
 #endif
 
 /* Blocks of VW outputs per work-item: maxpool takes one block, and on CPUs
- * (-DNB_MAX=n) maxpool_nd_nb2..maxpool_nbn take 2..n, kernels of one program so
+ * (-DNB_MAX=n) maxpool_nd_nb2..maxpool_nd_nbn take 2..n, kernels of one program so
  * that every row length shares it; in each, NB is a constant. */
 #ifndef NB_MAX
 #define NB_MAX 1

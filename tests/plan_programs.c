@@ -219,12 +219,12 @@ static void max_programs(size_t dev)
         for (int c = 0; c < 8; ++c) {
             /* small and large (streamed stores), of 1 to 4 inputs (one pass, a kernel each) */
             const int large = c % 2, inputs = 1 + c / 2;
-            int64_t strides[5][CLPOOL_MAX_RANK] = {{1}, {1}, {1}, {1}, {1}}, in_off[4] = {0};
-            int aliased[4] = {0};
+            int64_t strides[5][CLPOOL_MAX_RANK] = {{1}, {1}, {1}, {1}, {1}};
+            const size_t offsets[4] = {0};
             const int64_t n = large ? (int64_t)1 << 26 : 4096, esize = (int64_t)clpool_dtype_size((clpool_dtype)dtype);
             clpool__max_desc desc = {.dtype = (clpool_dtype)dtype, .esize = esize, .inputs = (size_t)inputs, .rank = 1,
                                      .dims = {n}, .strides = (const int64_t(*)[CLPOOL_MAX_RANK])strides,
-                                     .in_off = in_off, .aliased = aliased,
+                                     .offsets = offsets,
                                      .moved = (uint64_t)((inputs + 1) * n * esize)};
             clpool__max_plan plan;
             clpool__max_plan_call(devices[dev].caps, &desc, &plan);

@@ -397,14 +397,14 @@ static const max_case max_cases[] = {
 START_TEST(max_plan_matches_table)
 {
     const max_case *c = &max_cases[_i];
-    int64_t strides[6][CLPOOL_MAX_RANK] = {{0}}, in_off[5] = {0, 10, 20, 30, 40};
-    int aliased[5] = {1, 0, 0, 0, 0};
+    int64_t strides[6][CLPOOL_MAX_RANK] = {{0}};
+    const size_t offsets[5] = {0, 40, 80, 120, 160}; /* bytes */
     uint64_t moved = 0;
     for (size_t k = 0; k <= c->inputs; ++k)
         for (int32_t d = 0; d < c->rank; ++d) strides[k][d] = c->strides[k][d];
     clpool__max_desc desc = {.dtype = c->dtype, .esize = (int64_t)clpool_dtype_size(c->dtype), .inputs = c->inputs,
-                             .rank = c->rank, .strides = (const int64_t(*)[CLPOOL_MAX_RANK])strides, .in_off = in_off,
-                             .aliased = aliased, .out_off = 0};
+                             .rank = c->rank, .strides = (const int64_t(*)[CLPOOL_MAX_RANK])strides, .offsets = offsets,
+                             .aliased = 1, .out_off = 0};
     int64_t n = 1;
     for (int32_t d = 0; d < c->rank; ++d) n *= (desc.dims[d] = c->dims[d]);
     moved = (uint64_t)n * (uint64_t)desc.esize * (c->inputs + 1);
