@@ -266,3 +266,50 @@ cleanup:
     free(offsets);
     return status;
 }
+
+/* AveragePool and LpPool share one blocking path: exactly one of avg, lp is set. */
+static clpool_status sum_pool_host(clpool_context *ctx, const clpool_average_pool_params *avg,
+                                   const clpool_lp_pool_params *lp, clpool_dtype dtype, const clpool_shape *input_shape,
+                                   const void *input, void *output, const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    CLPOOL_REQUIRE_NOT_NULL(input, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool_shape out_shape;
+    clpool_tensor *tin = NULL, *tout = NULL;
+    cl_event done = NULL;
+    int enqueued = 0;
+    clpool_status status = lp ? clpool_lp_pool_output_shape(input_shape, lp, &out_shape)
+                              : clpool_average_pool_output_shape(input_shape, avg, &out_shape);
+    if (status != CLPOOL_SUCCESS) return status;
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, input_shape, input, &tin));
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
+    enqueued = 1;
+    CLPOOL_TRY(lp ? clpool_enqueue_lp_pool(ctx, NULL, lp, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL, &done)
+                  : clpool_enqueue_average_pool(ctx, NULL, avg, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL,
+                                                &done));
+    CLPOOL_TRY(wait_and_release(&done));
+    CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
+cleanup:
+    if (done) clReleaseEvent(done);
+    finish_after_failure(ctx, status, enqueued);
+    clpool_tensor_release(tin);
+    clpool_tensor_release(tout);
+    return status;
+}
+
+clpool_status clpool_average_pool_host(clpool_context *ctx, const clpool_average_pool_params *params, clpool_dtype dtype,
+                                       const clpool_shape *input_shape, const void *input, void *output)
+{
+    static const char *fn = "clpool_average_pool_host";
+    CLPOOL_REQUIRE_NOT_NULL(params, fn);
+    return sum_pool_host(ctx, params, NULL, dtype, input_shape, input, output, fn);
+}
+
+clpool_status clpool_lp_pool_host(clpool_context *ctx, const clpool_lp_pool_params *params, clpool_dtype dtype,
+                                  const clpool_shape *input_shape, const void *input, void *output)
+{
+    static const char *fn = "clpool_lp_pool_host";
+    CLPOOL_REQUIRE_NOT_NULL(params, fn);
+    return sum_pool_host(ctx, NULL, params, dtype, input_shape, input, output, fn);
+}

@@ -38,13 +38,18 @@ static int kernel_op(const clpool__global_desc *g)
                                                      : CLPOOL__OP_REDUCE_LP;
 }
 
-/* GlobalLpPool's p: 1 and 2 get closed forms, other integers up to 64 repeated squaring, the rest pow. */
-static int lp_kind(const clpool__global_desc *g)
+int clpool__lp_kind(double p) { return p == 1.0 ? 1 : p == 2.0 ? 2 : (p <= 64 && p == (double)(int)p) ? 3 : 0; }
+
+void clpool__launch_p(clpool__launch *l, clpool_dtype dtype, double p)
 {
-    if (g->op != CLPOOL__OP_GLOBAL_LP_POOL) return 0;
-    const double p = g->p;
-    return p == 1.0 ? 1 : p == 2.0 ? 2 : (p <= 64 && p == (double)(int)p) ? 3 : 0;
+    if (dtype == CLPOOL_FLOAT64)
+        l->scalar.f64 = p;
+    else
+        l->scalar.f32 = (float)p;
+    clpool__launch_scalar(l, dtype == CLPOOL_FLOAT64 ? sizeof l->scalar.f64 : sizeof l->scalar.f32);
 }
+
+static int lp_kind(const clpool__global_desc *g) { return g->op == CLPOOL__OP_GLOBAL_LP_POOL ? clpool__lp_kind(g->p) : 0; }
 
 /* How many partial results per plane: 1 (one pass) when the planes alone fill the device. */
 static int64_t choose_parts(const clpool__device_caps *caps, const clpool__global_desc *g)
@@ -80,18 +85,13 @@ static void start(const clpool__device_caps *caps, const clpool__global_desc *g,
                                              .parts = parts,
                                              .in_offset = g->in_off,
                                              .out_offset = g->out_off};
-    /* p travels as the accumulation type: double for float64, else float */
-    if (g->dtype == CLPOOL_FLOAT64)
-        l->scalar.f64 = g->p;
-    else
-        l->scalar.f32 = (float)g->p;
 }
 
 /* The by-value arguments after the buffers: the sizes, then p. */
 static void sizes_and_p(const clpool__global_desc *g, clpool__launch *l)
 {
     clpool__launch_block(l, sizeof l->block.global);
-    clpool__launch_scalar(l, g->dtype == CLPOOL_FLOAT64 ? sizeof l->scalar.f64 : sizeof l->scalar.f32);
+    clpool__launch_p(l, g->dtype, g->p);
 }
 
 static void plan_one_pass(const clpool__device_caps *caps, const clpool__global_desc *g, int grouped,

@@ -1,5 +1,5 @@
 /* MaxPool: its attributes beyond the window (window.c), shape inference,
- * and the enqueue of the plan host/maxpool_plan.c makes. */
+ * and the enqueue of the plan host/window_plan.c makes. */
 #include <string.h>
 
 #include "planners.h"
@@ -139,7 +139,7 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     clpool__device_caps_of(ctx, &caps);
     clpool__plan plan;
     clpool__maxpool_plan_call(&caps, &desc, &plan);
-    if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__maxpool_plan_first_tier(&caps, &desc, &plan);
+    if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__window_plan_first_tier(&caps, &desc, &plan);
     cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
                                   [CLPOOL__ROLE_INDICES] = indices};
     return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
@@ -159,7 +159,7 @@ clpool_status clpool__maxpool_first_tier(clpool_context *ctx, cl_command_queue q
     clpool__device_caps caps;
     clpool__device_caps_of(ctx, &caps);
     clpool__plan plan;
-    clpool__maxpool_plan_first_tier(&caps, &desc, &plan);
+    clpool__window_plan_first_tier(&caps, &desc, &plan);
     cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
                                   [CLPOOL__ROLE_INDICES] = indices};
     return clpool__plan_run(ctx, q, &plan, mems, 0, NULL, NULL, "clpool_context_warm_up");

@@ -47,6 +47,7 @@ typedef enum clpool__path {
     CLPOOL__PATH_MAXPOOL_FLAT,        /* 2-D, stride 1, narrow rows: whole rows in private memory */
     CLPOOL__PATH_MAXPOOL_3D,          /* 3-D windows in one pass */
     CLPOOL__PATH_MAXPOOL_3D_TWO_PASS, /* 3-D windows as two 2-D-view launches through scratch (a plan, no program) */
+    CLPOOL__PATH_SUM_POOL_ND,         /* AveragePool, LpPool: any rank and attributes */
     CLPOOL__PATH_GLOBAL_MAX_DIRECT,   /* a work-item per plane: GlobalMaxPool's first tier */
     CLPOOL__PATH_GLOBAL_MAX_GROUPED,  /* 16 planes per work-item (CPUs) */
     CLPOOL__PATH_GLOBAL_MAX_TWO_PASS, /* maxima per lane, then per plane, through scratch */
@@ -87,7 +88,7 @@ typedef struct clpool__launch {
     int nargs;
     clpool__launch_arg args[CLPOOL__LAUNCH_ARGS];
     union {
-        clpool__maxpool_geom geom;
+        clpool__window_nd_geom geom;
         clpool__window_first_tier_geom first_tier;
         clpool__maxpool2d_sizes sizes2d;
         clpool__maxpool3d_sizes sizes3d;

@@ -1,7 +1,7 @@
 /*
  * Every op's planner: a descriptor of one validated call and the device's
  * capabilities in, the complete plan as plain data (plan.h) out. No OpenCL
- * call, so tests/test_plan.c runs them without a device. maxpool_plan.c
+ * call, so tests/test_plan.c runs them without a device. window_plan.c
  * plans the windowed ops, global_plan.c the global pools, max_plan.c Max.
  */
 #ifndef CLPOOL_PLANNERS_H
@@ -13,6 +13,8 @@
 /* The ops the library plans (a descriptor's `op`). */
 typedef enum clpool__op {
     CLPOOL__OP_MAXPOOL = 1,
+    CLPOOL__OP_AVERAGE_POOL,
+    CLPOOL__OP_LP_POOL,
     CLPOOL__OP_GLOBAL_MAX_POOL,
     CLPOOL__OP_GLOBAL_AVERAGE_POOL,
     CLPOOL__OP_GLOBAL_LP_POOL,
@@ -28,6 +30,8 @@ typedef struct clpool__pool_desc {
     clpool__window w;
     clpool_dtype dtype;
     int64_t esize;
+    int count_include_pad; /* AveragePool */
+    double p;              /* LpPool */
     /* MaxPool */
     int indices;       /* the call asks for Indices */
     int storage_order; /* of the Indices */
@@ -40,15 +44,24 @@ typedef struct clpool__pool_desc {
 /* The plan of a validated MaxPool call (desc of the whole call, buffers INPUT, OUTPUT, INDICES). */
 void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *desc, clpool__plan *plan);
 
-/* The first tier's plan of the same call: window_first_tier, one launch that serves every call of the dtype
- * (whole planes without Indices: GlobalMaxPool's first tier; docs/design.md, "Tiers"). */
-void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *desc,
-                                     clpool__plan *plan);
+/* The plan of a validated AveragePool or LpPool call (buffers INPUT, OUTPUT): sum_pool_nd, or whole planes
+ * as the global pools' plan. */
+void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *desc, clpool__plan *plan);
+
+/* The first tier's plan of any windowed call: window_first_tier, one launch that serves every call of the op
+ * and dtype (whole planes without Indices: the global pool's first tier; docs/design.md, "Tiers"). */
+void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *desc,
+                                    clpool__plan *plan);
 
 /* Validate a MaxPool call and describe it (clpool_enqueue_maxpool's checks
  * that need no device); errors name `fn`. Offsets and in_limit are left 0. */
 clpool_status clpool__maxpool_describe(const clpool_shape *input, const clpool_maxpool_params *params,
                                        clpool_dtype dtype, int indices, const char *fn, clpool__pool_desc *desc);
+
+/* Validate an AveragePool (lp NULL) or LpPool (avg NULL) call and describe it, as clpool__maxpool_describe. */
+clpool_status clpool__sum_pool_describe(const clpool_shape *input, const clpool_average_pool_params *avg,
+                                        const clpool_lp_pool_params *lp, clpool_dtype dtype, const char *fn,
+                                        clpool__pool_desc *desc);
 
 /* ------------------------------------------------------------ global pools */
 
@@ -65,8 +78,13 @@ typedef struct clpool__global_desc {
     int64_t in_off, out_off, idx_off;
 } clpool__global_desc;
 
-/* The dtypes the global pools take (float32, float64, float16, bfloat16). */
+/* The dtypes the global pools and the windowed sum pools take (float32, float64, float16, bfloat16). */
 int clpool__global_pool_dtype_ok(clpool_dtype dtype);
+/* LpPool's p as kernels compile it (-DLP_KIND): 1 and 2 closed forms, 3 other integers up to 64 by
+ * squaring, 0 any other p by pow. */
+int clpool__lp_kind(double p);
+/* Append p as a launch's scalar argument, in the accumulation type (double for float64, else float). */
+void clpool__launch_p(clpool__launch *l, clpool_dtype dtype, double p);
 /* Direct, grouped or two-pass by the planes' count and size; with Indices global_max_pool_indices. */
 void clpool__global_plan_call(const clpool__device_caps *caps, const clpool__global_desc *desc, clpool__plan *plan);
 /* The first tier: global_pool_direct, a work-item per plane, of the same program. */

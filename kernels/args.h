@@ -32,24 +32,26 @@ typedef struct clpool__window_geom {
     clpool__i64 strides[CLPOOL__ARGS_MAX_SPATIAL];
     clpool__i64 dilations[CLPOOL__ARGS_MAX_SPATIAL];
     clpool__i64 pad_begin[CLPOOL__ARGS_MAX_SPATIAL]; /* padding before the first element (after auto_pad) */
+    clpool__i64 pad_end[CLPOOL__ARGS_MAX_SPATIAL];   /* and after the last */
     clpool__i64 in_plane;                            /* elements of one (n, c) input plane */
+    clpool__i64 count_pad; /* AveragePool's count_include_pad: taps in the pads count in the divisor */
 } clpool__window_geom;
 
-/* MaxPool's N-D kernels (maxpool*, maxpool_window): any rank and attributes. */
-typedef struct clpool__maxpool_geom {
+/* The N-D window kernels (maxpool_nd*, maxpool_window, sum_pool_nd*): any rank and attributes. */
+typedef struct clpool__window_nd_geom {
     clpool__window_geom w;
     clpool__i64 items;     /* work-items that do work: column blocks x output rows */
     clpool__i64 in_offset; /* element offsets into the buffers */
     clpool__i64 out_offset;
     clpool__i64 idx_offset;
     clpool__i64 in_limit; /* elements in the input cl_mem: vector loads may read up to here */
-} clpool__maxpool_geom;
+} clpool__window_nd_geom;
 
-/* MaxPool's first tier (window_first_tier): every attribute at run time. */
+/* The windowed ops' first tier (window_first_tier): every attribute at run time. */
 typedef struct clpool__window_first_tier_geom {
     clpool__window_geom w;
     clpool__i64 ns;           /* spatial rank */
-    clpool__i64 with_indices; /* 1: write Indices */
+    clpool__i64 with_indices; /* 1: write Indices (MaxPool) */
     clpool__i64 col_major;    /* storage_order 1 */
     clpool__i64 outputs;      /* output elements: one work-item each */
     clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */

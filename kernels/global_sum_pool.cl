@@ -87,7 +87,7 @@ __kernel void global_pool_direct(__global const T *in, __global T *out, const cl
         sum_range(&k, x, 0, plane_size, 1, p);
         total = kahan_value(k);
     }
-    STORE(out + sz.out_offset, plane, finish(total, plane_size, p));
+    STORE(out + sz.out_offset, plane, finish(total, (AT)plane_size, p));
 }
 
 #if (defined(DT_FLOAT32) || defined(DT_FLOAT64)) && VECTOR_SUM
@@ -107,7 +107,7 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const c
     __global const T *x = in + sz.in_offset + first * n;
     __global T *y = out + sz.out_offset + first;
     if (planes - first < 16) { /* the last group is short */
-        for (long q = 0; q < planes - first; ++q) y[q] = finish(short_sum(x + q * n, n, p), n, p);
+        for (long q = 0; q < planes - first; ++q) y[q] = finish(short_sum(x + q * n, n, p), (AT)n, p);
         return;
     }
     const long whole = n / 16 * 16; /* elements in whole vectors */
@@ -127,9 +127,9 @@ __kernel void global_pool_grouped(__global const T *in, __global T *out, const c
 #if OP == CLPOOL__OP_REDUCE_LP && LP_KIND == 3 /* pow stays scalar (PoCL 3.1's double8 pow, above) */
     AT sums[16];
     vstore16(r, 0, sums);
-    for (int q = 0; q < 16; ++q) y[q] = finish(sums[q], n, p);
+    for (int q = 0; q < 16; ++q) y[q] = finish(sums[q], (AT)n, p);
 #else
-    vstore16(finish16(r, n, p), 0, y);
+    vstore16(finish16(r, (AT16)(AT)n, p), 0, y);
 #endif
 }
 #endif
@@ -158,5 +158,5 @@ __kernel void global_pool_final(__global const AT *partials, __global const T *i
     __global const AT *q = partials + 2 * plane * parts;
     kahan k = {0, 0, 0};
     for (long l = 0; l < 2 * parts; ++l) kahan_add(&k, q[l]);
-    STORE(out + sz.out_offset, plane, finish(kahan_value(k), sz.plane_size, p));
+    STORE(out + sz.out_offset, plane, finish(kahan_value(k), (AT)sz.plane_size, p));
 }

@@ -1,6 +1,6 @@
 /*
  * The 2-D kernels' shared part (maxpool2d.cl, maxpool2d_plane.cl,
- * maxpool2d_flat.cl), built after maxpool_lanes.h.
+ * maxpool2d_flat.cl), built after window_lanes.h.
  *
  * 2-D fast path for the common windows: kernel up to 13x13, strides 1 or 2 (3 and 4 with 16 lanes),
  * no dilation (other attributes take the general kernels, maxpool_nd.cl). Specialised

@@ -5,7 +5,7 @@
  * and a DT_* dtype macro (common.h). No barriers: on PoCL a work-item's
  * vectors are its SIMD, on GPUs neighbouring work-items read neighbouring
  * input. The host rejects attributes that leave a window without a tap
- * inside the input. Built after maxpool_lanes.h.
+ * inside the input. Built after window_lanes.h.
  */
 #ifndef NS
 #error "maxpool_nd.cl: -DNS=<spatial rank>"
@@ -13,7 +13,7 @@
 
 /*
  * The general kernel: any rank, kernel, stride, dilation and padding. The
- * geometry is run-time data (clpool__maxpool_geom), so one program per rank, dtype,
+ * geometry is run-time data (clpool__window_nd_geom), so one program per rank, dtype,
  * Indices variant, lane count (-DVW) and last-dim stride class (-DSW)
  * serves every attribute set. A work-item owns NB blocks of VW neighbouring
  * outputs along the last spatial dim of one output row (one position in N,
@@ -32,36 +32,6 @@
  * end are computed alongside and not stored.
  */
 
-#define LAST (NS - 1)
-#define OUTER_SLOTS (NS > 1 ? NS - 1 : 1) /* no zero-length arrays */
-/* VW elements base[at[0]], ..., base[at[VW - 1]] (at: a private long array). */
-#define GATHER_SRC(j, n, base, at) ((base)[(at)[j]])
-#define GATHER(base, at) ((TV(VW))(LANES(GATHER_SRC, VW, base, at)))
-/* SW = 1 to 4 (the last dim's stride; 3 and 4 only with 16 lanes, through
- * clang's shuffles): a tap's VW lanes load as vectors from lane 0's element
- * p, reading TAP_SPAN elements; VW loads of single elements otherwise (x86's
- * gathers ran stride 3 at a third of the speed). */
-#if SW == 1 || SW == 2 || STRIDED16_TAPS
-#define VECTOR_TAPS 1
-#define TAP_SPAN (SW * VW)
-#if SW == 1
-#define TAP_LOAD(p) VLOADV(VW, p)
-#elif SW == 2 && VW == 16
-#define TAP_LOAD(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
-#elif SW == 2
-#define TAP_LOAD(p) (vload16(0, (p)).even)
-#else
-#define TAP_LOAD(p) STRIDED_LOAD16(p)
-#endif
-#else
-#define VECTOR_TAPS 0
-#endif
-/* The last dim's stride: a constant where taps load as vectors. */
-#if VECTOR_TAPS
-#define STRIDE_W SW
-#else
-#define STRIDE_W g.w.strides[LAST]
-#endif
 /* float16/bfloat16 compare order keys kept beside the bits; the other types
  * compare the bits themselves. */
 #if defined(DT_FLOAT16) || defined(DT_BFLOAT16)
@@ -137,52 +107,9 @@ static inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) insid
 #endif
 }
 
-/* The taps on every dim but the last of output row `out_row` (a position in
- * N, C and those dims): start[d] (tap 0's coordinate), the taps [lo[d],
- * hi[d]) inside the input, j[d] = lo[d]. Returns the row's plane (n * C + c). */
-static inline long outer_taps(const clpool__maxpool_geom *g, long out_row, long *start, long *lo, long *hi, long *j)
-{
-    long rem = out_row;
-    for (int d = LAST - 1; d >= 0; --d) {
-        const long o = rem % g->w.out_dims[d];
-        rem /= g->w.out_dims[d];
-        const long s = o * g->w.strides[d] - g->w.pad_begin[d], dl = g->w.dilations[d];
-        start[d] = s;
-        lo[d] = window_tap_lo(s, dl);
-        hi[d] = window_tap_hi(s, g->w.in_dims[d], dl, g->w.kernel_shape[d]);
-        j[d] = lo[d];
-    }
-    return rem;
-}
-
-/* The input row (within the plane) of taps j[] on every dim but the last. */
-static inline long tap_row(const clpool__maxpool_geom *g, const long *start, const long *j)
-{
-    long row = 0;
-    for (int d = 0; d < LAST; ++d) row = row * g->w.in_dims[d] + start[d] + j[d] * g->w.dilations[d];
-    return row;
-}
-
-/* Steps j[] to the next row of taps in row-major order; 0 after the last
- * (j[] is then back at lo[]). */
-static inline int next_tap_row(const long *lo, const long *hi, long *j)
-{
-#if NS > 1
-    for (int d = LAST - 1; d >= 0; --d) {
-        if (++j[d] < hi[d]) return 1;
-        j[d] = lo[d];
-    }
-#else
-    (void)lo;
-    (void)hi;
-    (void)j;
-#endif
-    return 0;
-}
-
 /* An in-plane offset as the Indices count it: column-major (the first
  * spatial dim fastest) with storage_order 1. */
-static inline long spatial_index(const clpool__maxpool_geom *g, long at)
+static inline long spatial_index(const clpool__window_nd_geom *g, long at)
 {
 #if STORAGE_ORDER == 1
     long coord[NS];
@@ -199,10 +126,10 @@ static inline long spatial_index(const clpool__maxpool_geom *g, long at)
 
 /* Both general kernels' arguments: input, output, Indices (if wanted), geometry. */
 #if WITH_INDICES
-#define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const clpool__maxpool_geom g
+#define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const clpool__window_nd_geom g
 #define GENERAL_PASS in, out, indices, g
 #else
-#define GENERAL_ARGS __global const T *in, __global T *out, const clpool__maxpool_geom g
+#define GENERAL_ARGS __global const T *in, __global T *out, const clpool__window_nd_geom g
 #define GENERAL_PASS in, out, g
 #endif
 
@@ -216,7 +143,7 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
     const long out_row = gid / row_items, ow0 = (gid - out_row * row_items) * (NB * VW);
 
     long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
-    const long nc = outer_taps(&g, out_row, start, lo, hi, j);
+    const long nc = outer_taps(&g.w, out_row, start, lo, hi, j);
     const long plane_at = g.in_offset + nc * g.w.in_plane;
     __global const T *plane = in + plane_at;
 
@@ -240,7 +167,7 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
     /* Taps [any_lo, any_hi) have some live lane inside; the rest are all padding. */
     const long any_lo = min(tap_ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, tap_ceil_div(W - col0, DW)), in_hi);
 
-    const long first_row = tap_row(&g, start, j);
+    const long first_row = tap_row(&g.w, start, j);
     maxpool_best best;
     for (int exact = !VALUE_PATH;; exact = 1) {
 #pragma unroll
@@ -258,7 +185,7 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
         }
         /* j[] holds each dim's first tap (the odometer ends where it starts) */
         for (;;) {
-            const long row_at = tap_row(&g, start, j) * W;
+            const long row_at = tap_row(&g.w, start, j) * W;
             long fast_hi = in_hi;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
             const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
@@ -380,7 +307,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
     if (gid >= g.items) return;
     const long OW = g.w.out_dims[LAST], out_row = gid / OW, ow = gid - out_row * OW;
     long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
-    const long nc = outer_taps(&g, out_row, start, lo, hi, j);
+    const long nc = outer_taps(&g.w, out_row, start, lo, hi, j);
     const long plane_at = g.in_offset + nc * g.w.in_plane;
     __global const T *plane = in + plane_at;
 
@@ -392,7 +319,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
     const INTV(VW) lane = LANE_IDS;
     const WINDOW_ATV lane_cols = WINDOW_CONVERT_AT(min(lane, (int)min(taps - 1, (long)VW - 1))) * (WINDOW_AT)DW; /* in range */
 
-    const long first_at = tap_row(&g, start, j) * W + c_first;
+    const long first_at = tap_row(&g.w, start, j) * W + c_first;
     TV(VW) bits[WCHUNKS];
     WINDOW_ATV at[WCHUNKS];
 #if SEPARATE_KEYS
@@ -410,7 +337,7 @@ __kernel CLPOOL_WIDE_VECTORS void maxpool_window(GENERAL_ARGS)
 #endif
     }
     for (;;) {
-        const long row_at = tap_row(&g, start, j) * W + c_first;
+        const long row_at = tap_row(&g.w, start, j) * W + c_first;
         for (long t = 0; t < taps; t += WCHUNKS * VW) {
 #pragma unroll
             for (int a = 0; a < WCHUNKS; ++a) {

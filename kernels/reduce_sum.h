@@ -5,10 +5,12 @@
  * (contribution), the Kahan accumulator in AT with a plain shadow sum that
  * takes over for inf and NaN, 16-lane sums, and the output from a sum
  * (finish: the mean over `count`, or the p-th root), rounded once by STORE.
+ * Empty under any other -DOP, so a family of several reductions includes it.
  */
-#if OP == CLPOOL__OP_REDUCE_MAX
-#error "reduce_sum.h: -DOP=CLPOOL__OP_REDUCE_AVG or CLPOOL__OP_REDUCE_LP"
-#endif
+#if OP == CLPOOL__OP_REDUCE_AVG || OP == CLPOOL__OP_REDUCE_LP
+/* No fused multiply-adds: Kahan's correction needs each rounding as written,
+ * and a lane's sum is then the scalar sum bit for bit. */
+#pragma OPENCL FP_CONTRACT OFF
 /* Kahan sum with a plain shadow sum for non-finite inputs. */
 typedef struct { AT sum, comp, plain; } kahan;
 
@@ -76,14 +78,15 @@ CLPOOL_DEFINE_CONTRIBUTION(AT16, 16)
  * inf for ordinary inputs, and pow dominates the cost anyway. */
 #define VECTOR_SUM (OP != CLPOOL__OP_REDUCE_LP || LP_KIND != 0)
 
-/* The output from a plane's sum: written once, for AT and AT16. */
+/* The output from a sum of `count` taps (counted as AveragePool's divisor): written once, for AT and AT16. */
 #define CLPOOL_DEFINE_FINISH(type, suffix)                                    \
-    static inline type finish##suffix(type v, long count, AT p)                      \
+    static inline type finish##suffix(type v, type count, AT p)                      \
     {                                                                         \
-        if (OP == CLPOOL__OP_REDUCE_AVG) return v / (type)(AT)count;                        \
+        if (OP == CLPOOL__OP_REDUCE_AVG) return v / count;                        \
         if (LP_KIND == 1) return v;                                           \
         if (LP_KIND == 2) return sqrt(v);                                     \
         return pow(v, (type)((AT)1 / p));                                     \
     }
 CLPOOL_DEFINE_FINISH(AT, )
 CLPOOL_DEFINE_FINISH(AT16, 16)
+#endif

@@ -6,21 +6,26 @@
  * in a fraction of a specialised kernel's time. It answers a key's first call
  * while that key's specialised program is not built; results are
  * bit-identical to every other path (same taps in the same order, the same
- * reduction). OP_REDUCE_MAX: MaxPool (reduce_max.h's MAX_BETTER, Indices).
+ * reduction). OP_REDUCE_MAX: MaxPool (reduce_max.h's MAX_BETTER, Indices);
+ * OP_REDUCE_AVG, OP_REDUCE_LP: AveragePool, LpPool (reduce_sum.h's Kahan sum
+ * of the contributions, the divisor counted per dim, p the last argument).
  */
-#if OP != CLPOOL__OP_REDUCE_MAX
-#error "window_first_tier.cl: the reductions implemented are -DOP=CLPOOL__OP_REDUCE_MAX"
+#if OP == CLPOOL__OP_REDUCE_MAX
+#define SUM_ARG
+#else
+#define SUM_ARG , const AT p
 #endif
 
 __kernel void window_first_tier(__global const T *in, __global T *out, __global long *indices,
-                                const clpool__window_first_tier_geom g)
+                                const clpool__window_first_tier_geom g SUM_ARG)
 {
     const long item = get_global_id(0);
     const int ns = (int)g.ns;
     /* Private copies, loaded at constant indices outside any branch: rusticl
      * (Mesa 22.3) crashes on run-time indices into a by-value struct argument. */
     long in_dims[CLPOOL__ARGS_MAX_SPATIAL], out_dims[CLPOOL__ARGS_MAX_SPATIAL], kernel_shape[CLPOOL__ARGS_MAX_SPATIAL],
-        strides[CLPOOL__ARGS_MAX_SPATIAL], pad_begin[CLPOOL__ARGS_MAX_SPATIAL], dilations[CLPOOL__ARGS_MAX_SPATIAL];
+        strides[CLPOOL__ARGS_MAX_SPATIAL], pad_begin[CLPOOL__ARGS_MAX_SPATIAL], pad_end[CLPOOL__ARGS_MAX_SPATIAL],
+        dilations[CLPOOL__ARGS_MAX_SPATIAL];
 #pragma unroll
     for (int d = 0; d < CLPOOL__ARGS_MAX_SPATIAL; ++d) {
         in_dims[d] = g.w.in_dims[d];
@@ -28,15 +33,17 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
         kernel_shape[d] = g.w.kernel_shape[d];
         strides[d] = g.w.strides[d];
         pad_begin[d] = g.w.pad_begin[d];
+        pad_end[d] = g.w.pad_end[d];
         dilations[d] = g.w.dilations[d];
     }
     const long in_plane = g.w.in_plane, in_offset = g.in_offset, out_offset = g.out_offset, idx_offset = g.idx_offset;
     const int with_indices = g.with_indices != 0, col_major = g.col_major != 0;
+    const long count_pad = g.w.count_pad;
     if (item >= g.outputs) return;
     /* The output's position: plane (n * C + c), then each spatial dim. */
     long start[CLPOOL__ARGS_MAX_SPATIAL], lo[CLPOOL__ARGS_MAX_SPATIAL], hi[CLPOOL__ARGS_MAX_SPATIAL],
         j[CLPOOL__ARGS_MAX_SPATIAL];
-    long rem = item;
+    long rem = item, count = 1;
     for (int d = ns - 1; d >= 0; --d) {
         const long o = rem % out_dims[d];
         rem /= out_dims[d];
@@ -45,9 +52,26 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
         lo[d] = window_tap_lo(s, dilations[d]);
         hi[d] = window_tap_hi(s, in_dims[d], dilations[d], kernel_shape[d]);
         j[d] = lo[d];
+        count *= window_taps_counted(s, in_dims[d], pad_end[d], dilations[d], kernel_shape[d], count_pad);
     }
     const long plane = rem;
     __global const T *src = in + in_offset + plane * in_plane;
+#if OP != CLPOOL__OP_REDUCE_MAX
+    /* Taps inside the input in row-major order; pads add nothing. */
+    kahan acc = {0, 0, 0};
+    int empty = 0; /* no tap inside the input: the sum is 0 */
+    for (int d = 0; d < ns; ++d) empty |= lo[d] >= hi[d];
+    while (!empty) {
+        long at = 0;
+        for (int d = 0; d < ns; ++d) at = at * in_dims[d] + start[d] + j[d] * dilations[d];
+        kahan_add(&acc, contribution((AT)LOAD(src, at), p));
+        int d = ns - 1;
+        while (d >= 0 && ++j[d] >= hi[d]) j[d] = lo[d], --d;
+        if (d < 0) break;
+    }
+    STORE(out + out_offset, item, finish(kahan_value(acc), (AT)count, p));
+    (void)indices, (void)with_indices, (void)col_major, (void)idx_offset;
+#else
     /* Taps inside the input in row-major order; the host guarantees one. */
     max_acc acc = max_acc_start();
     for (;;) {
@@ -71,4 +95,5 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
         best_at = at;
     }
     indices[idx_offset + item] = plane * in_plane + best_at;
+#endif
 }

@@ -161,7 +161,7 @@ static void maxpool_call(size_t dev, const window *w, int64_t planes, const int6
     clpool__plan plan;
     clpool__maxpool_plan_call(devices[dev].caps, &desc, &plan);
     add_plan(devices[dev].target, &plan);
-    clpool__maxpool_plan_first_tier(devices[dev].caps, &desc, &plan);
+    clpool__window_plan_first_tier(devices[dev].caps, &desc, &plan);
     add_plan(devices[dev].target, &plan);
 }
 

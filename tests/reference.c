@@ -213,6 +213,25 @@ int ref_maxpool_shape(const clpool_shape *input, const clpool_maxpool_params *p,
 {
     if (!input || !p || !output) return reject(why, why_len, "NULL argument");
     if (p->struct_size != sizeof *p) return reject(why, why_len, "struct_size");
+    if (p->storage_order != 0 && p->storage_order != 1) return reject(why, why_len, "storage_order");
+    clpool_window_params w;
+    memset(&w, 0, sizeof w);
+    w.struct_size = sizeof w;
+    w.spatial_rank = p->spatial_rank;
+    memcpy(w.kernel_shape, p->kernel_shape, sizeof w.kernel_shape);
+    memcpy(w.strides, p->strides, sizeof w.strides);
+    memcpy(w.dilations, p->dilations, sizeof w.dilations);
+    memcpy(w.pads, p->pads, sizeof w.pads);
+    w.ceil_mode = p->ceil_mode;
+    w.auto_pad = p->auto_pad;
+    return ref_window_shape(input, &w, 1, output, geom, why, why_len);
+}
+
+int ref_window_shape(const clpool_shape *input, const clpool_window_params *p, int needs_tap, clpool_shape *output,
+                     ref_maxpool_geometry *geom, char *why, size_t why_len)
+{
+    if (!input || !p || !output) return reject(why, why_len, "NULL argument");
+    if (p->struct_size != sizeof *p) return reject(why, why_len, "struct_size");
     const int32_t ns = p->spatial_rank;
     if (ns < 1 || ns > CLPOOL_MAX_SPATIAL) return reject(why, why_len, "spatial_rank %d", (int)ns);
     if (input->rank < 3 || input->rank > CLPOOL_MAX_RANK)
@@ -222,7 +241,6 @@ int ref_maxpool_shape(const clpool_shape *input, const clpool_maxpool_params *p,
     for (int32_t i = 0; i < input->rank; ++i)
         if (!in_limits(input->dims[i], 0)) return reject(why, why_len, "dim %d", (int)i);
     if (p->ceil_mode != 0 && p->ceil_mode != 1) return reject(why, why_len, "ceil_mode");
-    if (p->storage_order != 0 && p->storage_order != 1) return reject(why, why_len, "storage_order");
     if (p->auto_pad < CLPOOL_AUTO_PAD_NOTSET || p->auto_pad > CLPOOL_AUTO_PAD_VALID)
         return reject(why, why_len, "auto_pad");
     for (int32_t i = 0; i < ns; ++i) {
@@ -262,7 +280,7 @@ int ref_maxpool_shape(const clpool_shape *input, const clpool_maxpool_params *p,
             if (p->ceil_mode && (out - 1) * s >= in + pb) out -= 1; /* no window starts in the right padding */
         }
         if (out <= 0) return reject(why, why_len, "axis %d: output size %lld", (int)i, (long long)out);
-        for (int64_t o = 0; o < out; ++o) {
+        for (int64_t o = 0; needs_tap && o < out; ++o) {
             int found = 0;
             for (int64_t j = 0; j < k && !found; ++j) {
                 const int64_t x = o * s - pb + j * d;
@@ -366,5 +384,59 @@ int ref_maxpool(clpool_dtype dtype, const clpool_shape *input_shape, const clpoo
         }
     }
     free(values);
+    return 0;
+}
+
+int ref_sum_pool(clpool_dtype dtype, const clpool_shape *input_shape, const clpool_window_params *params,
+                 int count_include_pad, int lp, double p, const void *input, double *out, double *abs_mean)
+{
+    clpool_shape out_shape;
+    ref_maxpool_geometry g;
+    if (!ref_dtype_is_float(dtype)) return -1;
+    if (ref_window_shape(input_shape, params, 0, &out_shape, &g, NULL, 0) != 0) return -1;
+    const int32_t ns = g.ns;
+    const int64_t planes = input_shape->dims[0] * input_shape->dims[1];
+    int64_t in_plane = 1, out_plane = 1;
+    for (int32_t i = 0; i < ns; ++i) {
+        in_plane *= g.in[i];
+        out_plane *= g.out[i];
+    }
+    for (int64_t pl = 0; pl < planes; ++pl) {
+        for (int64_t o = 0; o < out_plane; ++o) {
+            int64_t oc[CLPOOL_MAX_SPATIAL], taps[CLPOOL_MAX_SPATIAL];
+            unravel(o, ns, g.out, oc);
+            /* the divisor: per axis, the taps inside the input or inside the padded input */
+            long double count = 1;
+            int64_t total = 1;
+            for (int32_t i = 0; i < ns; ++i) {
+                int64_t c = 0;
+                for (int64_t j = 0; j < params->kernel_shape[i]; ++j) {
+                    const int64_t x = oc[i] * params->strides[i] - g.pad_begin[i] + j * params->dilations[i];
+                    c += count_include_pad ? (x >= -g.pad_begin[i] && x < g.in[i] + g.pad_end[i]) : (x >= 0 && x < g.in[i]);
+                }
+                count *= (long double)c;
+                taps[i] = params->kernel_shape[i];
+                total *= taps[i];
+            }
+            long double sum = 0, abs_sum = 0;
+            for (int64_t t = 0; t < total; ++t) {
+                int64_t tc[CLPOOL_MAX_SPATIAL], at = 0;
+                int inside = 1;
+                unravel(t, ns, taps, tc);
+                for (int32_t i = 0; i < ns; ++i) {
+                    const int64_t x = oc[i] * params->strides[i] - g.pad_begin[i] + tc[i] * params->dilations[i];
+                    inside &= x >= 0 && x < g.in[i];
+                    at = at * g.in[i] + x;
+                }
+                if (!inside) continue;
+                const long double v = (long double)ref_load(dtype, input, pl * in_plane + at);
+                sum += lp ? powl(fabsl(v), (long double)p) : v;
+                abs_sum += fabsl(v);
+            }
+            const int64_t k = pl * out_plane + o;
+            out[k] = lp ? (double)powl(sum, 1.0L / (long double)p) : (double)(sum / count);
+            if (abs_mean) abs_mean[k] = (double)(abs_sum / (count > 0 ? count : 1));
+        }
+    }
     return 0;
 }

@@ -78,6 +78,27 @@ int ref_maxpool_shape(const clpool_shape *input, const clpool_maxpool_params *pa
                       ref_maxpool_geometry *geom, char *why, size_t why_len);
 
 /**
+ * The same for any windowed op's window: ref_maxpool_shape's rules, where
+ * only with `needs_tap` a window without an in-bounds tap is rejected.
+ */
+int ref_window_shape(const clpool_shape *input, const clpool_window_params *params, int needs_tap,
+                     clpool_shape *output, ref_maxpool_geometry *geom, char *why, size_t why_len);
+
+/**
+ * Reference AveragePool (lp 0) or LpPool (lp 1, exponent p) in long double:
+ * out[i] = the sum over the window's in-bounds taps of x (AveragePool) or
+ * |x|^p (LpPool), divided by the count of in-bounds taps, or with
+ * count_include_pad of taps inside [-pad_begin, in + pad_end) per axis
+ * (AveragePool), or raised to 1/p (LpPool). IEEE rules: any NaN tap, or +inf
+ * with -inf, gives NaN; 0/0 (an empty window without count_include_pad) NaN.
+ * `abs_mean` (may be NULL) gets the mean of |x| (AveragePool) as an error
+ * scale. Returns 0, or -1 if ref_window_shape() rejects the call or the
+ * dtype is not a float dtype.
+ */
+int ref_sum_pool(clpool_dtype dtype, const clpool_shape *input_shape, const clpool_window_params *params,
+                 int count_include_pad, int lp, double p, const void *input, double *out, double *abs_mean);
+
+/**
  * Reference MaxPool. `output` gets copies of input bits; `indices` (may be
  * NULL) gets int64 indices per storage_order. NaN propagates: a window that
  * holds a NaN yields its first NaN (row-major tap order) and that NaN's

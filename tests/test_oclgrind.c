@@ -62,7 +62,7 @@ static const struct {
     {"global_pool_final", {"OP", "LP_KIND", "CHUNKED"}},
 };
 
-/* Kernels a GPU-type device never runs, and why (host/maxpool_plan.c, global_pool.c); a name
+/* Kernels a GPU-type device never runs, and why (host/window_plan.c, global_pool.c); a name
  * ending in '*' stands for every kernel it starts. */
 static const char *const cpu_only[][2] = {
     {"maxpool_window", "use_window_kernel: CPUs whose work-item vectors are their SIMD"},

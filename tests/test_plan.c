@@ -1,5 +1,5 @@
 /*
- * Every op's planner (host/maxpool_plan.c, global_plan.c, max_plan.c)
+ * Every op's planner (host/window_plan.c, global_plan.c, max_plan.c)
  * without a device: for calls on three kinds of device, the whole plan
  * (path, kernel file, kernel, every -D value, arguments, work sizes, rows per
  * work-item, scratch) against a table per op. Every row of docs/design.md's
@@ -260,7 +260,7 @@ START_TEST(generic_tier_plan)
         desc.in_off = 5, desc.out_off = 7, desc.idx_off = 11;
         clpool__plan plan;
         memset(&plan, 0xa5, sizeof plan);
-        clpool__maxpool_plan_first_tier(&cpu512, &desc, &plan);
+        clpool__window_plan_first_tier(&cpu512, &desc, &plan);
         char text[2048];
         plan_text(&plan, text, sizeof text);
         /* outputs: 2 x 3 x 4 x 9 x 3 (D: (9-2)/2+1, H: (10+1+2-5)+1, W: (11-4)/3+1) */

@@ -370,6 +370,74 @@ CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_
                                                 cl_uint num_events_in_wait_list,
                                                 const cl_event *event_wait_list, cl_event *event);
 
+/* ------------------------------------------------- AveragePool, LpPool */
+
+/**
+ * AveragePool attributes (ONNX opsets 1, 7, 10, 11, 19, 22): the window and
+ * count_include_pad. Initialise with clpool_average_pool_params_init(), then
+ * change what you need.
+ */
+typedef struct clpool_average_pool_params {
+    size_t struct_size;          /**< sizeof(clpool_average_pool_params); set by init */
+    clpool_window_params window; /**< kernel_shape, strides, dilations, pads, ceil_mode, auto_pad */
+    int32_t count_include_pad;   /**< 0: divide by the taps inside the input; 1: also those in the pads */
+} clpool_average_pool_params;
+
+/** Defaults: the window's (clpool_window_params_init), count_include_pad 0. */
+CLPOOL_API clpool_status clpool_average_pool_params_init(clpool_average_pool_params *params, int32_t spatial_rank,
+                                                         const int64_t *kernel_shape);
+
+/**
+ * LpPool attributes (ONNX opsets 1, 2, 11, 18, 22): the window and p.
+ * Initialise with clpool_lp_pool_params_init(), then change what you need.
+ */
+typedef struct clpool_lp_pool_params {
+    size_t struct_size;          /**< sizeof(clpool_lp_pool_params); set by init */
+    clpool_window_params window; /**< kernel_shape, strides, dilations, pads, ceil_mode, auto_pad */
+    double p;                    /**< > 0 and finite, default 2 (integer p of opsets 2+, float p of opset 1) */
+} clpool_lp_pool_params;
+
+/** Defaults: the window's (clpool_window_params_init), p = 2. */
+CLPOOL_API clpool_status clpool_lp_pool_params_init(clpool_lp_pool_params *params, int32_t spatial_rank,
+                                                    const int64_t *kernel_shape);
+
+/** Shape inference: N x C x the windows' output dims, after validating every attribute. */
+CLPOOL_API clpool_status clpool_average_pool_output_shape(const clpool_shape *input,
+                                                          const clpool_average_pool_params *params,
+                                                          clpool_shape *output);
+CLPOOL_API clpool_status clpool_lp_pool_output_shape(const clpool_shape *input, const clpool_lp_pool_params *params,
+                                                     clpool_shape *output);
+
+/**
+ * Enqueue AveragePool: each output is the sum of its window's taps inside
+ * the input divided by their count, or with count_include_pad by the count
+ * of taps inside the padded input (explicit or auto pads; never the ceil_mode
+ * overrun past the end pads). A window with no tap inside the input gives
+ * NaN (0/0) without count_include_pad, 0 with it. dtypes: float32, float64,
+ * float16, bfloat16; accumulation as for the global pools (compensated, in
+ * float32, float64 for float64, one rounding to the output). Offsets, wait
+ * list and event as for clpool_enqueue_maxpool.
+ */
+CLPOOL_API clpool_status clpool_enqueue_average_pool(clpool_context *ctx, cl_command_queue queue,
+                                                     const clpool_average_pool_params *params, clpool_dtype dtype,
+                                                     const clpool_shape *input_shape,
+                                                     cl_mem input, size_t input_offset,
+                                                     cl_mem output, size_t output_offset,
+                                                     cl_uint num_events_in_wait_list,
+                                                     const cl_event *event_wait_list, cl_event *event);
+/**
+ * Enqueue LpPool: (sum over the window's taps inside the input of |x|^p)^(1/p);
+ * pads add 0, so a window with no tap inside the input gives 0. dtypes,
+ * accumulation, offsets, wait list and event as for AveragePool.
+ */
+CLPOOL_API clpool_status clpool_enqueue_lp_pool(clpool_context *ctx, cl_command_queue queue,
+                                                const clpool_lp_pool_params *params, clpool_dtype dtype,
+                                                const clpool_shape *input_shape,
+                                                cl_mem input, size_t input_offset,
+                                                cl_mem output, size_t output_offset,
+                                                cl_uint num_events_in_wait_list,
+                                                const cl_event *event_wait_list, cl_event *event);
+
 /* ---------------------------------------------- GlobalMax/Average/LpPool */
 
 /**
@@ -456,6 +524,14 @@ CLPOOL_API clpool_status clpool_tensor_download(const clpool_tensor *tensor, voi
 CLPOOL_API clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_params *params,
                                              clpool_dtype dtype, const clpool_shape *input_shape,
                                              const void *input, void *output, int64_t *indices);
+
+/** Blocking AveragePool / LpPool on host arrays (output sized by their _output_shape). */
+CLPOOL_API clpool_status clpool_average_pool_host(clpool_context *ctx, const clpool_average_pool_params *params,
+                                                  clpool_dtype dtype, const clpool_shape *input_shape,
+                                                  const void *input, void *output);
+CLPOOL_API clpool_status clpool_lp_pool_host(clpool_context *ctx, const clpool_lp_pool_params *params,
+                                             clpool_dtype dtype, const clpool_shape *input_shape, const void *input,
+                                             void *output);
 
 /** Blocking global pools on host arrays (output holds N*C elements). */
 CLPOOL_API clpool_status clpool_global_max_pool_host(clpool_context *ctx, clpool_dtype dtype,

@@ -1,8 +1,8 @@
 /*
- * MaxPool's planner (maxpool_plan.h): every path choice and -D value of
- * MaxPool, from plain data. The rules read only the device's capabilities
- * and the call's descriptor; views of a call (1-D, N-D as 2-D, the two 3-D
- * passes) are descriptors too, planned by the same rules.
+ * The windowed ops' planner (planners.h): every path choice and -D value of
+ * MaxPool, AveragePool and LpPool, from plain data. The rules read only the
+ * device's capabilities and the call's descriptor; views of a call (1-D, N-D
+ * as 2-D, the two 3-D passes) are descriptors too, planned by the same rules.
  */
 #include <string.h>
 
@@ -279,13 +279,19 @@ static int windows_are_whole_planes(const clpool__pool_desc *d)
     return 1;
 }
 
-/* The whole-plane windows of a MaxPool call as a GlobalMaxPool call (0: not whole planes, or a dtype the
- * global pools do not take). */
+/* The whole-plane windows of a windowed call as its global pool's call (0: not whole planes, a dtype the
+ * global pools do not take, or AveragePool counting pads in its divisor). */
 static int as_global(const clpool__pool_desc *d, clpool__global_desc *g)
 {
     if (!windows_are_whole_planes(d) || !clpool__global_pool_dtype_ok(d->dtype)) return 0;
+    if (d->op == CLPOOL__OP_AVERAGE_POOL && d->count_include_pad)
+        for (int32_t i = 0; i < d->w.ns; ++i)
+            if (d->w.pad_begin[i] != 0 || d->w.pad_end[i] != 0) return 0;
     memset(g, 0, sizeof *g);
-    g->op = CLPOOL__OP_GLOBAL_MAX_POOL;
+    g->op = d->op == CLPOOL__OP_AVERAGE_POOL ? CLPOOL__OP_GLOBAL_AVERAGE_POOL
+            : d->op == CLPOOL__OP_LP_POOL    ? CLPOOL__OP_GLOBAL_LP_POOL
+                                             : CLPOOL__OP_GLOBAL_MAX_POOL;
+    g->p = d->p;
     g->dtype = d->dtype;
     g->esize = d->esize;
     g->planes = out_elements(d);
@@ -308,6 +314,17 @@ static void common_options(const clpool__pool_desc *d, clpool__options *o)
     clpool__options_define(o, "WITH_INDICES", d->indices);
     clpool__options_define(o, "STORAGE_ORDER", d->indices ? d->storage_order : 0);
     if (d->index_map) clpool__options_define(o, "INDEX_MAP", 1);
+}
+
+/* The options of the programs every windowed op shares: the dtype, the reduction and, for the sums, p's kind. */
+static void reduce_options(const clpool__pool_desc *d, clpool__options *o)
+{
+    clpool__options_start(o, d->dtype);
+    clpool__options_define(o, "OP", d->op == CLPOOL__OP_AVERAGE_POOL ? CLPOOL__OP_REDUCE_AVG
+                                    : d->op == CLPOOL__OP_LP_POOL    ? CLPOOL__OP_REDUCE_LP
+                                                                     : CLPOOL__OP_REDUCE_MAX);
+    if (d->op != CLPOOL__OP_MAXPOOL)
+        clpool__options_define(o, "LP_KIND", d->op == CLPOOL__OP_LP_POOL ? clpool__lp_kind(d->p) : 0);
 }
 
 /* A launch of `path` with the common options and the buffer arguments: input, output, then Indices and the
@@ -408,12 +425,14 @@ static void window_geom(const clpool__pool_desc *d, clpool__window_geom *g)
 {
     memset(g, 0, sizeof *g);
     g->in_plane = 1;
+    g->count_pad = d->op == CLPOOL__OP_AVERAGE_POOL && d->count_include_pad;
     for (int32_t i = 0; i < d->w.ns; ++i) {
         g->in_dims[i] = d->w.in[i];
         g->out_dims[i] = d->w.out[i];
         g->kernel_shape[i] = d->w.kernel_shape[i];
         g->strides[i] = d->w.strides[i];
         g->pad_begin[i] = d->w.pad_begin[i];
+        g->pad_end[i] = d->w.pad_end[i];
         g->dilations[i] = d->w.dilations[i];
         g->in_plane *= d->w.in[i];
     }
@@ -423,7 +442,7 @@ static void window_geom(const clpool__pool_desc *d, clpool__window_geom *g)
 static void geometry_block(const clpool__pool_desc *d, int64_t items, clpool__launch *l)
 {
     clpool__launch_block(l, sizeof l->block.geom);
-    clpool__maxpool_geom *g = &l->block.geom;
+    clpool__window_nd_geom *g = &l->block.geom;
     memset(g, 0, sizeof *g);
     window_geom(d, &g->w);
     g->items = items;
@@ -612,7 +631,7 @@ void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__po
     plan->path = plan->launch[0].path;
 }
 
-void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *d,
+void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *d,
                                      clpool__plan *plan)
 {
     clpool__global_desc global;
@@ -626,8 +645,7 @@ void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpo
     plan->first_tier = 1;
     clpool__launch *l = &plan->launch[0];
     clpool__launch_start(l, CLPOOL__PATH_WINDOW_FIRST_TIER, "window_first_tier");
-    clpool__options_start(&l->options, d->dtype); /* the dtype and the reduction; the rest is run-time data */
-    clpool__options_define(&l->options, "OP", CLPOOL__OP_REDUCE_MAX);
+    reduce_options(d, &l->options); /* the dtype and the reduction; the rest is run-time data */
     /* Without Indices the output stands in for them (never written): no NULL buffer argument. */
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
@@ -642,7 +660,42 @@ void clpool__maxpool_plan_first_tier(const clpool__device_caps *caps, const clpo
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;
     g->idx_offset = d->idx_off;
+    if (d->op != CLPOOL__OP_MAXPOOL) clpool__launch_p(l, d->dtype, d->p);
     l->dims = 1;
     l->items[0] = (uint64_t)g->outputs;
     l->cpu_local = CLPOOL__LOCAL_BUDGET;
+}
+
+/* The sum pools' general kernel: NB blocks of VW outputs along the last dim per work-item, as plan_nd. A
+ * general p, whose pow dominates, takes the first tier's kernel (one output per work-item). */
+void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__plan *plan)
+{
+    clpool__global_desc global;
+    if (as_global(d, &global)) {
+        clpool__global_plan_call(caps, &global, plan);
+        return;
+    }
+    if (d->op == CLPOOL__OP_LP_POOL && clpool__lp_kind(d->p) == 0) {
+        clpool__window_plan_first_tier(caps, d, plan);
+        plan->first_tier = 0; /* the plan itself, not a stand-in for one */
+        return;
+    }
+    memset(plan, 0, sizeof *plan);
+    plan->path = CLPOOL__PATH_SUM_POOL_ND;
+    plan->launches = 1;
+    clpool__launch *l = &plan->launch[0];
+    const int vw = vector_width(caps, d);
+    const int64_t ow = d->w.out[d->w.ns - 1], sw = d->w.strides[d->w.ns - 1];
+    const int64_t blocks = ceil_div(ow, vw);
+    const int64_t nb = caps->cpu_simd ? (blocks < ND_BLOCKS_SIMD ? blocks : ND_BLOCKS_SIMD) : 1;
+    clpool__launch_start(l, CLPOOL__PATH_SUM_POOL_ND, clpool__families[CLPOOL__PATH_SUM_POOL_ND].kernels[nb - 1]);
+    reduce_options(d, &l->options);
+    clpool__options_define(&l->options, "NS", d->w.ns);
+    clpool__options_define(&l->options, "VW", vw);
+    if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
+    clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
+    clpool__launch_buffer(l, d->input);
+    clpool__launch_buffer(l, d->output);
+    geometry_block(d, out_elements(d) / ow * ceil_div(blocks, nb), l);
+    clpool__launch_p(l, d->dtype, d->p);
 }

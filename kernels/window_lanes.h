@@ -1,6 +1,6 @@
 /*
- * MaxPool's lane lists and strided loads, shared by the general kernels
- * (maxpool_nd.cl) and the 2-D kernels (maxpool2d*.cl): both take -DVW (a
+ * The window kernels' lane lists and strided loads, shared by the N-D kernels
+ * (maxpool_nd.cl, sum_pool_nd.cl) and the 2-D kernels (maxpool2d*.cl): all take -DVW (a
  * work-item's vector lanes) and -DSW (the row stride, where compiled in).
  */
 
@@ -49,4 +49,34 @@ __attribute__((always_inline)) static inline T16 strided16(T16 v0, T16 v1, T16 v
 #define STRIDED_LOAD16(p) strided16(vload16(0, (p)), vload16(1, (p)), vload16(2, (p)), vload16(SW == 4 ? 3 : 2, (p)))
 #else
 #define STRIDED16_TAPS 0
+#endif
+
+/* The N-D kernels' taps along the last dim (maxpool_nd.cl, sum_pool_nd.cl). */
+/* VW elements base[at[0]], ..., base[at[VW - 1]] (at: a private long array). */
+#define GATHER_SRC(j, n, base, at) ((base)[(at)[j]])
+#define GATHER(base, at) ((TV(VW))(LANES(GATHER_SRC, VW, base, at)))
+/* SW = 1 to 4 (the last dim's stride; 3 and 4 only with 16 lanes, through
+ * clang's shuffles): a tap's VW lanes load as vectors from lane 0's element
+ * p, reading TAP_SPAN elements; VW loads of single elements otherwise (x86's
+ * gathers ran stride 3 at a third of the speed). */
+#if SW == 1 || SW == 2 || STRIDED16_TAPS
+#define VECTOR_TAPS 1
+#define TAP_SPAN (SW * VW)
+#if SW == 1
+#define TAP_LOAD(p) VLOADV(VW, p)
+#elif SW == 2 && VW == 16
+#define TAP_LOAD(p) ((T16)(vload16(0, (p)).even, vload16(1, (p)).even))
+#elif SW == 2
+#define TAP_LOAD(p) (vload16(0, (p)).even)
+#else
+#define TAP_LOAD(p) STRIDED_LOAD16(p)
+#endif
+#else
+#define VECTOR_TAPS 0
+#endif
+/* The last dim's stride: a constant where taps load as vectors (the N-D kernels name their block g). */
+#if VECTOR_TAPS
+#define STRIDE_W SW
+#else
+#define STRIDE_W g.w.strides[LAST]
 #endif

@@ -1,0 +1,170 @@
+/* AveragePool and LpPool, the windowed sum pools: their attributes beyond the
+ * window (window.c), shape inference, and the enqueue of the plan
+ * host/window_plan.c makes. */
+#include <math.h>
+#include <string.h>
+
+#include "planners.h"
+
+clpool_status clpool_average_pool_params_init(clpool_average_pool_params *p, int32_t spatial_rank,
+                                              const int64_t *kernel_shape)
+{
+    static const char *fn = "clpool_average_pool_params_init";
+    CLPOOL_REQUIRE_NOT_NULL(p, fn);
+    clpool_window_params w;
+    const clpool_status status = clpool__window_params_init(&w, spatial_rank, kernel_shape, fn);
+    if (status != CLPOOL_SUCCESS) return status;
+    memset(p, 0, sizeof *p);
+    p->struct_size = sizeof *p;
+    p->window = w;
+    return CLPOOL_SUCCESS;
+}
+
+clpool_status clpool_lp_pool_params_init(clpool_lp_pool_params *p, int32_t spatial_rank, const int64_t *kernel_shape)
+{
+    static const char *fn = "clpool_lp_pool_params_init";
+    CLPOOL_REQUIRE_NOT_NULL(p, fn);
+    clpool_window_params w;
+    const clpool_status status = clpool__window_params_init(&w, spatial_rank, kernel_shape, fn);
+    if (status != CLPOOL_SUCCESS) return status;
+    memset(p, 0, sizeof *p);
+    p->struct_size = sizeof *p;
+    p->window = w;
+    p->p = 2.0;
+    return CLPOOL_SUCCESS;
+}
+
+/* The op's own attributes (struct sizes, count_include_pad, p), then its windows: window.c's rules, where a
+ * window with no tap inside the input is allowed (its sum is 0). */
+static clpool_status size_sum_pool(const clpool_shape *input, const clpool_average_pool_params *avg,
+                                   const clpool_lp_pool_params *lp, const char *fn, clpool__window *w)
+{
+    clpool_status status = clpool__check_shape(input, fn, "input shape", NULL);
+    if (status != CLPOOL_SUCCESS) return status;
+    const clpool_window_params *window;
+    if (avg) {
+        if (avg->struct_size != sizeof *avg)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                "%s: params.struct_size is %zu, expected %zu (initialise with clpool_average_pool_params_init)",
+                                fn, avg->struct_size, sizeof *avg);
+        if (avg->count_include_pad != 0 && avg->count_include_pad != 1)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: count_include_pad = %d must be 0 or 1", fn,
+                                (int)avg->count_include_pad);
+        window = &avg->window;
+    } else {
+        if (lp->struct_size != sizeof *lp)
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                "%s: params.struct_size is %zu, expected %zu (initialise with clpool_lp_pool_params_init)",
+                                fn, lp->struct_size, sizeof *lp);
+        if (!(lp->p > 0.0) || !isfinite(lp->p))
+            return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: p = %g must be > 0 and finite", fn, lp->p);
+        window = &lp->window;
+    }
+    if (window->struct_size != sizeof *window)
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                            "%s: params.window.struct_size is %zu, expected %zu (initialise the params with their _init)",
+                            fn, window->struct_size, sizeof *window);
+    return clpool__window_size(input, window, 0, fn, w);
+}
+
+clpool_status clpool_average_pool_output_shape(const clpool_shape *input, const clpool_average_pool_params *params,
+                                               clpool_shape *output)
+{
+    static const char *fn = "clpool_average_pool_output_shape";
+    CLPOOL_REQUIRE_NOT_NULL(params, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool__window w;
+    const clpool_status status = size_sum_pool(input, params, NULL, fn, &w);
+    if (status == CLPOOL_SUCCESS) clpool__window_output_shape(input, &w, output);
+    return status;
+}
+
+clpool_status clpool_lp_pool_output_shape(const clpool_shape *input, const clpool_lp_pool_params *params,
+                                          clpool_shape *output)
+{
+    static const char *fn = "clpool_lp_pool_output_shape";
+    CLPOOL_REQUIRE_NOT_NULL(params, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool__window w;
+    const clpool_status status = size_sum_pool(input, NULL, params, fn, &w);
+    if (status == CLPOOL_SUCCESS) clpool__window_output_shape(input, &w, output);
+    return status;
+}
+
+clpool_status clpool__sum_pool_describe(const clpool_shape *input, const clpool_average_pool_params *avg,
+                                        const clpool_lp_pool_params *lp, clpool_dtype dtype, const char *fn,
+                                        clpool__pool_desc *desc)
+{
+    memset(desc, 0, sizeof *desc);
+    const clpool_status status = size_sum_pool(input, avg, lp, fn, &desc->w);
+    if (status != CLPOOL_SUCCESS) return status;
+    desc->op = avg ? CLPOOL__OP_AVERAGE_POOL : CLPOOL__OP_LP_POOL;
+    desc->count_include_pad = avg ? avg->count_include_pad : 0;
+    desc->p = lp ? lp->p : 0.0;
+    desc->dtype = dtype;
+    desc->esize = (int64_t)clpool_dtype_size(dtype);
+    desc->input = CLPOOL__ROLE_INPUT;
+    desc->output = CLPOOL__ROLE_OUTPUT;
+    return CLPOOL_SUCCESS;
+}
+
+/* Both ops' enqueue: exactly one of avg, lp is set. */
+static clpool_status enqueue_sum_pool(clpool_context *ctx, cl_command_queue queue,
+                                      const clpool_average_pool_params *avg, const clpool_lp_pool_params *lp,
+                                      clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
+                                      size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
+                                      const cl_event *wait, cl_event *event, const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    if (!avg && !lp) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: params is NULL", fn);
+    if (!clpool__global_pool_dtype_ok(dtype))
+        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
+                            "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
+                            clpool_dtype_name(dtype), (int)dtype, avg ? "AveragePool" : "LpPool");
+    clpool__pool_desc desc;
+    clpool_status status = clpool__sum_pool_describe(input_shape, avg, lp, dtype, fn, &desc);
+    if (status != CLPOOL_SUCCESS) return status;
+    const size_t esize = clpool_dtype_size(dtype);
+    const int64_t n_out = clpool__window_out_elements(&desc.w);
+    const int64_t n_in = clpool_shape_elements(input_shape);
+    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    cl_command_queue q;
+    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
+    size_t in_bytes = 0; /* the input cl_mem's size: vector loads may read up to its end */
+    if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input", &in_bytes)) != CLPOOL_SUCCESS)
+        return status;
+    if ((status = clpool__check_buffer(output, output_offset, n_out, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
+        return status;
+    if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+
+    desc.in_off = (int64_t)(input_offset / esize);
+    desc.out_off = (int64_t)(output_offset / esize);
+    desc.in_limit = (int64_t)(in_bytes / esize);
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    clpool__plan plan;
+    clpool__sum_pool_plan_call(&caps, &desc, &plan);
+    if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__window_plan_first_tier(&caps, &desc, &plan);
+    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output};
+    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+}
+
+clpool_status clpool_enqueue_average_pool(clpool_context *ctx, cl_command_queue queue,
+                                          const clpool_average_pool_params *params, clpool_dtype dtype,
+                                          const clpool_shape *input_shape, cl_mem input, size_t input_offset,
+                                          cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
+                                          cl_event *event)
+{
+    return enqueue_sum_pool(ctx, queue, params, NULL, dtype, input_shape, input, input_offset, output, output_offset,
+                            num_wait, wait, event, "clpool_enqueue_average_pool");
+}
+
+clpool_status clpool_enqueue_lp_pool(clpool_context *ctx, cl_command_queue queue, const clpool_lp_pool_params *params,
+                                     clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
+                                     size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
+                                     const cl_event *wait, cl_event *event)
+{
+    return enqueue_sum_pool(ctx, queue, NULL, params, dtype, input_shape, input, input_offset, output, output_offset,
+                            num_wait, wait, event, "clpool_enqueue_lp_pool");
+}
