@@ -25,23 +25,30 @@ typedef struct op_entry {
 } op_entry;
 
 static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
+static int run_sum_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 
 /* In clpool_auto_pad order. */
 static const char *const auto_pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", NULL};
 
-static const attr_spec maxpool_attrs[] = {
-    {"kernel_shape", ONNX_ATTR_INTS, 1, NULL}, {"strides", ONNX_ATTR_INTS, 0, NULL},
-    {"pads", ONNX_ATTR_INTS, 0, NULL},         {"dilations", ONNX_ATTR_INTS, 0, NULL},
-    {"ceil_mode", ONNX_ATTR_INT, 0, NULL},     {"auto_pad", ONNX_ATTR_STRING, 0, auto_pad_names},
-    {"storage_order", ONNX_ATTR_INT, 0, NULL}, {NULL, 0, 0, NULL}};
+/* The window's attributes, then each op's own. */
+#define WINDOW_ATTRS                                                                                              \
+    {"kernel_shape", ONNX_ATTR_INTS, 1, NULL}, {"strides", ONNX_ATTR_INTS, 0, NULL},                             \
+        {"pads", ONNX_ATTR_INTS, 0, NULL}, {"dilations", ONNX_ATTR_INTS, 0, NULL},                               \
+        {"ceil_mode", ONNX_ATTR_INT, 0, NULL}, {"auto_pad", ONNX_ATTR_STRING, 0, auto_pad_names}
+static const attr_spec maxpool_attrs[] = {WINDOW_ATTRS, {"storage_order", ONNX_ATTR_INT, 0, NULL}, {NULL, 0, 0, NULL}};
+static const attr_spec average_pool_attrs[] = {WINDOW_ATTRS, {"count_include_pad", ONNX_ATTR_INT, 0, NULL},
+                                               {NULL, 0, 0, NULL}};
+static const attr_spec lp_pool_attrs[] = {WINDOW_ATTRS, {"p", ONNX_ATTR_FLOAT, 0, NULL}, {NULL, 0, 0, NULL}};
 
 static const attr_spec lp_attrs[] = {{"p", ONNX_ATTR_FLOAT, 0, NULL}, {NULL, 0, 0, NULL}};
 static const attr_spec no_attrs[] = {{NULL, 0, 0, NULL}};
 
 static const op_entry ops[] = {
     {"MaxPool", maxpool_attrs, 1, 1, 2, run_maxpool},
+    {"AveragePool", average_pool_attrs, 1, 1, 1, run_sum_pool},
+    {"LpPool", lp_pool_attrs, 1, 1, 1, run_sum_pool},
     {"GlobalMaxPool", no_attrs, 1, 1, 1, run_global_pool},
     {"GlobalAveragePool", no_attrs, 1, 1, 1, run_global_pool},
     {"GlobalLpPool", lp_attrs, 1, 1, 1, run_global_pool},
@@ -221,36 +228,53 @@ static int take_int(const onnx_attr *a, int32_t *dst, char *err, size_t errlen)
     return 0;
 }
 
+/* The window attributes of a windowed op's call into *w (defaults from clpool_window_params_init). */
+static int take_window(const cli_op_call *call, const npy_array *x, clpool_window_params *w, char *err, size_t errlen)
+{
+    const onnx_attr *ks = get_attr(call, "kernel_shape");
+    if (!ks) return errf(err, errlen, "%s needs kernel_shape", call->op);
+    if (ks->type != ONNX_ATTR_INTS || ks->n_ints < 1 || ks->n_ints > CLPOOL_MAX_SPATIAL)
+        return errf(err, errlen, "kernel_shape must be a list of 1..%d integers", CLPOOL_MAX_SPATIAL);
+    if (x->rank != ks->n_ints + 2)
+        return errf(err, errlen, "%s input has rank %d but kernel_shape has %d dims (rank must be %d)", call->op, x->rank,
+                    ks->n_ints, ks->n_ints + 2);
+    const int ns = ks->n_ints;
+    clpool_status st = clpool_window_params_init(w, ns, ks->ints);
+    if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
+    const onnx_attr *a;
+    if ((a = get_attr(call, "strides")) && take_ints(a, w->strides, ns, err, errlen) != 0) return -1;
+    if ((a = get_attr(call, "dilations")) && take_ints(a, w->dilations, ns, err, errlen) != 0) return -1;
+    if ((a = get_attr(call, "pads")) && take_ints(a, w->pads, 2 * ns, err, errlen) != 0) return -1;
+    const int has_pads = a != NULL;
+    if ((a = get_attr(call, "ceil_mode")) && take_int(a, &w->ceil_mode, err, errlen) != 0) return -1;
+    if ((a = get_attr(call, "auto_pad"))) {
+        const int found = a->type == ONNX_ATTR_STRING ? choice_index(auto_pad_names, a->s) : -1;
+        if (found < 0) return errf(err, errlen, "auto_pad '%s' is not %s", a->s, choice_list(auto_pad_names));
+        w->auto_pad = (clpool_auto_pad)found;
+        if (found != CLPOOL_AUTO_PAD_NOTSET && has_pads)
+            return errf(err, errlen, "pads cannot be given together with auto_pad %s", a->s);
+    }
+    return 0;
+}
+
 static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     const npy_array *x = &call->inputs[0];
     clpool_shape in_shape, out_shape;
     if (array_shape(x, &in_shape, err, errlen) != 0) return -1;
-    const onnx_attr *ks = get_attr(call, "kernel_shape");
-    if (!ks) return errf(err, errlen, "MaxPool needs kernel_shape");
-    if (ks->type != ONNX_ATTR_INTS || ks->n_ints < 1 || ks->n_ints > CLPOOL_MAX_SPATIAL)
-        return errf(err, errlen, "kernel_shape must be a list of 1..%d integers", CLPOOL_MAX_SPATIAL);
-    if (x->rank != ks->n_ints + 2)
-        return errf(err, errlen, "MaxPool input has rank %d but kernel_shape has %d dims (rank must be %d)", x->rank,
-                    ks->n_ints, ks->n_ints + 2);
-    const int ns = ks->n_ints;
+    clpool_window_params w;
+    if (take_window(call, x, &w, err, errlen) != 0) return -1;
     clpool_maxpool_params p;
-    clpool_status st = clpool_maxpool_params_init(&p, ns, ks->ints);
+    clpool_status st = clpool_maxpool_params_init(&p, w.spatial_rank, w.kernel_shape);
     if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
+    /* clpool_maxpool_params starts with the window's fields, field for field */
+    memcpy(p.strides, w.strides, sizeof p.strides);
+    memcpy(p.dilations, w.dilations, sizeof p.dilations);
+    memcpy(p.pads, w.pads, sizeof p.pads);
+    p.ceil_mode = w.ceil_mode;
+    p.auto_pad = w.auto_pad;
     const onnx_attr *a;
-    if ((a = get_attr(call, "strides")) && take_ints(a, p.strides, ns, err, errlen) != 0) return -1;
-    if ((a = get_attr(call, "dilations")) && take_ints(a, p.dilations, ns, err, errlen) != 0) return -1;
-    if ((a = get_attr(call, "pads")) && take_ints(a, p.pads, 2 * ns, err, errlen) != 0) return -1;
-    const int has_pads = a != NULL;
-    if ((a = get_attr(call, "ceil_mode")) && take_int(a, &p.ceil_mode, err, errlen) != 0) return -1;
     if ((a = get_attr(call, "storage_order")) && take_int(a, &p.storage_order, err, errlen) != 0) return -1;
-    if ((a = get_attr(call, "auto_pad"))) {
-        const int found = a->type == ONNX_ATTR_STRING ? choice_index(auto_pad_names, a->s) : -1;
-        if (found < 0) return errf(err, errlen, "auto_pad '%s' is not %s", a->s, choice_list(auto_pad_names));
-        p.auto_pad = (clpool_auto_pad)found;
-        if (found != CLPOOL_AUTO_PAD_NOTSET && has_pads)
-            return errf(err, errlen, "pads cannot be given together with auto_pad %s", a->s);
-    }
     st = clpool_maxpool_output_shape(&in_shape, &p, &out_shape);
     if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
     if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
@@ -258,6 +282,40 @@ static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t
     st = clpool_maxpool_host(ctx, &p, array_dtype(call, x), &in_shape, x->data, call->outputs[0].data,
                              call->n_outputs > 1 ? call->outputs[1].data : NULL);
     if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
+    return 0;
+}
+
+/* AveragePool and LpPool: the window, then count_include_pad or p. */
+static int run_sum_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
+{
+    const npy_array *x = &call->inputs[0];
+    clpool_shape in_shape, out_shape;
+    if (array_shape(x, &in_shape, err, errlen) != 0) return -1;
+    clpool_window_params w;
+    if (take_window(call, x, &w, err, errlen) != 0) return -1;
+    const int lp = strcmp(call->op, "LpPool") == 0;
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lpp;
+    clpool_status st = lp ? clpool_lp_pool_params_init(&lpp, w.spatial_rank, w.kernel_shape)
+                          : clpool_average_pool_params_init(&avg, w.spatial_rank, w.kernel_shape);
+    if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
+    const onnx_attr *a;
+    if (lp) {
+        lpp.window = w;
+        if ((a = get_attr(call, "p"))) lpp.p = a->type == ONNX_ATTR_INT ? (double)a->i : (double)a->f;
+        st = clpool_lp_pool_output_shape(&in_shape, &lpp, &out_shape);
+    } else {
+        avg.window = w;
+        if ((a = get_attr(call, "count_include_pad")) && take_int(a, &avg.count_include_pad, err, errlen) != 0)
+            return -1;
+        st = clpool_average_pool_output_shape(&in_shape, &avg, &out_shape);
+    }
+    if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
+    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    const clpool_dtype dtype = array_dtype(call, x);
+    st = lp ? clpool_lp_pool_host(ctx, &lpp, dtype, &in_shape, x->data, call->outputs[0].data)
+            : clpool_average_pool_host(ctx, &avg, dtype, &in_shape, x->data, call->outputs[0].data);
+    if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
     return 0;
 }
 

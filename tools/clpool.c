@@ -33,14 +33,16 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"devices", "clpool devices", "List the OpenCL devices; the number before each is what --device DEV selects.\n"},
     {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device DEV] -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
-     "Run one op on .npy arrays. OP: MaxPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool, Max.\n"
+     "Run one op on .npy arrays. OP: MaxPool, AveragePool, LpPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool,\n"
+     "  Max.\n"
      "  -i IN.npy        an input (Max takes 1 to 64, the others one)\n"
      "  -o OUT.npy       the output; a second -o on MaxPool writes its int64 Indices\n"
      "  --bfloat16       uint16 inputs hold bfloat16 bits; outputs are written the same way\n"
      "  --device DEV     a number from `clpool devices`, PLATFORM:DEVICE, or a name substring\n"
-     "MaxPool attributes: --kernel_shape 3,3 (required) --strides 2,2 --pads 1,1,1,1 --dilations 1,1\n"
-     "  --ceil_mode 0|1 --storage_order 0|1 --auto_pad NOTSET|SAME_UPPER|SAME_LOWER|VALID\n"
-     "GlobalLpPool attribute: --p 2 (an integer, or a float such as 2.5)\n"},
+     "Window attributes (MaxPool, AveragePool, LpPool): --kernel_shape 3,3 (required) --strides 2,2\n"
+     "  --pads 1,1,1,1 --dilations 1,1 --ceil_mode 0|1 --auto_pad NOTSET|SAME_UPPER|SAME_LOWER|VALID\n"
+     "MaxPool: --storage_order 0|1; AveragePool: --count_include_pad 0|1\n"
+     "LpPool, GlobalLpPool: --p 2 (an integer, or a float such as 2.5)\n"},
     {"onnx-test", "clpool onnx-test [--device DEV] DIR...",
      "Run ONNX backend node-test directories (model.onnx + test_data_set_*/{input,output}_*.pb).\n"
      "  --device DEV     as for run\n"},
