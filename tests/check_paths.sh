@@ -5,7 +5,7 @@
 #   path KERNEL KEY=V ...   the options that choose its code, sizes left out
 #                           (KH KW KD NB_MAX PLANE_ELEMS FLAT_ELEMS): the whole
 #                           set for the 2-D, global-pool and 3-D kernels; for the
-#                           general kernel its rank (NS) apart from the rest; for
+#                           general kernels (maxpool_nd, sum_pool_nd) the rank (NS) apart; for
 #                           Max's kernels (max_of_N) each option apart and their
 #                           dtypes as one family (max_of)
 # Only clpool's programs count (their options start with -DDT_).
@@ -21,7 +21,7 @@ entries() {
       for (i = 3; i <= NF; ++i) {
         split(substr($i, 3), kv, "=")
         if (kv[1] ~ /^(KH|KW|KD|NB_MAX|PLANE_ELEMS|FLAT_ELEMS)$/) continue
-        if (k == "maxpool_nd" && kv[1] == "NS") { print "path maxpool_nd NS=" kv[2]; continue }
+        if ((k == "maxpool_nd" || k == "sum_pool_nd") && kv[1] == "NS") { print "path " k " NS=" kv[2]; continue }
         if (k !~ /^max_of_/) path = path " " kv[1] "=" kv[2]
         else print "path max_of " kv[1] "=" kv[2]
       }

@@ -186,6 +186,50 @@ static void maxpool_programs(size_t dev)
         }
 }
 
+/* ------------------------------------------------------ AveragePool, LpPool */
+
+/* Every op and p kind (count_include_pad only changes run-time data) on windows of each rank the general
+ * kernel's tests reach and of last-dim strides 1, 2 and 3 (vector loads, strided loads or gathers). */
+static void sum_pool_programs(size_t dev)
+{
+    static const double kinds[] = {0, 1, 2, 3, 1.5}; /* 0: AveragePool, else LpPool's p */
+    static const window windows[] = {
+        {2, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, {2, {2, 2}, {2, 2}, {0, 0}, {1, 1}}, {2, {3, 3}, {3, 3}, {0, 0}, {1, 1}},
+        {1, {3}, {2}, {1}, {1}},             {3, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+    };
+    for (size_t t = 0; t < 4; ++t)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+            for (size_t w = 0; w < sizeof windows / sizeof windows[0]; ++w) {
+                const window *win = &windows[w];
+                clpool_shape shape = {win->ns + 2, {2, 64}};
+                clpool_window_params wp;
+                if (clpool_window_params_init(&wp, win->ns, win->k) != CLPOOL_SUCCESS) exit(2);
+                for (int32_t i = 0; i < win->ns; ++i) {
+                    shape.dims[2 + i] = win->ns == 2 ? 56 : 20;
+                    wp.strides[i] = win->s[i];
+                    wp.dilations[i] = win->d[i];
+                    wp.pads[i] = wp.pads[win->ns + i] = win->p[i];
+                }
+                clpool_average_pool_params avg;
+                clpool_lp_pool_params lp;
+                if (clpool_average_pool_params_init(&avg, win->ns, win->k) != CLPOOL_SUCCESS ||
+                    clpool_lp_pool_params_init(&lp, win->ns, win->k) != CLPOOL_SUCCESS)
+                    exit(2);
+                avg.window = lp.window = wp;
+                lp.p = kinds[k];
+                clpool__pool_desc desc;
+                if (clpool__sum_pool_describe(&shape, kinds[k] == 0 ? &avg : NULL, kinds[k] == 0 ? NULL : &lp,
+                                              maxpool_dtypes[t], "plan_programs", &desc) != CLPOOL_SUCCESS)
+                    exit(2);
+                desc.in_limit = clpool__window_in_elements(&desc.w);
+                clpool__plan plan;
+                clpool__sum_pool_plan_call(devices[dev].caps, &desc, &plan);
+                add_plan(devices[dev].target, &plan);
+                clpool__window_plan_first_tier(devices[dev].caps, &desc, &plan);
+                add_plan(devices[dev].target, &plan);
+            }
+}
+
 /* ------------------------------------------------------------ global pools */
 
 static void global_programs(size_t dev)
@@ -244,6 +288,7 @@ int main(int argc, char **argv)
     for (size_t dev = 0; dev < sizeof devices / sizeof devices[0]; ++dev) {
         current_dev = dev;
         maxpool_programs(dev);
+        sum_pool_programs(dev);
         global_programs(dev);
         max_programs(dev);
     }

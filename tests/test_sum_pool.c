@@ -358,6 +358,42 @@ START_TEST(test_strides)
 }
 END_TEST
 
+/* Each op and p kind at last-dim strides 1 to 3 (float32, 2-D), ranks 1 and 3, float16 and bfloat16, and a
+ * general p: every kernel path the planner plans for these ops on any device, few programs (the rusticl run). */
+START_TEST(test_kinds)
+{
+    static const struct {
+        clpool_dtype dtype;
+        int kind;
+        int32_t ns;
+        int64_t last_stride;
+    } runs[] = {
+        {CLPOOL_FLOAT32, 0, 2, 1}, {CLPOOL_FLOAT32, 0, 2, 2}, {CLPOOL_FLOAT32, 0, 2, 3}, {CLPOOL_FLOAT32, 1, 2, 1},
+        {CLPOOL_FLOAT32, 1, 2, 2}, {CLPOOL_FLOAT32, 1, 2, 3}, {CLPOOL_FLOAT32, 2, 2, 1}, {CLPOOL_FLOAT32, 2, 2, 2},
+        {CLPOOL_FLOAT32, 2, 2, 3}, {CLPOOL_FLOAT32, 3, 2, 1}, {CLPOOL_FLOAT32, 3, 2, 2}, {CLPOOL_FLOAT32, 3, 2, 3},
+        {CLPOOL_FLOAT32, 4, 2, 1}, {CLPOOL_FLOAT32, 0, 1, 1}, {CLPOOL_FLOAT32, 2, 3, 1}, {CLPOOL_FLOAT16, 0, 2, 1},
+        {CLPOOL_BFLOAT16, 2, 2, 1}, {CLPOOL_FLOAT64, 0, 2, 1},
+    };
+    ref_rng r;
+    ref_rng_seed(&r, 0x5a3d3000u);
+    tally t = {0, 0, ""};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
+        if (!cu_dtype_runs(runs[i].dtype, "AveragePool/LpPool")) continue;
+        for (int n = 0; n < 3; ++n) {
+            sp_case c;
+            random_case(&r, runs[i].dtype, runs[i].kind, runs[i].ns, runs[i].last_stride, &c);
+            const int64_t n_in = ref_shape_elements(&c.shape);
+            void *in = calloc((size_t)n_in + 1, ref_dtype_size(c.dtype));
+            ck_assert_ptr_nonnull(in);
+            fill(&r, &c, in, n_in);
+            tally_case(&t, &c, in, "kinds");
+            free(in);
+        }
+    }
+    tally_check(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------ hand-checked */
 
 /* 1x1x4x4 of 1..16, kernel 3x3, stride 2, pads 1, ceil_mode: the divisors of
@@ -589,6 +625,7 @@ int main(void)
     TCase *tc = cu_tcase(s, "random", 1);
     tcase_add_loop_test(tc, test_random, 0, 4 * SP_KINDS);
     tcase_add_test(tc, test_strides);
+    tcase_add_test(tc, test_kinds);
     tc = cu_tcase(s, "fixed", 1);
     tcase_add_test(tc, test_divisors);
     tcase_add_test(tc, test_empty_windows);

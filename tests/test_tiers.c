@@ -1,7 +1,7 @@
 /*
  * Tiers (docs/design.md, "Tiers"): with CLPOOL_TIERED=1 a key's first call
- * in a context runs its op's first tier (MaxPool's window_first_tier, the
- * global pools' global_pool_direct) and a later call the specialised
+ * in a context runs its op's first tier (the windowed ops' window_first_tier,
+ * the global pools' global_pool_direct) and a later call the specialised
  * program. Both tiers are checked against the reference, MaxPool's bit for
  * bit and against each other. Which kernels ran and how many programs were
  * built come from the interposer (tests/cl_interpose.c), not from timing.
@@ -296,6 +296,71 @@ START_TEST(global_pools_tier_up)
 }
 END_TEST
 
+/* AveragePool and LpPool (p = 1, 2, 3): the first call runs window_first_tier, the second sum_pool_nd; both
+ * within the reference's bound, and identical bit for bit (the same Kahan sums in the same order). */
+START_TEST(sum_pools_tier_up)
+{
+    static const clpool_dtype dtypes[4] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    static const int64_t k[2] = {3, 2};
+    const clpool_shape in = {4, {2, 3, 11, 37}};
+    const int64_t n = ref_shape_elements(&in);
+    ref_rng rng;
+    ref_rng_seed(&rng, 0x5a3d7);
+    for (int i = 0; i < 16; ++i) {
+        const clpool_dtype dtype = dtypes[i % 4];
+        const int kind = i / 4; /* AveragePool, then LpPool p = 1, 2, 3 */
+        clpool_context *ctx = tiered_context("1");
+        if (dtype == CLPOOL_FLOAT64 && !has_fp64(ctx)) {
+            clpool_context_release(ctx);
+            continue;
+        }
+        clpool_window_params w;
+        ck_assert_int_eq(clpool_window_params_init(&w, 2, k), CLPOOL_SUCCESS);
+        w.strides[1] = 2;
+        w.pads[0] = w.pads[3] = 1;
+        w.ceil_mode = 1;
+        clpool_average_pool_params a;
+        clpool_lp_pool_params l;
+        ck_assert_int_eq(clpool_average_pool_params_init(&a, 2, k), CLPOOL_SUCCESS);
+        ck_assert_int_eq(clpool_lp_pool_params_init(&l, 2, k), CLPOOL_SUCCESS);
+        a.window = l.window = w;
+        a.count_include_pad = i % 2;
+        l.p = kind;
+        clpool_shape out;
+        ck_assert_int_eq(kind ? clpool_lp_pool_output_shape(&in, &l, &out) : clpool_average_pool_output_shape(&in, &a, &out),
+                         CLPOOL_SUCCESS);
+        const int64_t n_out = ref_shape_elements(&out);
+        const size_t es = ref_dtype_size(dtype);
+        unsigned char *x = malloc((size_t)n * es), *y[2] = {malloc((size_t)n_out * es), malloc((size_t)n_out * es)};
+        double *want = malloc((size_t)n_out * sizeof *want);
+        for (int64_t e = 0; e < n; ++e) ref_store(dtype, x, e, (double)ref_rng_range(&rng, -1000, 1000) / 64.0);
+        ck_assert_int_eq(ref_sum_pool(dtype, &in, &w, a.count_include_pad, kind != 0, l.p, x, want, NULL), 0);
+        char desc[96], kernels[2][1024];
+        snprintf(desc, sizeof desc, "%s %s p=%d count_include_pad=%d", kind ? "LpPool" : "AveragePool",
+                 clpool_dtype_name(dtype), kind, a.count_include_pad);
+        for (int call = 0; call < 2; ++call) {
+            ci_arm(desc, NULL, 0, CL_SUCCESS);
+            const clpool_status st = kind ? clpool_lp_pool_host(ctx, &l, dtype, &in, x, y[call])
+                                          : clpool_average_pool_host(ctx, &a, dtype, &in, x, y[call]);
+            ci_disarm();
+            cu_assert_ok(st, "sum pool", desc);
+            snprintf(kernels[call], sizeof kernels[call], "%s", ci_kernels());
+            for (int64_t e = 0; e < n_out; ++e) {
+                const double got = ref_load(dtype, y[call], e);
+                cu_expect(fabs(got - want[e]) <= cu_global_pool_tolerance(dtype) * fmax(fabs(want[e]), 1.0),
+                          "%s, call %d (%s): output %lld is %.9g, the reference %.9g", desc, call + 1, kernels[call],
+                          (long long)e, got, want[e]);
+            }
+        }
+        ck_assert_msg(strcmp(kernels[0], GENERIC) == 0, "%s: the first call ran '%s'", desc, kernels[0]);
+        ck_assert_msg(strncmp(kernels[1], "sum_pool_nd", 11) == 0, "%s: the second call ran '%s'", desc, kernels[1]);
+        ck_assert_msg(memcmp(y[0], y[1], (size_t)n_out * es) == 0, "%s: the tiers' outputs differ", desc);
+        free(x), free(y[0]), free(y[1]), free(want);
+        clpool_context_release(ctx);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------ the rules */
 
 static const int64_t k3[2] = {3, 3};
@@ -424,6 +489,7 @@ int main(void)
     tcase_add_test(tc, second_call_tiers_up);
     tcase_add_test(tc, whole_plane_indices_tier_up);
     tcase_add_test(tc, global_pools_tier_up);
+    tcase_add_test(tc, sum_pools_tier_up);
     tcase_add_test(tc, tiers_off);
     tcase_add_test(tc, tiered_value_rejected);
     tcase_add_test(tc, large_input_skips_first_tier);
