@@ -40,9 +40,11 @@ typedef enum {
     OP_GLOBAL_MAX,
     OP_GLOBAL_AVG,
     OP_GLOBAL_LP,
+    OP_AVERAGE_POOL, /* count_include_pad 1 */
     OP_MAX,
     OP_MAXPOOL_HOST,
     OP_GLOBAL_AVG_HOST,
+    OP_LP_POOL_HOST, /* p = 2 */
     OP_MAX_HOST,
     OP_TENSORS,
     OP_WARM_UP
@@ -72,8 +74,22 @@ static void fill_float(float *x, int64_t n, uint64_t seed)
     for (int64_t i = 0; i < n; ++i) x[i] = (float)(ref_rng_unit(&r) * 2.0 - 1.0);
 }
 
-static int is_host(op_kind op) { return op == OP_MAXPOOL_HOST || op == OP_GLOBAL_AVG_HOST || op == OP_MAX_HOST; }
+static int is_host(op_kind op)
+{
+    return op == OP_MAXPOOL_HOST || op == OP_GLOBAL_AVG_HOST || op == OP_LP_POOL_HOST || op == OP_MAX_HOST;
+}
 static int is_maxpool(op_kind op) { return op == OP_MAXPOOL || op == OP_MAXPOOL_HOST; }
+static int is_sum_pool(op_kind op) { return op == OP_AVERAGE_POOL || op == OP_LP_POOL_HOST; }
+
+/* The window of a case's MaxPool params (AveragePool and LpPool cases carry theirs there). */
+static clpool_window_params window_of(const sweep_case *c)
+{
+    clpool_window_params w;
+    ck_assert_int_eq(clpool_window_params_init(&w, c->p.spatial_rank, c->p.kernel_shape), CLPOOL_SUCCESS);
+    memcpy(w.strides, c->p.strides, sizeof w.strides);
+    memcpy(w.pads, c->p.pads, sizeof w.pads);
+    return w;
+}
 static int is_max(op_kind op) { return op == OP_MAX || op == OP_MAX_HOST; }
 
 /* Inputs, reference and buffers of a case whose name, op, shapes (and params) are set. */
@@ -92,8 +108,12 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
             ck_assert_int_eq(err, CL_SUCCESS);
         }
     }
+    clpool_window_params w;
+    if (is_sum_pool(c->op)) w = window_of(c);
     if (is_maxpool(c->op))
         ck_assert_int_eq(ref_maxpool_shape(&c->shapes[0], &c->p, &c->out_shape, NULL, NULL, 0), 0);
+    else if (is_sum_pool(c->op))
+        ck_assert_int_eq(ref_window_shape(&c->shapes[0], &w, 0, &c->out_shape, NULL, NULL, 0), 0);
     else if (is_max(c->op))
         ck_assert_int_eq(ref_max_shape(c->n_in, c->shapes, &c->out_shape), 0);
     else if (c->op == OP_TENSORS || c->op == OP_WARM_UP)
@@ -124,6 +144,12 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
         break;
     case OP_GLOBAL_LP:
         ck_assert_int_eq(ref_global_lp_pool(CLPOOL_FLOAT32, &c->shapes[0], 2.0, c->x[0], c->want_d), 0);
+        break;
+    case OP_AVERAGE_POOL:
+    case OP_LP_POOL_HOST:
+        ck_assert_int_eq(ref_sum_pool(CLPOOL_FLOAT32, &c->shapes[0], &w, 1, c->op == OP_LP_POOL_HOST, 2.0, c->x[0],
+                                      c->want_d, NULL),
+                         0);
         break;
     case OP_MAX:
     case OP_MAX_HOST:
@@ -194,6 +220,14 @@ static clpool_status case_run(sweep_case *c, clpool_context *ctx, cl_event *ev)
     const void *inputs[MAX_INPUTS];
     size_t offsets[MAX_INPUTS] = {0};
     for (size_t i = 0; i < c->n_in; ++i) inputs[i] = c->x[i];
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
+    if (is_sum_pool(c->op)) {
+        ck_assert_int_eq(clpool_average_pool_params_init(&avg, c->p.spatial_rank, c->p.kernel_shape), CLPOOL_SUCCESS);
+        ck_assert_int_eq(clpool_lp_pool_params_init(&lp, c->p.spatial_rank, c->p.kernel_shape), CLPOOL_SUCCESS);
+        avg.window = lp.window = window_of(c);
+        avg.count_include_pad = 1;
+    }
     switch (c->op) {
     case OP_MAXPOOL:
         return clpool_enqueue_maxpool(ctx, c->queue, &c->p, CLPOOL_FLOAT32, &c->shapes[0], c->in[0], 0, c->out, 0,
@@ -207,6 +241,11 @@ static clpool_status case_run(sweep_case *c, clpool_context *ctx, cl_event *ev)
     case OP_GLOBAL_LP:
         return clpool_enqueue_global_lp_pool(ctx, c->queue, 2.0, CLPOOL_FLOAT32, &c->shapes[0], c->in[0], 0, c->out, 0,
                                              0, NULL, ev);
+    case OP_AVERAGE_POOL:
+        return clpool_enqueue_average_pool(ctx, c->queue, &avg, CLPOOL_FLOAT32, &c->shapes[0], c->in[0], 0, c->out, 0,
+                                           0, NULL, ev);
+    case OP_LP_POOL_HOST:
+        return clpool_lp_pool_host(ctx, &lp, CLPOOL_FLOAT32, &c->shapes[0], c->x[0], c->got);
     case OP_MAX:
         return clpool_enqueue_max(ctx, c->queue, CLPOOL_FLOAT32, c->n_in, c->shapes, c->in, offsets, c->out, 0, 0, NULL,
                                   ev);
@@ -239,7 +278,7 @@ static void case_check(sweep_case *c, clpool_context *ctx, const char *desc)
     }
     if (c->op == OP_TENSORS) {
         ck_assert_msg(memcmp(c->got, c->x[0], n * sizeof(float)) == 0, "%s: the tensor's round trip differs", desc);
-    } else if (c->op == OP_GLOBAL_AVG || c->op == OP_GLOBAL_AVG_HOST || c->op == OP_GLOBAL_LP) {
+    } else if (c->op == OP_GLOBAL_AVG || c->op == OP_GLOBAL_AVG_HOST || c->op == OP_GLOBAL_LP || is_sum_pool(c->op)) {
         for (size_t i = 0; i < n; ++i)
             cu_expect(fabs((double)c->got[i] - c->want_d[i]) <= 1e-6 + 1e-5 * fabs(c->want_d[i]),
                       "%s: plane %zu: %.9g, reference %.9g", desc, i, (double)c->got[i], c->want_d[i]);
@@ -436,12 +475,14 @@ START_TEST(maxpool_paths)
 }
 END_TEST
 
-START_TEST(global_pools_and_max)
+START_TEST(pools_and_max)
 {
     clpool_context *ctx = cu_context_create();
     const clpool_shape small = {4, {2, 3, 7, 7}}, long_planes = {4, {1, 2, 64, 64}};
-    sweep_case cases[9];
+    const int64_t k3[2] = {3, 3};
+    sweep_case cases[10];
     size_t n = 0;
+    maxpool_case(&cases[n++], "AveragePool 3x3/s1/p1 count_include_pad", OP_AVERAGE_POOL, small, 2, k3, 1, 1, 0);
     one_input_case(&cases[n++], "GlobalMaxPool (one pass)", OP_GLOBAL_MAX, small);
     one_input_case(&cases[n++], "GlobalAveragePool (one pass)", OP_GLOBAL_AVG, small);
     one_input_case(&cases[n++], "GlobalLpPool (one pass)", OP_GLOBAL_LP, small);
@@ -453,7 +494,7 @@ START_TEST(global_pools_and_max)
     max_case(&cases[n++], "Max of 6 inputs (two passes)", OP_MAX, 6);
     const int total = run_cases(cases, n, ctx);
     release_and_assert_all_released(ctx, "global pools and Max, context released");
-    printf("note: global pools and Max: %d failure points\n", total);
+    printf("note: AveragePool, global pools and Max: %d failure points\n", total);
 }
 END_TEST
 
@@ -484,8 +525,10 @@ START_TEST(host_calls_tensors_and_warm_up)
 {
     clpool_context *ctx = cu_context_create();
     const int64_t k3[2] = {3, 3};
-    sweep_case cases[5];
+    sweep_case cases[6];
     size_t n = 0;
+    maxpool_case(&cases[n++], "clpool_lp_pool_host 3x3/s2", OP_LP_POOL_HOST, (clpool_shape){4, {2, 3, 10, 10}}, 2, k3, 2,
+                 0, 0);
     maxpool_case(&cases[n++], "clpool_maxpool_host with Indices", OP_MAXPOOL_HOST, (clpool_shape){4, {2, 3, 10, 10}},
                  2, k3, 2, 1, 1);
     one_input_case(&cases[n++], "clpool_global_average_pool_host (two passes)", OP_GLOBAL_AVG_HOST,
@@ -640,8 +683,8 @@ static Suite *fault_sweep_suite(void)
     Suite *s = suite_create("fault_sweep");
     TCase *t = cu_tcase(s, "maxpool", 0);
     tcase_add_test(t, maxpool_paths);
-    t = cu_tcase(s, "global_pools_and_max", 0);
-    tcase_add_test(t, global_pools_and_max);
+    t = cu_tcase(s, "pools_and_max", 0);
+    tcase_add_test(t, pools_and_max);
     tcase_add_test(t, caller_out_of_order_queue);
     t = cu_tcase(s, "host_calls", 0);
     tcase_add_test(t, host_calls_tensors_and_warm_up);
