@@ -56,30 +56,58 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             clpool_max_output_shape((size_t)n_shapes, shapes, &out);
         } else if (strncmp(op, "Global", 6) == 0) {
             clpool_global_pool_output_shape(&shapes[0], &out);
-        } else if (strcmp(op, "MaxPool") == 0 && n > 0 && attrs[0].type == ONNX_ATTR_INTS && attrs[0].n_ints >= 1 &&
+        } else if (n > 0 && attrs[0].type == ONNX_ATTR_INTS && attrs[0].n_ints >= 1 &&
                    attrs[0].n_ints <= CLPOOL_MAX_SPATIAL) {
-            /* attrs[0] as kernel_shape, the rest by name, like the CLI does. */
-            clpool_maxpool_params p;
-            if (clpool_maxpool_params_init(&p, attrs[0].n_ints, attrs[0].ints) == CLPOOL_SUCCESS) {
+            /* attrs[0] as kernel_shape, the rest by name, like the CLI does: the windowed ops. */
+            clpool_window_params w;
+            if (clpool_window_params_init(&w, attrs[0].n_ints, attrs[0].ints) == CLPOOL_SUCCESS) {
+                int32_t storage_order = 0, count_include_pad = 0;
+                double p = 2.0;
                 for (int i = 1; i < n; ++i) {
                     const onnx_attr *a = &attrs[i];
                     const int ns = attrs[0].n_ints;
                     if (a->type == ONNX_ATTR_INTS && strcmp(a->name, "strides") == 0 && a->n_ints == ns)
-                        memcpy(p.strides, a->ints, (size_t)ns * 8);
+                        memcpy(w.strides, a->ints, (size_t)ns * 8);
                     if (a->type == ONNX_ATTR_INTS && strcmp(a->name, "dilations") == 0 && a->n_ints == ns)
-                        memcpy(p.dilations, a->ints, (size_t)ns * 8);
+                        memcpy(w.dilations, a->ints, (size_t)ns * 8);
                     if (a->type == ONNX_ATTR_INTS && strcmp(a->name, "pads") == 0 && a->n_ints == 2 * ns)
-                        memcpy(p.pads, a->ints, (size_t)ns * 16);
-                    if (a->type == ONNX_ATTR_INT && strcmp(a->name, "ceil_mode") == 0) p.ceil_mode = (int32_t)a->i;
-                    if (a->type == ONNX_ATTR_INT && strcmp(a->name, "storage_order") == 0) p.storage_order = (int32_t)a->i;
+                        memcpy(w.pads, a->ints, (size_t)ns * 16);
+                    if (a->type == ONNX_ATTR_INT && strcmp(a->name, "ceil_mode") == 0) w.ceil_mode = (int32_t)a->i;
+                    if (a->type == ONNX_ATTR_INT && strcmp(a->name, "storage_order") == 0) storage_order = (int32_t)a->i;
+                    if (a->type == ONNX_ATTR_INT && strcmp(a->name, "count_include_pad") == 0)
+                        count_include_pad = (int32_t)a->i;
+                    if (strcmp(a->name, "p") == 0) p = a->type == ONNX_ATTR_INT ? (double)a->i : (double)a->f;
                     if (a->type == ONNX_ATTR_STRING && strcmp(a->name, "auto_pad") == 0)
-                        p.auto_pad = strcmp(a->s, "SAME_UPPER") == 0   ? CLPOOL_AUTO_PAD_SAME_UPPER
+                        w.auto_pad = strcmp(a->s, "SAME_UPPER") == 0   ? CLPOOL_AUTO_PAD_SAME_UPPER
                                      : strcmp(a->s, "SAME_LOWER") == 0 ? CLPOOL_AUTO_PAD_SAME_LOWER
                                      : strcmp(a->s, "VALID") == 0      ? CLPOOL_AUTO_PAD_VALID
                                                                        : CLPOOL_AUTO_PAD_NOTSET;
                 }
-                if (clpool_maxpool_output_shape(&shapes[0], &p, &out) == CLPOOL_SUCCESS &&
-                    clpool_shape_elements(&out) < 0)
+                clpool_status st = CLPOOL_ERROR_INVALID_ARGUMENT;
+                if (strcmp(op, "MaxPool") == 0) {
+                    clpool_maxpool_params mp;
+                    clpool_maxpool_params_init(&mp, w.spatial_rank, w.kernel_shape);
+                    memcpy(mp.strides, w.strides, sizeof mp.strides);
+                    memcpy(mp.dilations, w.dilations, sizeof mp.dilations);
+                    memcpy(mp.pads, w.pads, sizeof mp.pads);
+                    mp.ceil_mode = w.ceil_mode;
+                    mp.auto_pad = w.auto_pad;
+                    mp.storage_order = storage_order;
+                    st = clpool_maxpool_output_shape(&shapes[0], &mp, &out);
+                } else if (strcmp(op, "AveragePool") == 0) {
+                    clpool_average_pool_params ap;
+                    clpool_average_pool_params_init(&ap, w.spatial_rank, w.kernel_shape);
+                    ap.window = w;
+                    ap.count_include_pad = count_include_pad;
+                    st = clpool_average_pool_output_shape(&shapes[0], &ap, &out);
+                } else if (strcmp(op, "LpPool") == 0) {
+                    clpool_lp_pool_params lp;
+                    clpool_lp_pool_params_init(&lp, w.spatial_rank, w.kernel_shape);
+                    lp.window = w;
+                    lp.p = p;
+                    st = clpool_lp_pool_output_shape(&shapes[0], &lp, &out);
+                }
+                if (st == CLPOOL_SUCCESS && clpool_shape_elements(&out) < 0)
                     __builtin_trap(); /* an accepted shape must have a valid size */
             }
         }
