@@ -86,7 +86,9 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
     for (int l = 0; l < NB * VW; ++l) {
         lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
         const long c = col0 + l * STRIDE_W;
-        lane_count[l] = (AT)(outer_count * window_taps_counted(c, W, g.w.pad_end[LAST], DW, KW, g.w.count_pad));
+        /* a window inside the row counts every tap; only those at its ends need the divisions */
+        const long taps = c >= 0 && c + (KW - 1) * DW < W ? KW : window_taps_counted(c, W, g.w.pad_end[LAST], DW, KW, g.w.count_pad);
+        lane_count[l] = (AT)(outer_count * taps);
     }
     /* Taps [in_lo, in_hi) have every live lane inside the row; [any_lo, any_hi) some. */
     const long last_col = col0 + (live - 1) * STRIDE_W;
@@ -125,9 +127,18 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
 #pragma unroll
                     for (int b = 0; b < NB; ++b) {
                         const INTV(VW) lane = LANE_IDS + b * VW;
-                        long clamped[VW];
-                        for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
-                        const TV(VW) v = GATHER(plane + row_at, clamped);
+                        TV(VW) v;
+#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
+                        const long from = plane_at + at + b * VW * SW;
+                        if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
+                            v = TAP_LOAD(in + from);
+                        } else
+#endif
+                        {
+                            long clamped[VW];
+                            for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
+                            v = GATHER(plane + row_at, clamped);
+                        }
                         /* padding lanes keep their state: a Kahan add of 0 would fold the correction in */
                         ATV s = sum[b], k = comp[b];
                         lane_add(&s, &k, contribution_v(TO_CTV(VW, v), p), plain);

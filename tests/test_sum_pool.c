@@ -310,7 +310,7 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, in
     }
 }
 
-/* Each (dtype, kind) pair: its spatial ranks and last strides (the compiled-in part of a program), the rest
+/* Each (dtype, kind) pair: its spatial ranks and last stride (the compiled-in part of a program), the rest
  * drawn per case. */
 START_TEST(test_random)
 {
@@ -321,8 +321,10 @@ START_TEST(test_random)
     ref_rng_seed(&r, 0x5a3d0000u + (uint64_t)_i);
     tally t = {0, 0, ""};
     for (int n = 0; n < 40; ++n) {
-        const int32_t ns = (int32_t)(1 + (n + _i) % 3);
-        const int64_t last_stride = 1 + (n / 3 + _i) % 2; /* the vector-load strides; others run in test_strides */
+        /* two ranks and one last stride per pair: 32 programs over the 20 pairs (1 and 2, the vector-load
+         * strides, alternate between pairs; test_kinds and test_strides take the others) */
+        const int32_t ns = (int32_t)(1 + (_i + n % 2) % 3);
+        const int64_t last_stride = 1 + (_i / SP_KINDS + _i) % 2;
         sp_case c;
         random_case(&r, dtype, kind, ns, last_stride, &c);
         const int64_t n_in = ref_shape_elements(&c.shape);

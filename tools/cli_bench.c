@@ -31,7 +31,10 @@
 #include "cli.h"
 
 /* B_MAXPOOL_NAN: MaxPool on an input with one NaN in each plane (the exact path's share) */
-typedef enum bench_op { B_MAXPOOL, B_MAXPOOL_NAN, B_MAXPOOL_IDX, B_GLOBAL_AVG, B_GLOBAL_MAX, B_GLOBAL_LP2, B_MAX } bench_op;
+/* B_AVGPOOL: count_include_pad 0; B_LPPOOL2: p = 2 (the window as MaxPool's: k, s, p) */
+typedef enum bench_op {
+    B_MAXPOOL, B_MAXPOOL_NAN, B_MAXPOOL_IDX, B_AVGPOOL, B_LPPOOL2, B_GLOBAL_AVG, B_GLOBAL_MAX, B_GLOBAL_LP2, B_MAX
+} bench_op;
 
 typedef struct bench_case {
     char name[96];
@@ -213,6 +216,8 @@ static int time_op_and_copy(bench_env *env, enqueue_fn op, void *op_state, enque
 typedef struct op_state {
     const bench_case *c;
     clpool_maxpool_params params;
+    clpool_average_pool_params avg; /* B_AVGPOOL and B_LPPOOL2: the same window */
+    clpool_lp_pool_params lp;
     cl_mem in[2], out, idx;
 } op_state;
 
@@ -227,6 +232,12 @@ static clpool_status run_case_once(bench_env *env, void *state, cl_event *done)
     case B_MAXPOOL_IDX:
         return clpool_enqueue_maxpool(env->ctx, env->q, &s->params, c->dtype, &c->in[0], s->in[0], 0, s->out, 0,
                                       c->op == B_MAXPOOL_IDX ? s->idx : NULL, 0, 0, NULL, done);
+    case B_AVGPOOL:
+        return clpool_enqueue_average_pool(env->ctx, env->q, &s->avg, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0,
+                                           NULL, done);
+    case B_LPPOOL2:
+        return clpool_enqueue_lp_pool(env->ctx, env->q, &s->lp, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0, NULL,
+                                      done);
     case B_GLOBAL_AVG:
         return clpool_enqueue_global_average_pool(env->ctx, env->q, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0, NULL,
                                                   done);
@@ -267,7 +278,8 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     clpool_shape out;
     clpool_status st;
     const size_t es = clpool_dtype_size(c->dtype);
-    if (c->op == B_MAXPOOL || c->op == B_MAXPOOL_NAN || c->op == B_MAXPOOL_IDX) {
+    const int windowed = c->op <= B_LPPOOL2;
+    if (windowed) {
         const int32_t ns = c->in[0].rank - 2;
         int64_t ks[CLPOOL_MAX_SPATIAL];
         for (int32_t i = 0; i < ns; ++i) ks[i] = c->k;
@@ -282,6 +294,13 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
             s.params.pads[0] = s.params.pads[ns] = 0;
         }
         st = clpool_maxpool_output_shape(&c->in[0], &s.params, &out);
+        /* AveragePool and LpPool: the same window (clpool_maxpool_params starts with its fields) */
+        clpool_average_pool_params_init(&s.avg, ns, ks);
+        clpool_lp_pool_params_init(&s.lp, ns, ks);
+        memcpy(s.avg.window.kernel_shape, s.params.kernel_shape, sizeof s.params.kernel_shape);
+        memcpy(s.avg.window.strides, s.params.strides, sizeof s.params.strides);
+        memcpy(s.avg.window.pads, s.params.pads, sizeof s.params.pads);
+        s.lp.window = s.avg.window;
     } else if (c->op == B_MAX) {
         st = clpool_max_output_shape((size_t)c->n_inputs, c->in, &out);
     } else {
@@ -376,7 +395,19 @@ static size_t build_cases(bench_case *out, size_t cap)
             add_case(out, cap, &n, (bench_case){"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", B_MAXPOOL_IDX, d, 3, 2, 1, 0, 1,
                                                 {{5, {2, 64, 16, 56, 56}}}});
         }
+        if (d == CLPOOL_FLOAT32 || d == CLPOOL_FLOAT16) { /* Inception's 3x3/s1/p1 and DenseNet's 2x2/s2 */
+            c = (bench_case){"", B_AVGPOOL, d, 3, 1, 1, 0, 1, {SHAPE4(8, 192, 35, 35)}};
+            snprintf(c.name, sizeof c.name, "avgpool_3x3s1p1_8x192x35x35_%s", t);
+            add_case(out, cap, &n, c);
+            c = (bench_case){"", B_AVGPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}};
+            snprintf(c.name, sizeof c.name, "avgpool_2x2s2_8x256x56x56_%s", t);
+            add_case(out, cap, &n, c);
+        }
         if (d == CLPOOL_FLOAT32) {
+            add_case(out, cap, &n, (bench_case){"avgpool_5x5s3_8x512x17x17_f32", B_AVGPOOL, d, 5, 3, 0, 0, 1, {SHAPE4(8, 512, 17, 17)}});
+            add_case(out, cap, &n, (bench_case){"avgpool3d_2x2x2s2_2x64x16x56x56_f32", B_AVGPOOL, d, 2, 2, 0, 0, 1,
+                                                {{5, {2, 64, 16, 56, 56}}}});
+            add_case(out, cap, &n, (bench_case){"lppool2_3x3s2_8x64x112x112_f32", B_LPPOOL2, d, 3, 2, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}});
             add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
             add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
             add_case(out, cap, &n, (bench_case){"globalavg_8x256x56x56_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});
