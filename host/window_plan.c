@@ -59,6 +59,9 @@
 #define FUSED_3D_MAX_TAPS 7
 #define FUSED_3D_MAX_SH 7
 #define FUSED_3D_MAX_SW 2
+/* sum_pool_nd's output rows per work-item on CPU SIMD: a row's own work is a few vectors per tap, and
+ * the columns' setup (lane offsets, divisors, tap ranges) is shared by the rows. */
+#define SUM_ROWS 8
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
 
@@ -446,6 +449,8 @@ static void geometry_block(const clpool__pool_desc *d, int64_t items, clpool__la
     memset(g, 0, sizeof *g);
     window_geom(d, &g->w);
     g->items = items;
+    g->rows = 1;
+    g->out_rows = out_elements(d) / d->w.out[d->w.ns - 1];
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;
     g->idx_offset = d->idx_off;
@@ -696,6 +701,11 @@ void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__p
     clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
-    geometry_block(d, out_elements(d) / ow * ceil_div(blocks, nb), l);
+    /* rows per work-item: the column setup shared by SUM_ROWS rows, halved while the device would idle */
+    const int64_t out_rows = out_elements(d) / ow, col_items = ceil_div(blocks, nb);
+    int64_t rows = caps->cpu_simd ? SUM_ROWS : 1;
+    while (rows > 1 && ceil_div(out_rows, rows) * col_items < ITEMS_PER_CU * (int64_t)caps->compute_units) rows /= 2;
+    geometry_block(d, ceil_div(out_rows, rows) * col_items, l);
+    l->block.geom.rows = rows;
     clpool__launch_p(l, d->dtype, d->p);
 }

@@ -40,7 +40,9 @@ typedef struct clpool__window_geom {
 /* The N-D window kernels (maxpool_nd*, maxpool_window, sum_pool_nd*): any rank and attributes. */
 typedef struct clpool__window_nd_geom {
     clpool__window_geom w;
-    clpool__i64 items;     /* work-items that do work: column blocks x output rows */
+    clpool__i64 items;     /* work-items that do work: column blocks x groups of `rows` output rows */
+    clpool__i64 rows;      /* output rows per work-item (sum_pool_nd; the MaxPool kernels take 1) */
+    clpool__i64 out_rows;  /* output rows in all: output elements / the last dim's outputs */
     clpool__i64 in_offset; /* element offsets into the buffers */
     clpool__i64 out_offset;
     clpool__i64 idx_offset;

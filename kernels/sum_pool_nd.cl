@@ -3,7 +3,7 @@
  * or CLPOOL__OP_REDUCE_LP with -DLP_KIND, reduce_sum.h): any rank (-DNS), any
  * attributes as run-time data (clpool__window_nd_geom), -DVW lanes and the
  * last dim's stride class -DSW as MaxPool's maxpool_nd. A work-item owns NB
- * blocks of VW neighbouring outputs along the last dim of one output row;
+ * blocks of VW neighbouring outputs along the last dim of g.rows output rows;
  * lane l's tap kw reads column (ow0 + l) * stride - pad + kw * dilation. Each
  * lane keeps a Kahan sum of its taps' contributions in the accumulation type,
  * in row-major tap order, with the same operations as the first tier's scalar
@@ -57,38 +57,29 @@ static inline void store_block(__global T *out, ATV r, int lanes)
     for (int l = 0; l < lanes; ++l) STORE(out, l, v[l]);
 }
 
+#define CONVERT_ATV(x) CLPOOL_XPASTE(CLPOOL_XPASTE(convert_, AT_NAME), VW)(x)
+
+/* A work-item: NB (a constant in each kernel) blocks of VW outputs of g.rows consecutive output rows. What
+ * depends only on the columns (lane offsets, the last dim's tap counts and tap ranges) is set up once. */
 __attribute__((always_inline)) static inline void sum_blocks(__global const T *in, __global T *out,
                                                              const clpool__window_nd_geom g, const AT p, const int NB)
 {
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
     const long OW = g.w.out_dims[LAST], row_items = (OW + NB * VW - 1) / (NB * VW);
-    const long out_row = gid / row_items, ow0 = (gid - out_row * row_items) * (NB * VW);
-
-    long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
-    const long nc = outer_taps(&g.w, out_row, start, lo, hi, j);
-    const long plane_at = g.in_offset + nc * g.w.in_plane;
-    __global const T *plane = in + plane_at;
-    long outer_count = 1;
-    int empty = 0; /* no tap inside the input on some outer dim: every lane's sum is 0 */
-    for (int d = 0; d < LAST; ++d) {
-        outer_count *= window_taps_counted(start[d], g.w.in_dims[d], g.w.pad_end[d], g.w.dilations[d],
-                                           g.w.kernel_shape[d], g.w.count_pad);
-        empty |= lo[d] >= hi[d];
-    }
+    const long group = gid / row_items, ow0 = (gid - group * row_items) * (NB * VW);
+    const long first_row = group * g.rows, end_row = min(first_row + g.rows, g.out_rows);
 
     /* Along the last dim: lane l's tap kw is column col0 + lane_at[l] + kw * DW. */
     const long W = g.w.in_dims[LAST], KW = g.w.kernel_shape[LAST], DW = g.w.dilations[LAST];
     const long col0 = ow0 * STRIDE_W - g.w.pad_begin[LAST];
     const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
-    long lane_at[NB_MAX * VW];
-    AT lane_count[NB_MAX * VW];
+    long lane_at[NB_MAX * VW], lane_taps[NB_MAX * VW];
     for (int l = 0; l < NB * VW; ++l) {
         lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
         const long c = col0 + l * STRIDE_W;
         /* a window inside the row counts every tap; only those at its ends need the divisions */
-        const long taps = c >= 0 && c + (KW - 1) * DW < W ? KW : window_taps_counted(c, W, g.w.pad_end[LAST], DW, KW, g.w.count_pad);
-        lane_count[l] = (AT)(outer_count * taps);
+        lane_taps[l] = c >= 0 && c + (KW - 1) * DW < W ? KW : window_taps_counted(c, W, g.w.pad_end[LAST], DW, KW, g.w.count_pad);
     }
     /* Taps [in_lo, in_hi) have every live lane inside the row; [any_lo, any_hi) some. */
     const long last_col = col0 + (live - 1) * STRIDE_W;
@@ -96,82 +87,96 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
     const long in_hi = max(min(KW, tap_ceil_div(W - last_col, DW)), in_lo);
     const long any_lo = min(tap_ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, tap_ceil_div(W - col0, DW)), in_hi);
 
-    ATV sum[NB_MAX], comp[NB_MAX];
-    for (int plain = 0;; plain = 1) {
+    for (long out_row = first_row; out_row < end_row; ++out_row) {
+        long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
+        const long nc = outer_taps(&g.w, out_row, start, lo, hi, j);
+        const long plane_at = g.in_offset + nc * g.w.in_plane;
+        __global const T *plane = in + plane_at;
+        long outer_count = 1;
+        int empty = 0; /* no tap inside the input on some outer dim: every lane's sum is 0 */
+        for (int d = 0; d < LAST; ++d) {
+            outer_count *= window_taps_counted(start[d], g.w.in_dims[d], g.w.pad_end[d], g.w.dilations[d],
+                                               g.w.kernel_shape[d], g.w.count_pad);
+            empty |= lo[d] >= hi[d];
+        }
+        ATV sum[NB_MAX], comp[NB_MAX];
+        for (int plain = 0;; plain = 1) {
 #pragma unroll
-        for (int b = 0; b < NB; ++b) sum[b] = comp[b] = 0;
-        for (; !empty;) { /* j[] holds each dim's first tap (the odometer ends where it starts) */
-            const long row_at = tap_row(&g.w, start, j) * W;
-            long fast_hi = in_hi;
+            for (int b = 0; b < NB; ++b) sum[b] = comp[b] = 0;
+            for (; !empty;) { /* j[] holds each dim's first tap (the odometer ends where it starts) */
+                const long row_at = tap_row(&g.w, start, j) * W;
+                long fast_hi = in_hi;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
-            const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
-            fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
+                const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
+                fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
 #endif
-            for (long kw = any_lo; kw < any_hi; ++kw) {
-                const long c = col0 + kw * DW; /* lane 0's column */
-                const long at = row_at + c;
-                if (kw >= in_lo && kw < fast_hi) {
+                for (long kw = any_lo; kw < any_hi; ++kw) {
+                    const long c = col0 + kw * DW; /* lane 0's column */
+                    const long at = row_at + c;
+                    if (kw >= in_lo && kw < fast_hi) {
 #pragma unroll
-                    for (int b = 0; b < NB; ++b) {
+                        for (int b = 0; b < NB; ++b) {
 #if VECTOR_TAPS
-                        const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
+                            const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
 #else
-                        const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
+                            const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
 #endif
-                        lane_add(&sum[b], &comp[b], contribution_v(TO_CTV(VW, v), p), plain);
-                    }
-                } else { /* lanes in the padding add 0 */
-                    const long stride = STRIDE_W;
-                    const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
-                    const int end = (int)min(tap_ceil_div(W - c, stride), (long)(NB * VW));
-#pragma unroll
-                    for (int b = 0; b < NB; ++b) {
-                        const INTV(VW) lane = LANE_IDS + b * VW;
-                        TV(VW) v;
-#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
-                        const long from = plane_at + at + b * VW * SW;
-                        if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
-                            v = TAP_LOAD(in + from);
-                        } else
-#endif
-                        {
-                            long clamped[VW];
-                            for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
-                            v = GATHER(plane + row_at, clamped);
+                            lane_add(&sum[b], &comp[b], contribution_v(TO_CTV(VW, v), p), plain);
                         }
-                        /* padding lanes keep their state: a Kahan add of 0 would fold the correction in */
-                        ATV s = sum[b], k = comp[b];
-                        lane_add(&s, &k, contribution_v(TO_CTV(VW, v), p), plain);
-                        const INTV(VW) inside = (lane >= first) & (lane < end);
-                        sum[b] = select(sum[b], s, AT_MASK(inside));
-                        comp[b] = select(comp[b], k, AT_MASK(inside));
+                    } else { /* lanes in the padding add nothing */
+                        const long stride = STRIDE_W;
+                        const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
+                        const int end = (int)min(tap_ceil_div(W - c, stride), (long)(NB * VW));
+#pragma unroll
+                        for (int b = 0; b < NB; ++b) {
+                            const INTV(VW) lane = LANE_IDS + b * VW;
+                            TV(VW) v;
+#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
+                            const long from = plane_at + at + b * VW * SW;
+                            if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
+                                v = TAP_LOAD(in + from);
+                            } else
+#endif
+                            {
+                                long clamped[VW];
+                                for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
+                                v = GATHER(plane + row_at, clamped);
+                            }
+                            /* padding lanes keep their state: a Kahan add of 0 would fold the correction in */
+                            ATV s = sum[b], k = comp[b];
+                            lane_add(&s, &k, contribution_v(TO_CTV(VW, v), p), plain);
+                            const INTV(VW) inside = (lane >= first) & (lane < end);
+                            sum[b] = select(sum[b], s, AT_MASK(inside));
+                            comp[b] = select(comp[b], k, AT_MASK(inside));
+                        }
                     }
                 }
+                if (!next_tap_row(lo, hi, j)) break;
             }
-            if (!next_tap_row(lo, hi, j)) break;
-        }
-        if (plain) break;
-        int finite = 1;
+            if (plain) break;
+            int finite = 1;
 #pragma unroll
-        for (int b = 0; b < NB; ++b) finite &= MASK_ALL(isfinite(sum[b] - comp[b]));
-        if (finite) break;
-    }
+            for (int b = 0; b < NB; ++b) finite &= MASK_ALL(isfinite(sum[b] - comp[b]));
+            if (finite) break;
+        }
 
 #pragma unroll
-    for (int b = 0; b < NB; ++b) {
-        const int lanes = min(live - b * VW, VW);
-        if (lanes <= 0) break;
-        ATV r = sum[b] - comp[b];
+        for (int b = 0; b < NB; ++b) {
+            const int lanes = min(live - b * VW, VW);
+            if (lanes <= 0) break;
+            ATV r = sum[b] - comp[b];
 #if OP == CLPOOL__OP_REDUCE_LP && (LP_KIND == 0 || LP_KIND == 3)
-        /* pow per lane: PoCL 3.1's double8 pow returns wrong values (reduce_sum.h) */
-        AT v[VW];
-        VSTOREV(VW, r, v);
-        for (int l = 0; l < VW; ++l) v[l] = finish(v[l], 0, p);
-        r = VLOADV(VW, v);
+            /* pow per lane: PoCL 3.1's double8 pow returns wrong values (reduce_sum.h); Lp needs no count */
+            (void)outer_count;
+            AT v[VW];
+            VSTOREV(VW, r, v);
+            for (int l = 0; l < VW; ++l) v[l] = finish(v[l], 0, p);
+            r = VLOADV(VW, v);
 #else
-        r = finish_v(r, VLOADV(VW, lane_count + b * VW), p);
+            r = finish_v(r, CONVERT_ATV(VLOADV(VW, lane_taps + b * VW) * outer_count), p);
 #endif
-        store_block(out + g.out_offset + out_row * OW + ow0 + b * VW, r, lanes);
+            store_block(out + g.out_offset + out_row * OW + ow0 + b * VW, r, lanes);
+        }
     }
 }
 

@@ -38,12 +38,17 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
     }
     const long in_plane = g.w.in_plane, in_offset = g.in_offset, out_offset = g.out_offset, idx_offset = g.idx_offset;
     const int with_indices = g.with_indices != 0, col_major = g.col_major != 0;
+#if OP != CLPOOL__OP_REDUCE_MAX
     const long count_pad = g.w.count_pad;
+#endif
     if (item >= g.outputs) return;
     /* The output's position: plane (n * C + c), then each spatial dim. */
     long start[CLPOOL__ARGS_MAX_SPATIAL], lo[CLPOOL__ARGS_MAX_SPATIAL], hi[CLPOOL__ARGS_MAX_SPATIAL],
         j[CLPOOL__ARGS_MAX_SPATIAL];
-    long rem = item, count = 1;
+    long rem = item;
+#if OP != CLPOOL__OP_REDUCE_MAX
+    long count = 1; /* the divisor's taps */
+#endif
     for (int d = ns - 1; d >= 0; --d) {
         const long o = rem % out_dims[d];
         rem /= out_dims[d];
@@ -52,7 +57,9 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
         lo[d] = window_tap_lo(s, dilations[d]);
         hi[d] = window_tap_hi(s, in_dims[d], dilations[d], kernel_shape[d]);
         j[d] = lo[d];
+#if OP != CLPOOL__OP_REDUCE_MAX
         count *= window_taps_counted(s, in_dims[d], pad_end[d], dilations[d], kernel_shape[d], count_pad);
+#endif
     }
     const long plane = rem;
     __global const T *src = in + in_offset + plane * in_plane;

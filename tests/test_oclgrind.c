@@ -57,6 +57,8 @@ static const struct {
 } path_keys[] = {
     {"maxpool2d", {"SH", "SW", "WITH_INDICES", "STORAGE_ORDER", "INDEX_MAP"}},
     {"maxpool_nd", {"NS", "SW", "WITH_INDICES", "STORAGE_ORDER"}},
+    {"sum_pool_nd", {"OP", "LP_KIND", "NS", "SW"}},
+    {"window_first_tier", {"OP"}},
     {"global_pool_direct", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_partial", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_final", {"OP", "LP_KIND", "CHUNKED"}},
@@ -67,6 +69,7 @@ static const struct {
 static const char *const cpu_only[][2] = {
     {"maxpool_window", "use_window_kernel: CPUs whose work-item vectors are their SIMD"},
     {"maxpool_nd_nb*", "plan_nd: several blocks per work-item on CPU SIMD (NB_MAX)"},
+    {"sum_pool_nd_nb*", "clpool__sum_pool_plan_call: several blocks per work-item on CPU SIMD (NB_MAX)"},
     {"maxpool2d_plane", "plane_path: CPUs with 512-bit vectors"},
     {"maxpool2d_flat_p*", "flat_path: CPUs with 512-bit vectors"},
     {"maxpool3d", "fused_3d: 16-lane work-items (CPUs)"},
@@ -482,13 +485,13 @@ END_TEST
  * new clpool context over the fixture's OpenCL objects, so window_first_tier
  * answers it, on 1-, 2-, 3- and 6-D windows with and without Indices. */
 static const mp_case mp_first_tier[] = {
-    {"1-D 3/s2/p1 Indices, first tier", DT_ALL, 3, {1, 3, 21}, {3}, {2}, {0}, {1, 1}, 0, 1, 0, "window_first_tier"},
+    {"1-D 3/s2/p1 Indices, first tier", DT_ALL, 3, {1, 3, 21}, {3}, {2}, {0}, {1, 1}, 0, 1, 0, "window_first_tier OP=1"},
     {"2-D 3x3 dilation 2, ceil, first tier", DT_ALL, 4, {1, 2, 10, 17}, {3, 3}, {2, 3}, {2, 2}, {2, 2, 2, 2}, 1, 0, 0,
-     "window_first_tier"},
+     "window_first_tier OP=1"},
     {"3-D 2x3x3/s2 column-major Indices, first tier", DT_ALL, 5, {1, 2, 5, 7, 9}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 0,
-     1, 1, "window_first_tier"},
+     1, 1, "window_first_tier OP=1"},
     {"6-D 2x1x2x1x2x3 Indices, first tier", DT_ALL, 8, {1, 1, 2, 3, 2, 3, 3, 10}, {2, 1, 2, 1, 2, 3}, {0}, {0}, {0},
-     0, 1, 0, "window_first_tier"},
+     0, 1, 0, "window_first_tier OP=1"},
 };
 
 START_TEST(maxpool_first_tier) { mp_cases_run_with(mp_first_tier, sizeof mp_first_tier / sizeof mp_first_tier[0], 1, 43); }
@@ -592,6 +595,102 @@ static void gp_run(size_t o, size_t s, clpool_dtype dt, const void *input, const
     clReleaseMemObject(in);
     clReleaseMemObject(out);
 }
+
+/* ------------------------------------------------------ AveragePool, LpPool */
+
+/* AveragePool and LpPool on the GPU-type device: each p kind and the last dim's stride classes through
+ * sum_pool_nd, a general p through the first tier's kernel; pads in and out of the divisor, NaN and inf. */
+static const struct sp_case {
+    const char *name;
+    double p; /* 0: AveragePool, else LpPool's p */
+    int32_t count_include_pad, rank;
+    int64_t dims[5], kernel[3], strides[3], pads[6];
+    const char *path;
+} sp_cases[] = {
+    {"AveragePool 3x3/s1/p1", 0, 0, 4, {1, 3, 9, 21}, {3, 3}, {1, 1}, {1, 1, 1, 1},
+     "sum_pool_nd OP=2 LP_KIND=0 NS=2 SW=1"},
+    {"AveragePool 2x2x2/s2 count_include_pad", 0, 1, 5, {1, 2, 5, 6, 19}, {2, 2, 2}, {2, 2, 2}, {1, 0, 1, 0, 1, 1},
+     "sum_pool_nd OP=2 LP_KIND=0 NS=3 SW=2"},
+    {"LpPool p=1 5/s3", 1, 0, 3, {2, 2, 40}, {5}, {3}, {2, 2}, "sum_pool_nd OP=3 LP_KIND=1 NS=1 SW=0"},
+    {"LpPool p=2 3x3/s2", 2, 0, 4, {1, 2, 11, 17}, {3, 3}, {2, 2}, {0}, "sum_pool_nd OP=3 LP_KIND=2 NS=2 SW=2"},
+    {"LpPool p=3 2x3/s1", 3, 0, 4, {1, 2, 7, 13}, {2, 3}, {1, 1}, {0, 1, 0, 1}, "sum_pool_nd OP=3 LP_KIND=3 NS=2 SW=1"},
+    {"LpPool p=1.5 (pow) 3x3", 1.5, 0, 4, {1, 2, 6, 9}, {3, 3}, {1, 1}, {1, 1, 1, 1}, "window_first_tier OP=3"},
+};
+
+START_TEST(sum_pools)
+{
+    require_gpu();
+    ref_rng r;
+    ref_rng_seed(&r, 11);
+    for (size_t i = 0; i < sizeof sp_cases / sizeof sp_cases[0]; ++i) {
+        const struct sp_case *c = &sp_cases[i];
+        const int lp = c->p != 0;
+        for (size_t d = 0; d < 4; ++d) {
+            const clpool_dtype dt = cu_float_dtypes[d];
+            if (!cu_dtype_runs(dt, c->name)) continue;
+            clpool_shape shape = {c->rank, {0}};
+            memcpy(shape.dims, c->dims, sizeof c->dims);
+            const int32_t ns = c->rank - 2;
+            clpool_window_params w;
+            ck_assert_int_eq(clpool_window_params_init(&w, ns, c->kernel), CLPOOL_SUCCESS);
+            memcpy(w.strides, c->strides, (size_t)ns * sizeof(int64_t));
+            memcpy(w.pads, c->pads, (size_t)(2 * ns) * sizeof(int64_t));
+            clpool_average_pool_params avg;
+            clpool_lp_pool_params lpp;
+            ck_assert_int_eq(clpool_average_pool_params_init(&avg, ns, c->kernel), CLPOOL_SUCCESS);
+            ck_assert_int_eq(clpool_lp_pool_params_init(&lpp, ns, c->kernel), CLPOOL_SUCCESS);
+            avg.window = lpp.window = w;
+            avg.count_include_pad = c->count_include_pad;
+            lpp.p = c->p;
+            clpool_shape out_shape;
+            ck_assert_int_eq(lp ? clpool_lp_pool_output_shape(&shape, &lpp, &out_shape)
+                                : clpool_average_pool_output_shape(&shape, &avg, &out_shape),
+                             CLPOOL_SUCCESS);
+            const int64_t n = ref_shape_elements(&shape), n_out = ref_shape_elements(&out_shape);
+            const size_t es = ref_dtype_size(dt), in_lead = 3 * es, out_lead = 5 * es, out_bytes = (size_t)n_out * es;
+            void *input = malloc((size_t)n * es);
+            double *want = malloc((size_t)n_out * sizeof *want), *scale = malloc((size_t)n_out * sizeof *scale);
+            ck_assert(input && want && scale);
+            for (int special = 0; special < 2; ++special) {
+                char desc[160];
+                snprintf(desc, sizeof desc, "%s, %s, %s input", c->name, clpool_dtype_name(dt),
+                         special ? "NaN/inf" : "clean");
+                for (int64_t e = 0; e < n; ++e) ref_store(dt, input, e, (double)ref_rng_range(&r, -999, 999) / 64.0);
+                if (special) {
+                    ref_store_bits(dt, input, n / 3, cu_nan_patterns(dt)[0]);
+                    ref_store(dt, input, 2 * n / 3, INFINITY);
+                }
+                cl_mem in = tight_buffer(in_lead, input, (size_t)n * es);
+                unsigned char *img = cu_sentinel_image(out_lead, NULL, out_bytes);
+                cl_mem out = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_bytes));
+                free(img);
+                cl_event ev = NULL;
+                paths_start(dt);
+                const clpool_status st =
+                    lp ? clpool_enqueue_lp_pool(cu_ctx, NULL, &lpp, dt, &shape, in, in_lead, out, out_lead, 0, NULL, &ev)
+                       : clpool_enqueue_average_pool(cu_ctx, NULL, &avg, dt, &shape, in, in_lead, out, out_lead, 0, NULL,
+                                                     &ev);
+                finish(st, &ev, desc);
+                paths_check(c->path, desc);
+                unsigned char *got = read_output(out, out_lead, out_bytes, "output", desc);
+                ck_assert_int_eq(ref_sum_pool(dt, &shape, &w, c->count_include_pad, lp, c->p, input, want, scale), 0);
+                for (int64_t j = 0; j < n_out; ++j) {
+                    const double g = ref_load(dt, got + out_lead, j), wv = want[j];
+                    const double bound =
+                        cu_global_pool_tolerance(dt) * fmax(fmax(fabs(wv), lp ? 0.0 : scale[j]), cu_smallest_normal(dt));
+                    const int ok = isnan(wv) ? isnan(g) : isinf(wv) ? g == wv : fabs(g - wv) <= bound;
+                    ck_assert_msg(ok, "%s: output %lld is %.17g, expected %.17g (bound %.3g)", desc, (long long)j, g, wv,
+                                  bound);
+                }
+                free(got);
+                clReleaseMemObject(in);
+                clReleaseMemObject(out);
+            }
+            free(input), free(want), free(scale);
+        }
+    }
+}
+END_TEST
 
 START_TEST(global_pools)
 {
@@ -814,6 +913,7 @@ int main(void)
     tcase_add_test(tc, maxpool_3d_two_passes);
     tcase_add_test(tc, maxpool_first_tier);
     tc = cu_tcase(s, "global_pools", 1);
+    tcase_add_test(tc, sum_pools);
     tcase_add_test(tc, global_pools);
     tc = cu_tcase(s, "max", 1);
     tcase_add_test(tc, max_all_dtypes);

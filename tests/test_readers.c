@@ -1280,6 +1280,10 @@ static const char *expected_op(const char *dir)
 {
     if (strncmp(dir, "test_maxpool", 12) == 0)
         return "MaxPool";
+    if (strncmp(dir, "test_averagepool", 16) == 0)
+        return "AveragePool";
+    if (strncmp(dir, "test_lppool", 11) == 0)
+        return "LpPool";
     if (strncmp(dir, "test_globalmaxpool", 18) == 0)
         return "GlobalMaxPool";
     if (strncmp(dir, "test_globalaveragepool", 22) == 0)

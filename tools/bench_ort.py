@@ -43,6 +43,13 @@ CASES = {
     "maxpool_idx_28x28_8x512x28x28_f32": ("MaxPool", dict(kernel_shape=[28, 28]), [[8, 512, 28, 28]], 2),
     "maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32": (
         "MaxPool", dict(kernel_shape=[3, 3, 3], strides=[2, 2, 2], pads=[1, 1, 1, 1, 1, 1]), [[2, 64, 16, 56, 56]], 2),
+    "avgpool_3x3s1p1_8x192x35x35_f32": (
+        "AveragePool", dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=0), [[8, 192, 35, 35]], 1),
+    "avgpool_2x2s2_8x256x56x56_f32": ("AveragePool", dict(kernel_shape=[2, 2], strides=[2, 2]), [[8, 256, 56, 56]], 1),
+    "avgpool_5x5s3_8x512x17x17_f32": ("AveragePool", dict(kernel_shape=[5, 5], strides=[3, 3]), [[8, 512, 17, 17]], 1),
+    "avgpool3d_2x2x2s2_2x64x16x56x56_f32": (
+        "AveragePool", dict(kernel_shape=[2, 2, 2], strides=[2, 2, 2]), [[2, 64, 16, 56, 56]], 1),
+    "lppool2_3x3s2_8x64x112x112_f32": ("LpPool", dict(kernel_shape=[3, 3], strides=[2, 2], p=2), [[8, 64, 112, 112]], 1),
     "globalavg_32x2048x7x7_f32": ("GlobalAveragePool", {}, [[32, 2048, 7, 7]], 1),
     "globalmax_32x2048x7x7_f32": ("GlobalMaxPool", {}, [[32, 2048, 7, 7]], 1),
     "globalavg_8x256x56x56_f32": ("GlobalAveragePool", {}, [[8, 256, 56, 56]], 1),
