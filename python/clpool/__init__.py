@@ -1,5 +1,5 @@
-"""clpool: OpenCL kernels for the ONNX pooling family (MaxPool, GlobalMaxPool, GlobalAveragePool,
-GlobalLpPool, Max) on numpy arrays and pyopencl arrays.
+"""clpool: OpenCL kernels for the ONNX pooling family (MaxPool, AveragePool, LpPool, GlobalMaxPool,
+GlobalAveragePool, GlobalLpPool, Max) on numpy arrays and pyopencl arrays.
 
 numpy inputs give numpy outputs (a blocking call on a default context made on first use);
 pyopencl.array.Array inputs give pyopencl arrays on the same queue, enqueued without host copies:
@@ -11,11 +11,12 @@ from ._errors import (BufferTooSmallError, BuildFailedError, Error, InvalidArgum
                       UnsupportedDtypeError)
 from ._lib import lib as _cdll
 from ._context import Context, DeviceInfo, devices
-from ._ops import global_average_pool, global_lp_pool, global_max_pool, max, max_pool
+from ._ops import average_pool, global_average_pool, global_lp_pool, global_max_pool, lp_pool, max, max_pool
 
 __version__ = _cdll.clpool_version_string().decode()
 
-__all__ = ["Context", "DeviceInfo", "devices", "max_pool", "global_max_pool", "global_average_pool",
+__all__ = ["Context", "DeviceInfo", "devices", "max_pool", "average_pool", "lp_pool", "global_max_pool",
+           "global_average_pool",
            "global_lp_pool", "max", "Error", "InvalidArgumentError", "InvalidShapeError", "UnsupportedDtypeError",
            "UnsupportedDeviceError", "OutOfHostMemoryError", "BuildFailedError", "OpenCLError", "NoDeviceError",
            "BufferTooSmallError", "SizeOverflowError", "__version__"]

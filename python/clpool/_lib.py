@@ -31,6 +31,21 @@ class MaxPoolParams(Structure):
                 ("ceil_mode", c_int32), ("auto_pad", c_int), ("storage_order", c_int32)]
 
 
+class WindowParams(Structure):
+    _fields_ = [("struct_size", c_size_t), ("spatial_rank", c_int32),
+                ("kernel_shape", c_int64 * MAX_SPATIAL), ("strides", c_int64 * MAX_SPATIAL),
+                ("dilations", c_int64 * MAX_SPATIAL), ("pads", c_int64 * (2 * MAX_SPATIAL)),
+                ("ceil_mode", c_int32), ("auto_pad", c_int)]
+
+
+class AveragePoolParams(Structure):
+    _fields_ = [("struct_size", c_size_t), ("window", WindowParams), ("count_include_pad", c_int32)]
+
+
+class LpPoolParams(Structure):
+    _fields_ = [("struct_size", c_size_t), ("window", WindowParams), ("p", c_double)]
+
+
 def _library_path():
     # CLPOOL_LIBRARY points at another build of the library (development of the C side).
     override = os.environ.get("CLPOOL_LIBRARY")
@@ -54,6 +69,16 @@ _STATUS_FUNCTIONS = {
     "clpool_maxpool_output_shape": [POINTER(Shape), POINTER(MaxPoolParams), POINTER(Shape)],
     "clpool_enqueue_maxpool": [_p, _p, POINTER(MaxPoolParams), c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t,
                                _p, c_size_t, c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_average_pool_params_init": [POINTER(AveragePoolParams), c_int32, POINTER(c_int64)],
+    "clpool_lp_pool_params_init": [POINTER(LpPoolParams), c_int32, POINTER(c_int64)],
+    "clpool_average_pool_output_shape": [POINTER(Shape), POINTER(AveragePoolParams), POINTER(Shape)],
+    "clpool_lp_pool_output_shape": [POINTER(Shape), POINTER(LpPoolParams), POINTER(Shape)],
+    "clpool_enqueue_average_pool": [_p, _p, POINTER(AveragePoolParams), c_int, POINTER(Shape), _p, c_size_t, _p,
+                                    c_size_t, c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_enqueue_lp_pool": [_p, _p, POINTER(LpPoolParams), c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t,
+                               c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_average_pool_host": [_p, POINTER(AveragePoolParams), c_int, POINTER(Shape), _p, _p],
+    "clpool_lp_pool_host": [_p, POINTER(LpPoolParams), c_int, POINTER(Shape), _p, _p],
     "clpool_global_pool_output_shape": [POINTER(Shape), POINTER(Shape)],
     "clpool_enqueue_global_max_pool": [_p, _p, c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t, c_uint,
                                        POINTER(c_void_p), POINTER(c_void_p)],

@@ -10,7 +10,7 @@ import numpy as np
 from . import _errors
 from ._context import Context, default_context, queue_context
 from ._dtypes import dtype_code
-from ._lib import MaxPoolParams, Shape, check, dims_of, lib, shape_of
+from ._lib import AveragePoolParams, LpPoolParams, MaxPoolParams, Shape, check, dims_of, lib, shape_of
 
 _INT64 = np.dtype(np.int64)
 _AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "SAME_LOWER": 2, "VALID": 3}
@@ -87,11 +87,8 @@ def _maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad,
     return params
 
 
-def _build_maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order):
-    kernel = [_int("kernel_shape", k) for k in kernel_shape]
-    rank = len(kernel)
-    params = MaxPoolParams()
-    check(lib.clpool_maxpool_params_init(byref(params), rank, (c_int64 * builtins.max(rank, 1))(*kernel)))
+def _set_window(params, rank, strides, pads, dilations, ceil_mode, auto_pad):
+    """The window attributes into params (a MaxPoolParams or WindowParams: the same leading fields)."""
     if strides is not None:
         params.strides[:rank] = _ints("strides", strides, rank)
     if dilations is not None:
@@ -105,6 +102,18 @@ def _build_maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, aut
         raise _errors.InvalidArgumentError(f"auto_pad {auto_pad!r} is not one of NOTSET, SAME_UPPER, "
                                            "SAME_LOWER, VALID")
     params.auto_pad = _AUTO_PAD[auto_pad]
+
+
+def _kernel(kernel_shape):
+    kernel = [_int("kernel_shape", k) for k in kernel_shape]
+    return len(kernel), (c_int64 * builtins.max(len(kernel), 1))(*kernel)
+
+
+def _build_maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order):
+    rank, kernel = _kernel(kernel_shape)
+    params = MaxPoolParams()
+    check(lib.clpool_maxpool_params_init(byref(params), rank, kernel))
+    _set_window(params, rank, strides, pads, dilations, ceil_mode, auto_pad)
     params.storage_order = _int("storage_order", storage_order)
     return params
 
@@ -201,6 +210,57 @@ def max_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode
                                             byref(dev.event))
         dev.finish(status, (y, idx) if return_indices else (y,))
     return (y, idx) if return_indices else y
+
+
+def _sum_pool(x, lp, params, ctx, wait_for):
+    """AveragePool (lp false) or LpPool with their params: shape inference and one C call."""
+    which = "lp" if lp else "average"
+    queue = _split((x,))
+    if queue is None:
+        x = _host(x)
+    code = dtype_code(x.dtype)
+    in_shape = shape_of(x.shape)
+    out_shape = Shape()
+    check(getattr(lib, f"clpool_{which}_pool_output_shape")(byref(in_shape), byref(params), byref(out_shape)))
+    dims = dims_of(out_shape)
+    if queue is None:
+        y = np.empty(dims, x.dtype)
+        check(getattr(lib, f"clpool_{which}_pool_host")(_context(ctx).handle, byref(params), code, byref(in_shape),
+                                                         x.ctypes.data, y.ctypes.data))
+        return y
+    dev = _Device(queue, None if ctx is None else _context(ctx), (x,), wait_for)
+    y = dev.empty(dims, x.dtype)
+    status = getattr(lib, f"clpool_enqueue_{which}_pool")(dev.ctx.handle, queue.int_ptr, byref(params), code,
+                                                          byref(in_shape), *dev.mem(x), *dev.mem(y), dev.num_events,
+                                                          dev.events, byref(dev.event))
+    dev.finish(status, (y,))
+    return y
+
+
+def average_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
+                 count_include_pad=0, ctx=None, wait_for=None):
+    """ONNX AveragePool: each window's taps inside the input summed and divided by their count, or with
+    count_include_pad by the count of taps inside the padded input. Float dtypes only."""
+    rank, kernel = _kernel(kernel_shape)
+    params = AveragePoolParams()
+    check(lib.clpool_average_pool_params_init(byref(params), rank, kernel))
+    _set_window(params.window, rank, strides, pads, dilations, ceil_mode, auto_pad)
+    params.count_include_pad = _int("count_include_pad", count_include_pad)
+    return _sum_pool(x, False, params, ctx, wait_for)
+
+
+def lp_pool(x, kernel_shape, p=2, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
+            ctx=None, wait_for=None):
+    """ONNX LpPool: (sum over each window's taps inside the input of |x|^p)^(1/p); p > 0 (int or float)."""
+    rank, kernel = _kernel(kernel_shape)
+    params = LpPoolParams()
+    check(lib.clpool_lp_pool_params_init(byref(params), rank, kernel))
+    _set_window(params.window, rank, strides, pads, dilations, ceil_mode, auto_pad)
+    try:
+        params.p = float(p)
+    except (TypeError, ValueError):
+        raise _errors.InvalidArgumentError(f"p must be a number, not {p!r}") from None
+    return _sum_pool(x, True, params, ctx, wait_for)
 
 
 def _global_pool(x, which, p, ctx, wait_for):

@@ -75,6 +75,43 @@ def maxpool(x, kernel, strides=None, pads=None, dilations=None, ceil_mode=0, aut
     return y.astype(x.dtype).reshape(shape), idx.reshape(shape)
 
 
+def sum_pool(x, kernel, lp=False, p=2.0, count_include_pad=0, strides=None, pads=None, dilations=None,
+             ceil_mode=0, auto_pad="NOTSET"):
+    """AveragePool (lp false) or LpPool in float64: over each window's taps inside the input, the sum of x
+    divided by their count (or, with count_include_pad, by the count of taps inside [-pad_begin, n + pad_end)
+    per axis), or (sum |x|^p)^(1/p). IEEE NaN/inf; an empty AveragePool window is 0/0 = NaN."""
+    spatial = list(x.shape[2:])
+    r = len(spatial)
+    out, begin, strides, dilations = maxpool_geometry(spatial, kernel, strides, pads, dilations, ceil_mode,
+                                                      auto_pad)
+    end = []
+    for i in range(r):
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            eff = (kernel[i] - 1) * dilations[i] + 1
+            end.append(max(0, (out[i] - 1) * strides[i] + eff - spatial[i]) - begin[i])
+        else:
+            end.append(pads[i + r] if pads and auto_pad == "NOTSET" else 0)
+    n, c = x.shape[0], x.shape[1]
+    flat = x.reshape(n * c, math.prod(spatial)).astype(np.float64)
+    y = np.empty((n * c, math.prod(out)), np.float64)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for k, o in enumerate(itertools.product(*map(range, out))):
+            total, count = np.zeros(n * c), 1
+            for i in range(r):
+                taps = [o[i] * strides[i] - begin[i] + j * dilations[i] for j in range(kernel[i])]
+                lo = -begin[i] if count_include_pad else 0
+                hi = spatial[i] + end[i] if count_include_pad else spatial[i]
+                count *= sum(lo <= t < hi for t in taps)
+            for tap in itertools.product(*map(range, kernel)):
+                pos = [o[i] * strides[i] - begin[i] + tap[i] * dilations[i] for i in range(r)]
+                if any(q < 0 or q >= spatial[i] for i, q in enumerate(pos)):
+                    continue
+                v = flat[:, int(np.ravel_multi_index(pos, spatial))]
+                total = total + (np.abs(v) ** p if lp else v)
+            y[:, k] = total ** (1.0 / p) if lp else total / count
+    return y.reshape((n, c, *out))
+
+
 def global_pool(x, which, p=2.0):
     """Global max / average / Lp over every axis after the first two, computed in float64."""
     axes = tuple(range(2, x.ndim))

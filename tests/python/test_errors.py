@@ -37,6 +37,19 @@ C_ERRORS = [
      ValueError, "clpool_maxpool_params_init: spatial_rank 0 is outside 1..10"),
     ("spatial_rank_11", lambda: clpool.max_pool(np.zeros((1,) * 13, np.float32), [1] * 11),
      clpool.InvalidArgumentError, ValueError, "clpool_maxpool_params_init: spatial_rank 11 is outside 1..10"),
+    ("count_include_pad", lambda: clpool.average_pool(X, [2, 2], count_include_pad=2), clpool.InvalidArgumentError,
+     ValueError, "clpool_average_pool_output_shape: count_include_pad = 2 must be 0 or 1"),
+    ("lp_p_zero", lambda: clpool.lp_pool(X, [2, 2], p=0), clpool.InvalidArgumentError, ValueError,
+     "clpool_lp_pool_output_shape: p = 0 must be > 0 and finite"),
+    ("lp_p_inf", lambda: clpool.lp_pool(X, [2, 2], p=float("inf")), clpool.InvalidArgumentError, ValueError,
+     "clpool_lp_pool_output_shape: p = inf must be > 0 and finite"),
+    ("average_pool_kernel_rank", lambda: clpool.average_pool(X, [2]), clpool.InvalidShapeError, ValueError,
+     "clpool_average_pool_output_shape: kernel_shape has 1 dims but the input has 2 spatial dims"),
+    ("average_pool_int8", lambda: clpool.average_pool(X.astype(np.int8), [2, 2]), clpool.UnsupportedDtypeError,
+     TypeError, "clpool_enqueue_average_pool: dtype int8 (3) is not supported by AveragePool (float32, float64, float16, "
+     "bfloat16)"),
+    ("lp_pool_uint8", lambda: clpool.lp_pool(X.astype(np.uint8), [2, 2]), clpool.UnsupportedDtypeError,
+     TypeError, "clpool_enqueue_lp_pool: dtype uint8 (2) is not supported by LpPool (float32, float64, float16, bfloat16)"),
     ("maxpool_int16", lambda: clpool.max_pool(X.astype(np.int16), [2, 2]), clpool.UnsupportedDtypeError,
      TypeError, "clpool_enqueue_maxpool: dtype int16 (5) is not supported by MaxPool (float32, float64, float16, "
                 "bfloat16, int8, uint8)"),
@@ -67,6 +80,10 @@ C_ERRORS = [
 
 # Errors only the bindings can see (the C API has no such argument); same classes, their own message.
 PY_ERRORS = [
+    ("lp_p_not_a_number", lambda: clpool.lp_pool(X, [2, 2], p="two"), clpool.InvalidArgumentError, ValueError,
+     "p must be a number, not 'two'"),
+    ("average_pool_strides_length", lambda: clpool.average_pool(X, [2, 2], strides=[1]), clpool.InvalidArgumentError,
+     ValueError, "strides has 1 values but 2 are needed"),
     ("auto_pad_name", lambda: clpool.max_pool(X, [2, 2], auto_pad="SAME"), clpool.InvalidArgumentError,
      ValueError, "auto_pad 'SAME' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"),
     ("strides_length", lambda: clpool.max_pool(X, [2, 2], strides=[1]), clpool.InvalidArgumentError, ValueError,

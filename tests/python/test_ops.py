@@ -126,6 +126,97 @@ def test_global_pools(dtype_name, on_device, which, device, request):
                                        err_msg=f"case {i}: {shape} p={p}")
 
 
+def sum_pool_cases(seed, count, lp):
+    """Random AveragePool or LpPool cases (rank 1-3, every window attribute, count_include_pad or p), pads up
+    to the kernel so that some windows lie wholly in the padding."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        r = int(rng.integers(1, 4))
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(rng.integers(1, 9)) for _ in range(r)]
+        kernel = [int(rng.integers(1, 4)) for _ in range(r)]
+        attrs = dict(strides=[int(rng.integers(1, 4)) for _ in range(r)],
+                     dilations=[int(rng.integers(1, 3)) for _ in range(r)],
+                     ceil_mode=int(rng.integers(0, 2)),
+                     auto_pad=str(rng.choice(["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])))
+        if attrs["auto_pad"] == "NOTSET":
+            attrs["pads"] = [int(rng.integers(0, k + 1)) for k in kernel * 2]
+        if lp:
+            attrs["p"] = [1, 2, 3, 1.5][len(cases) % 4]
+        else:
+            attrs["count_include_pad"] = int(rng.integers(0, 2))
+        call = clpool.lp_pool if lp else clpool.average_pool
+        try:
+            call(np.zeros([0] + shape[1:], np.float32), kernel, **attrs)
+        except clpool.InvalidShapeError:
+            continue  # e.g. padded input smaller than the window: the bad-input tests cover those
+        cases.append((shape, kernel, attrs))
+    return cases
+
+
+@pytest.mark.parametrize("lp", [False, True], ids=["average_pool", "lp_pool"])
+@pytest.mark.parametrize("on_device", [False, True], ids=["numpy", "pyopencl"])
+@pytest.mark.parametrize("dtype_name", dtype_params(FLOAT_DTYPES))
+def test_sum_pools(dtype_name, on_device, lp, device, request):
+    dtype = np_dtype(dtype_name)
+    queue = request.getfixturevalue("queue") if on_device else None
+    rng = np.random.default_rng(300 + FLOAT_DTYPES.index(dtype_name))
+    offsets = np.random.default_rng(1)
+    call = clpool.lp_pool if lp else clpool.average_pool
+    for i, (shape, kernel, attrs) in enumerate(sum_pool_cases(9 + lp, CASES, lp)):
+        x = random_data(rng, shape, dtype, nan=i == 3)
+        arg = to_device(queue, x, offsets) if on_device else x
+        if expect_fp64_unsupported(dtype, device, lambda: call(arg, kernel, **attrs)):
+            return
+        got = call(arg, kernel, **attrs)
+        got = got.get() if on_device else got
+        ref_attrs = dict(attrs)
+        want = reference.sum_pool(x, kernel, lp=lp, **ref_attrs)
+        assert got.dtype == dtype and got.shape == want.shape
+        with np.errstate(over="ignore"):
+            want = want.astype(dtype).astype(np.float64)  # rounded once to the dtype
+        scale = np.abs(want) if lp else np.maximum(np.abs(want), 8.0)  # |x| ~ 4: cancellation's scale
+        got64 = got.astype(np.float64)
+        ok = np.isnan(want) & np.isnan(got64) | (want == got64) | (np.abs(got64 - want) <= TOLERANCE[dtype_name] * scale)
+        assert ok.all(), f"case {i}: {shape} {kernel} {attrs}: got {got64[~ok][:4]}, want {want[~ok][:4]}"
+
+
+@pytest.mark.parametrize("op", ["AveragePool", "LpPool"])
+def test_sum_pools_match_onnx_reference(op):
+    """float32 cases against onnx.reference where their semantics agree: no NaN (it drops NaN taps without
+    count_include_pad), floor mode (with ceil_mode it shifts windows by half the extra padding), no
+    dilation (its VALID and SAME sizes ignore it), no SAME (its total padding goes negative where the
+    library's is 0), and for LpPool no pads (it scales the mean of the taps inside by the kernel's size)."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+    for i, (shape, kernel, attrs) in enumerate(sum_pool_cases(40 + (op == "LpPool"), 12, op == "LpPool")):
+        attrs = dict(attrs, ceil_mode=0, dilations=[1] * len(kernel))
+        if attrs["auto_pad"] in ("SAME_UPPER", "SAME_LOWER"):
+            attrs["auto_pad"] = "VALID"
+        if op == "LpPool":
+            attrs.pop("pads", None)
+        x = np.random.default_rng(i).standard_normal(shape).astype(np.float32)
+        call = clpool.lp_pool if op == "LpPool" else clpool.average_pool
+        try:
+            got = call(x, kernel, **attrs)
+        except clpool.InvalidShapeError:
+            continue
+        node_attrs = {k: v for k, v in attrs.items() if not (k == "auto_pad" and v == "NOTSET")}
+        if op == "LpPool":
+            node_attrs["p"] = int(node_attrs["p"]) if float(node_attrs["p"]).is_integer() else node_attrs["p"]
+            if not isinstance(node_attrs["p"], int):
+                continue  # LpPool-18 takes an integer p
+        node = helper.make_node(op, ["x"], ["y"], kernel_shape=kernel, **node_attrs)
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True,
+                                   err_msg=f"case {i}: {shape} {kernel} {attrs}")
+
+
 def broadcast_shapes(rng, count):
     """`count` shapes that broadcast together: rank 0-4 suffixes of one output shape with some dims 1."""
     out = [int(rng.integers(1, 6)) for _ in range(int(rng.integers(0, 5)))]
