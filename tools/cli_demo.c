@@ -21,7 +21,11 @@
 #define DEMO_REPEATS 7
 #define DEMO_MAX_INPUTS 2
 
-typedef enum demo_kind { DEMO_MAXPOOL, DEMO_MAXPOOL_INDICES, DEMO_GLOBAL_MAX, DEMO_GLOBAL_AVG, DEMO_GLOBAL_LP2, DEMO_MAX } demo_kind;
+/* DEMO_AVGPOOL: 3x3/s1/p1 count_include_pad 0 (Inception); DEMO_LPPOOL2: 3x3/s2, p = 2 */
+typedef enum demo_kind {
+    DEMO_MAXPOOL, DEMO_MAXPOOL_INDICES, DEMO_AVGPOOL, DEMO_LPPOOL2, DEMO_GLOBAL_MAX, DEMO_GLOBAL_AVG, DEMO_GLOBAL_LP2,
+    DEMO_MAX
+} demo_kind;
 
 typedef struct demo_case {
     const char *label;
@@ -35,6 +39,8 @@ typedef struct demo_case {
 typedef struct demo_run {
     const demo_case *c;
     clpool_maxpool_params params; /* MaxPool cases: 3x3/s2/p1 or 2x2/s2 */
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
     clpool_shape out_shape;
     void *host_in[DEMO_MAX_INPUTS], *host_out, *want;
     int64_t *host_idx, *want_idx;
@@ -81,6 +87,10 @@ static clpool_status enqueue(clpool_context *ctx, cl_command_queue q, demo_run *
         return clpool_enqueue_maxpool(ctx, q, &r->params, c->dtype, &c->inputs[0], mems[0], 0, out, 0,
                                       c->kind == DEMO_MAXPOOL_INDICES ? clpool_tensor_mem(r->idx) : NULL, 0, 0, NULL,
                                       NULL);
+    case DEMO_AVGPOOL:
+        return clpool_enqueue_average_pool(ctx, q, &r->avg, c->dtype, &c->inputs[0], mems[0], 0, out, 0, 0, NULL, NULL);
+    case DEMO_LPPOOL2:
+        return clpool_enqueue_lp_pool(ctx, q, &r->lp, c->dtype, &c->inputs[0], mems[0], 0, out, 0, 0, NULL, NULL);
     case DEMO_GLOBAL_MAX:
         return clpool_enqueue_global_max_pool(ctx, q, c->dtype, &c->inputs[0], mems[0], 0, out, 0, 0, NULL, NULL);
     case DEMO_GLOBAL_AVG:
@@ -99,7 +109,8 @@ static int prepare(demo_run *r)
 {
     const demo_case *c = r->c;
     const size_t es = clpool_dtype_size(c->dtype);
-    const int sums = c->kind == DEMO_GLOBAL_AVG || c->kind == DEMO_GLOBAL_LP2;
+    const int sums = c->kind == DEMO_GLOBAL_AVG || c->kind == DEMO_GLOBAL_LP2 || c->kind == DEMO_AVGPOOL ||
+                     c->kind == DEMO_LPPOOL2;
     for (int i = 0; i < c->n_inputs; ++i) {
         const int64_t n = clpool_shape_elements(&c->inputs[i]);
         if (!(r->host_in[i] = malloc((size_t)n * es))) return -1;
@@ -113,6 +124,14 @@ static int prepare(demo_run *r)
         r->params.strides[0] = r->params.strides[1] = 2;
         for (int i = 0; i < 4; ++i) r->params.pads[i] = k == 3;
         st = clpool_maxpool_output_shape(&c->inputs[0], &r->params, &r->out_shape);
+    } else if (c->kind == DEMO_AVGPOOL || c->kind == DEMO_LPPOOL2) {
+        static const int64_t k3[2] = {3, 3};
+        clpool_average_pool_params_init(&r->avg, 2, k3);
+        clpool_lp_pool_params_init(&r->lp, 2, k3);
+        for (int i = 0; i < 4; ++i) r->avg.window.pads[i] = 1;
+        r->lp.window.strides[0] = r->lp.window.strides[1] = 2;
+        st = c->kind == DEMO_AVGPOOL ? clpool_average_pool_output_shape(&c->inputs[0], &r->avg, &r->out_shape)
+                                     : clpool_lp_pool_output_shape(&c->inputs[0], &r->lp, &r->out_shape);
     } else if (c->kind == DEMO_MAX) {
         st = clpool_max_output_shape((size_t)c->n_inputs, c->inputs, &r->out_shape);
     } else {
@@ -131,6 +150,10 @@ static int prepare(demo_run *r)
     case DEMO_MAXPOOL:
     case DEMO_MAXPOOL_INDICES:
         return ref_maxpool(c->dtype, &c->inputs[0], &r->params, r->host_in[0], r->want, r->want_idx);
+    case DEMO_AVGPOOL:
+        return ref_sum_pool(c->dtype, &c->inputs[0], &r->avg.window, 0, 0, 0.0, r->host_in[0], r->want_sum, NULL);
+    case DEMO_LPPOOL2:
+        return ref_sum_pool(c->dtype, &c->inputs[0], &r->lp.window, 0, 1, 2.0, r->host_in[0], r->want_sum, NULL);
     case DEMO_GLOBAL_MAX: return ref_global_max_pool(c->dtype, &c->inputs[0], r->host_in[0], r->want);
     case DEMO_GLOBAL_AVG: return ref_global_average_pool(c->dtype, &c->inputs[0], r->host_in[0], r->want_sum, NULL);
     case DEMO_GLOBAL_LP2: return ref_global_lp_pool(c->dtype, &c->inputs[0], 2.0, r->host_in[0], r->want_sum);
@@ -146,7 +169,7 @@ static int check(const demo_run *r)
     const demo_case *c = r->c;
     const int64_t n_out = clpool_shape_elements(&r->out_shape);
     const size_t es = clpool_dtype_size(c->dtype);
-    if (c->kind == DEMO_GLOBAL_AVG || c->kind == DEMO_GLOBAL_LP2) {
+    if (c->kind == DEMO_GLOBAL_AVG || c->kind == DEMO_GLOBAL_LP2 || c->kind == DEMO_AVGPOOL || c->kind == DEMO_LPPOOL2) {
         /* float32 accumulation is tested to 1e-5; narrower outputs add their own rounding. */
         const double tol = c->dtype == CLPOOL_FLOAT16 ? 2e-3 : c->dtype == CLPOOL_BFLOAT16 ? 1e-2
                          : c->dtype == CLPOOL_FLOAT64 ? 1e-12 : 1e-5;
@@ -238,6 +261,9 @@ static const demo_case cases[] = {
     {"MaxPool 3x3/s2/p1", DEMO_MAXPOOL, CLPOOL_INT8, 1, {SHAPE4(4, 64, 112, 112)}},
     {"MaxPool 3x3/s2/p1", DEMO_MAXPOOL, CLPOOL_UINT8, 1, {SHAPE4(4, 64, 112, 112)}},
     {"MaxPool 3x3/s2/p1", DEMO_MAXPOOL, CLPOOL_FLOAT64, 1, {SHAPE4(2, 64, 112, 112)}},
+    {"AveragePool 3x3/s1/p1", DEMO_AVGPOOL, CLPOOL_FLOAT32, 1, {SHAPE4(8, 192, 35, 35)}},
+    {"AveragePool 3x3/s1/p1", DEMO_AVGPOOL, CLPOOL_FLOAT16, 1, {SHAPE4(8, 192, 35, 35)}},
+    {"LpPool p=2 3x3/s2", DEMO_LPPOOL2, CLPOOL_FLOAT32, 1, {SHAPE4(4, 64, 112, 112)}},
     {"GlobalAveragePool", DEMO_GLOBAL_AVG, CLPOOL_FLOAT32, 1, {SHAPE4(32, 2048, 7, 7)}},
     {"GlobalMaxPool", DEMO_GLOBAL_MAX, CLPOOL_FLOAT32, 1, {SHAPE4(32, 2048, 7, 7)}},
     {"GlobalAveragePool", DEMO_GLOBAL_AVG, CLPOOL_FLOAT32, 1, {SHAPE4(1, 3, 1024, 1024)}},
