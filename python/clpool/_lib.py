@@ -24,18 +24,19 @@ class DeviceInfoC(Structure):
                 ("has_fp16", c_int), ("has_fp64", c_int), ("platform", c_void_p), ("device", c_void_p)]
 
 
-class MaxPoolParams(Structure):
-    _fields_ = [("struct_size", c_size_t), ("spatial_rank", c_int32),
-                ("kernel_shape", c_int64 * MAX_SPATIAL), ("strides", c_int64 * MAX_SPATIAL),
-                ("dilations", c_int64 * MAX_SPATIAL), ("pads", c_int64 * (2 * MAX_SPATIAL)),
-                ("ceil_mode", c_int32), ("auto_pad", c_int), ("storage_order", c_int32)]
+# clpool_window_params' fields, which are also clpool_maxpool_params' leading fields.
+_WINDOW_FIELDS = [("struct_size", c_size_t), ("spatial_rank", c_int32),
+                  ("kernel_shape", c_int64 * MAX_SPATIAL), ("strides", c_int64 * MAX_SPATIAL),
+                  ("dilations", c_int64 * MAX_SPATIAL), ("pads", c_int64 * (2 * MAX_SPATIAL)),
+                  ("ceil_mode", c_int32), ("auto_pad", c_int)]
 
 
 class WindowParams(Structure):
-    _fields_ = [("struct_size", c_size_t), ("spatial_rank", c_int32),
-                ("kernel_shape", c_int64 * MAX_SPATIAL), ("strides", c_int64 * MAX_SPATIAL),
-                ("dilations", c_int64 * MAX_SPATIAL), ("pads", c_int64 * (2 * MAX_SPATIAL)),
-                ("ceil_mode", c_int32), ("auto_pad", c_int)]
+    _fields_ = _WINDOW_FIELDS
+
+
+class MaxPoolParams(Structure):
+    _fields_ = _WINDOW_FIELDS + [("storage_order", c_int32)]
 
 
 class AveragePoolParams(Structure):
@@ -65,6 +66,7 @@ _STATUS_FUNCTIONS = {
     "clpool_context_create_from_cl": [_p, _p, _p, POINTER(c_void_p)],
     "clpool_context_warm_up": [_p, c_int],
     "clpool_context_device_info": [_p, POINTER(DeviceInfoC)],
+    "clpool_window_params_init": [POINTER(WindowParams), c_int32, POINTER(c_int64)],
     "clpool_maxpool_params_init": [POINTER(MaxPoolParams), c_int32, POINTER(c_int64)],
     "clpool_maxpool_output_shape": [POINTER(Shape), POINTER(MaxPoolParams), POINTER(Shape)],
     "clpool_enqueue_maxpool": [_p, _p, POINTER(MaxPoolParams), c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t,

@@ -68,18 +68,21 @@ def _ints(name, values, count):
 _params_cache = {}
 
 
-def _maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order):
-    """The C params of an attribute set; the last few sets are kept (the C call only reads them)."""
+def _params(build, window, extra):
+    """build(window, extra): the C params of a windowed op. window: (kernel_shape, strides, pads, dilations,
+    ceil_mode, auto_pad); extra: the op's own attribute (storage_order, count_include_pad or p). The last
+    few sets are kept (the C call only reads them)."""
     def ints(values):
         return None if values is None else tuple(map(operator.index, values))
+    kernel_shape, strides, pads, dilations, ceil_mode, auto_pad = window
     try:
-        key = (ints(kernel_shape), ints(strides), ints(pads), ints(dilations), operator.index(ceil_mode), auto_pad,
-               operator.index(storage_order))
+        key = (build, ints(kernel_shape), ints(strides), ints(pads), ints(dilations), operator.index(ceil_mode),
+               auto_pad, type(extra), extra)
         params = _params_cache.get(key)
     except TypeError:  # not integers or not hashable: the full build reports it
         key = params = None
     if params is None:
-        params = _build_maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order)
+        params = build(window, extra)
         if key is not None:
             if len(_params_cache) >= 64:
                 _params_cache.clear()
@@ -104,17 +107,35 @@ def _set_window(params, rank, strides, pads, dilations, ceil_mode, auto_pad):
     params.auto_pad = _AUTO_PAD[auto_pad]
 
 
-def _kernel(kernel_shape):
+def _window_params(struct, init, window):
+    """A struct (MaxPoolParams, AveragePoolParams or LpPoolParams) set to its C defaults by init for the
+    window's kernel_shape, then to the window's other attributes."""
+    kernel_shape, strides, pads, dilations, ceil_mode, auto_pad = window
     kernel = [_int("kernel_shape", k) for k in kernel_shape]
-    return len(kernel), (c_int64 * builtins.max(len(kernel), 1))(*kernel)
+    params = struct()
+    check(init(byref(params), len(kernel), (c_int64 * builtins.max(len(kernel), 1))(*kernel)))
+    _set_window(getattr(params, "window", params), len(kernel), strides, pads, dilations, ceil_mode, auto_pad)
+    return params
 
 
-def _build_maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order):
-    rank, kernel = _kernel(kernel_shape)
-    params = MaxPoolParams()
-    check(lib.clpool_maxpool_params_init(byref(params), rank, kernel))
-    _set_window(params, rank, strides, pads, dilations, ceil_mode, auto_pad)
+def _build_maxpool_params(window, storage_order):
+    params = _window_params(MaxPoolParams, lib.clpool_maxpool_params_init, window)
     params.storage_order = _int("storage_order", storage_order)
+    return params
+
+
+def _build_average_pool_params(window, count_include_pad):
+    params = _window_params(AveragePoolParams, lib.clpool_average_pool_params_init, window)
+    params.count_include_pad = _int("count_include_pad", count_include_pad)
+    return params
+
+
+def _build_lp_pool_params(window, p):
+    params = _window_params(LpPoolParams, lib.clpool_lp_pool_params_init, window)
+    try:
+        params.p = float(p)
+    except (TypeError, ValueError):
+        raise _errors.InvalidArgumentError(f"p must be a number, not {p!r}") from None
     return params
 
 
@@ -186,7 +207,8 @@ def _context(ctx):
 def max_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
              storage_order=0, return_indices=False, ctx=None, wait_for=None):
     """ONNX MaxPool. Returns y, or (y, indices) with int64 indices when return_indices is true."""
-    params = _maxpool_params(kernel_shape, strides, pads, dilations, ceil_mode, auto_pad, storage_order)
+    params = _params(_build_maxpool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad),
+                     storage_order)
     queue = _split((x,))
     if queue is None:
         x = _host(x)
@@ -212,9 +234,8 @@ def max_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode
     return (y, idx) if return_indices else y
 
 
-def _sum_pool(x, lp, params, ctx, wait_for):
-    """AveragePool (lp false) or LpPool with their params: shape inference and one C call."""
-    which = "lp" if lp else "average"
+def _sum_pool(x, which, params, ctx, wait_for):
+    """AveragePool (which "average") or LpPool ("lp") with their C params: shape inference and one C call."""
     queue = _split((x,))
     if queue is None:
         x = _host(x)
@@ -239,28 +260,21 @@ def _sum_pool(x, lp, params, ctx, wait_for):
 
 def average_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
                  count_include_pad=0, ctx=None, wait_for=None):
-    """ONNX AveragePool: each window's taps inside the input summed and divided by their count, or with
-    count_include_pad by the count of taps inside the padded input. Float dtypes only."""
-    rank, kernel = _kernel(kernel_shape)
-    params = AveragePoolParams()
-    check(lib.clpool_average_pool_params_init(byref(params), rank, kernel))
-    _set_window(params.window, rank, strides, pads, dilations, ceil_mode, auto_pad)
-    params.count_include_pad = _int("count_include_pad", count_include_pad)
-    return _sum_pool(x, False, params, ctx, wait_for)
+    """ONNX AveragePool: the sum of each window's taps inside the input divided by their count, or with
+    count_include_pad by the count of its taps inside the padded input (explicit or auto pads, never the
+    ceil_mode overrun). A window with no tap inside the input gives NaN, 0 with count_include_pad. Float
+    dtypes only."""
+    params = _params(_build_average_pool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad),
+                     count_include_pad)
+    return _sum_pool(x, "average", params, ctx, wait_for)
 
 
 def lp_pool(x, kernel_shape, p=2, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
             ctx=None, wait_for=None):
-    """ONNX LpPool: (sum over each window's taps inside the input of |x|^p)^(1/p); p > 0 (int or float)."""
-    rank, kernel = _kernel(kernel_shape)
-    params = LpPoolParams()
-    check(lib.clpool_lp_pool_params_init(byref(params), rank, kernel))
-    _set_window(params.window, rank, strides, pads, dilations, ceil_mode, auto_pad)
-    try:
-        params.p = float(p)
-    except (TypeError, ValueError):
-        raise _errors.InvalidArgumentError(f"p must be a number, not {p!r}") from None
-    return _sum_pool(x, True, params, ctx, wait_for)
+    """ONNX LpPool: (sum over each window's taps inside the input of |x|^p)^(1/p), 0 for a window with no
+    tap inside; p > 0 (int or float). Float dtypes only."""
+    params = _params(_build_lp_pool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad), p)
+    return _sum_pool(x, "lp", params, ctx, wait_for)
 
 
 def _global_pool(x, which, p, ctx, wait_for):

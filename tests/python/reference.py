@@ -79,7 +79,8 @@ def sum_pool(x, kernel, lp=False, p=2.0, count_include_pad=0, strides=None, pads
              ceil_mode=0, auto_pad="NOTSET"):
     """AveragePool (lp false) or LpPool in float64: over each window's taps inside the input, the sum of x
     divided by their count (or, with count_include_pad, by the count of taps inside [-pad_begin, n + pad_end)
-    per axis), or (sum |x|^p)^(1/p). IEEE NaN/inf; an empty AveragePool window is 0/0 = NaN."""
+    per axis), or (sum |x|^p)^(1/p). IEEE NaN/inf; a window with no tap inside the input gives 0/0 = NaN
+    (AveragePool; 0 with count_include_pad, whose count is never 0 there) or 0 (LpPool)."""
     spatial = list(x.shape[2:])
     r = len(spatial)
     out, begin, strides, dilations = maxpool_geometry(spatial, kernel, strides, pads, dilations, ceil_mode,

@@ -45,11 +45,25 @@ C_ERRORS = [
      "clpool_lp_pool_output_shape: p = inf must be > 0 and finite"),
     ("average_pool_kernel_rank", lambda: clpool.average_pool(X, [2]), clpool.InvalidShapeError, ValueError,
      "clpool_average_pool_output_shape: kernel_shape has 1 dims but the input has 2 spatial dims"),
+    ("lp_p_negative", lambda: clpool.lp_pool(X, [2, 2], p=-1), clpool.InvalidArgumentError, ValueError,
+     "clpool_lp_pool_output_shape: p = -1 must be > 0 and finite"),
+    ("lp_p_nan", lambda: clpool.lp_pool(X, [2, 2], p=float("nan")), clpool.InvalidArgumentError, ValueError,
+     "clpool_lp_pool_output_shape: p = nan must be > 0 and finite"),
+    ("average_pool_pad_negative", lambda: clpool.average_pool(X, [2, 2], pads=[0, -1, 0, 0]),
+     clpool.InvalidArgumentError, ValueError, "clpool_average_pool_output_shape: pads[1] = -1 must be >= 0"),
+    ("lp_pool_stride_zero", lambda: clpool.lp_pool(X, [2, 2], strides=[1, 0]), clpool.InvalidArgumentError,
+     ValueError, "clpool_lp_pool_output_shape: strides[1] = 0 must be >= 1"),
+    ("average_pool_no_spatial_dims", lambda: clpool.average_pool(X, []), clpool.InvalidArgumentError, ValueError,
+     "clpool_average_pool_params_init: spatial_rank 0 is outside 1..10"),
     ("average_pool_int8", lambda: clpool.average_pool(X.astype(np.int8), [2, 2]), clpool.UnsupportedDtypeError,
-     TypeError, "clpool_enqueue_average_pool: dtype int8 (3) is not supported by AveragePool (float32, float64, float16, "
-     "bfloat16)"),
+     TypeError, "clpool_enqueue_average_pool: dtype int8 (3) is not supported by AveragePool (float32, float64, "
+                "float16, bfloat16)"),
+    ("lp_pool_int8", lambda: clpool.lp_pool(X.astype(np.int8), [2, 2]), clpool.UnsupportedDtypeError,
+     TypeError, "clpool_enqueue_lp_pool: dtype int8 (3) is not supported by LpPool (float32, float64, float16, "
+                "bfloat16)"),
     ("lp_pool_uint8", lambda: clpool.lp_pool(X.astype(np.uint8), [2, 2]), clpool.UnsupportedDtypeError,
-     TypeError, "clpool_enqueue_lp_pool: dtype uint8 (2) is not supported by LpPool (float32, float64, float16, bfloat16)"),
+     TypeError, "clpool_enqueue_lp_pool: dtype uint8 (2) is not supported by LpPool (float32, float64, float16, "
+                "bfloat16)"),
     ("maxpool_int16", lambda: clpool.max_pool(X.astype(np.int16), [2, 2]), clpool.UnsupportedDtypeError,
      TypeError, "clpool_enqueue_maxpool: dtype int16 (5) is not supported by MaxPool (float32, float64, float16, "
                 "bfloat16, int8, uint8)"),
@@ -84,6 +98,10 @@ PY_ERRORS = [
      "p must be a number, not 'two'"),
     ("average_pool_strides_length", lambda: clpool.average_pool(X, [2, 2], strides=[1]), clpool.InvalidArgumentError,
      ValueError, "strides has 1 values but 2 are needed"),
+    ("count_include_pad_not_integer", lambda: clpool.average_pool(X, [2, 2], count_include_pad=0.5),
+     clpool.InvalidArgumentError, ValueError, "count_include_pad must hold integers, not 0.5"),
+    ("lp_pool_auto_pad_name", lambda: clpool.lp_pool(X, [2, 2], auto_pad="SAME"), clpool.InvalidArgumentError,
+     ValueError, "auto_pad 'SAME' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"),
     ("auto_pad_name", lambda: clpool.max_pool(X, [2, 2], auto_pad="SAME"), clpool.InvalidArgumentError,
      ValueError, "auto_pad 'SAME' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID"),
     ("strides_length", lambda: clpool.max_pool(X, [2, 2], strides=[1]), clpool.InvalidArgumentError, ValueError,
@@ -148,6 +166,14 @@ def test_pyopencl_errors(queue):
     check_raises(lambda: clpool.max_pool(x.astype(np.int16), [2, 2]), clpool.UnsupportedDtypeError, TypeError,
                  "clpool_enqueue_maxpool: dtype int16 (5) is not supported by MaxPool (float32, float64, "
                  "float16, bfloat16, int8, uint8)")
+    check_raises(lambda: clpool.average_pool(x.astype(np.int8), [2, 2]), clpool.UnsupportedDtypeError, TypeError,
+                 "clpool_enqueue_average_pool: dtype int8 (3) is not supported by AveragePool (float32, float64, "
+                 "float16, bfloat16)")
+    check_raises(lambda: clpool.lp_pool(x, [2, 2], p=0), clpool.InvalidArgumentError, ValueError,
+                 "clpool_lp_pool_output_shape: p = 0 must be > 0 and finite")
+    check_raises(lambda: clpool.lp_pool(cla.Array(queue, (1, 1, 8, 8), np.float32, data=buf), [2, 2]),
+                 clpool.BufferTooSmallError, ValueError,
+                 "clpool_enqueue_lp_pool: input buffer holds 64 bytes but offset 0 + 256 bytes are needed")
     check_raises(lambda: clpool.max(x, X), clpool.InvalidArgumentError, ValueError,
                  "inputs mix pyopencl arrays and host arrays; pass one kind")
     other = cl.CommandQueue(queue.context)

@@ -68,7 +68,8 @@ def test_pipeline_kernel_clpool_reduction_one_host_wait(queue, dependency):
 
 
 @pytest.mark.portability
-@pytest.mark.parametrize("op", ["max_pool", "global_average_pool", "global_lp_pool", "max"])
+@pytest.mark.parametrize("op", ["max_pool", "average_pool", "lp_pool", "global_average_pool", "global_lp_pool",
+                                "max"])
 @pytest.mark.parametrize("dependency", ["wait_for", "array_events"])
 def test_op_waits_for_the_inputs_events_and_wait_for(queue, dependency, op):
     """A user event gates the input: the op may not run before it completes, and then runs."""
@@ -80,6 +81,8 @@ def test_op_waits_for_the_inputs_events_and_wait_for(queue, dependency, op):
     if dependency == "array_events":
         x.add_event(gate)
     call = {"max_pool": lambda **kw: clpool.max_pool(x, [2, 2], **kw),
+            "average_pool": lambda **kw: clpool.average_pool(x, [2, 2], pads=[0, 0, 1, 1], count_include_pad=1, **kw),
+            "lp_pool": lambda **kw: clpool.lp_pool(x, [3, 3], p=2, strides=[2, 1], **kw),
             "global_average_pool": lambda **kw: clpool.global_average_pool(x, **kw),
             "global_lp_pool": lambda **kw: clpool.global_lp_pool(x, p=1, **kw),
             "max": lambda **kw: clpool.max(x, row, **kw)}[op]
@@ -91,6 +94,8 @@ def test_op_waits_for_the_inputs_events_and_wait_for(queue, dependency, op):
     finally:
         gate.set_status(cl.command_execution_status.COMPLETE)
     want = {"max_pool": lambda: reference.maxpool(host, [2, 2])[0],
+            "average_pool": lambda: reference.sum_pool(host, [2, 2], pads=[0, 0, 1, 1], count_include_pad=1),
+            "lp_pool": lambda: reference.sum_pool(host, [3, 3], lp=True, p=2, strides=[2, 1]),
             "global_average_pool": lambda: host.mean(axis=(2, 3), keepdims=True),
             "global_lp_pool": lambda: np.abs(host).sum(axis=(2, 3), keepdims=True),
             "max": lambda: np.maximum(host, host[:, :1])}[op]()
@@ -125,7 +130,9 @@ def test_10000_calls_keep_memory_and_references_bounded(queue):
     calls = [lambda: clpool.max_pool(x, [2, 2], strides=[2, 2], return_indices=True),
              lambda: clpool.global_average_pool(x),
              lambda: clpool.global_lp_pool(x, p=3),
-             lambda: clpool.max(x, b)]
+             lambda: clpool.max(x, b),  # the last call of both runs (999 and 9999 are 3 mod 6)
+             lambda: clpool.average_pool(x, [3, 3], pads=[1, 1, 1, 1]),
+             lambda: clpool.lp_pool(x, [2, 2], p=2, strides=[2, 1])]
 
     def run(count):
         out = None
