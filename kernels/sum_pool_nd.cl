@@ -22,6 +22,7 @@
 /* The accumulation type's VW-lane vector, an element's contribution and the
  * finish in it; a mask of AT's width (long lanes for double). */
 typedef CTV(VW) ATV;
+typedef CLPOOL_XPASTE(uint, VW) UINTV;
 CLPOOL_DEFINE_CONTRIBUTION(ATV, _v)
 CLPOOL_DEFINE_FINISH(ATV, _v)
 #if defined(DT_FLOAT64)
@@ -43,15 +44,23 @@ static inline void lane_add(ATV *sum, ATV *comp, ATV c, int plain)
     *sum = t;
 }
 
-/* VW outputs' rounding to T and store: whole blocks as vectors where T is float or double. */
+/* VW outputs' rounding to T and store: whole blocks as vectors (float16: vstore_halfN_rte, core OpenCL C;
+ * bfloat16: float_to_bfloat16's rounding lane-wise), a partial block element by element. */
 static inline void store_block(__global T *out, ATV r, int lanes)
 {
-#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
     if (lanes == VW) {
+#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
         VSTOREV(VW, r, out);
+#elif defined(DT_FLOAT16)
+        CLPOOL_XPASTE(CLPOOL_XPASTE(vstore_half, VW), _rte)(r, 0, (__global half *)out);
+#else
+        const UINTV u = CLPOOL_XPASTE(as_uint, VW)(r);
+        const UINTV rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        const UINTV quiet = (u >> 16) | 0x40u; /* NaN: quieted, as float_to_bfloat16 */
+        VSTOREV(VW, CLPOOL_XPASTE(convert_ushort, VW)(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u)), out);
+#endif
         return;
     }
-#endif
     AT v[VW];
     VSTOREV(VW, r, v);
     for (int l = 0; l < lanes; ++l) STORE(out, l, v[l]);
@@ -108,7 +117,8 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
                 long fast_hi = in_hi;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
                 const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
-                fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
+                if (room < (in_hi - 1) * DW) /* only near the buffer's end: no division per row elsewhere */
+                    fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
 #endif
                 for (long kw = any_lo; kw < any_hi; ++kw) {
                     const long c = col0 + kw * DW; /* lane 0's column */

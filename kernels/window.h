@@ -6,7 +6,11 @@
 
 /* ceil(a / d) for d >= 1, 0 for a <= 0, without the overflow of (a + d - 1) / d
  * (dilations and pads may be near 2^63). */
-static inline long tap_ceil_div(long a, long d) { return a > 0 ? (a - 1) / d + 1 : 0; }
+static inline long tap_ceil_div(long a, long d)
+{
+    if (d == 1) return a > 0 ? a : 0; /* no dilation: no 64-bit division (tens of cycles) */
+    return a > 0 ? (a - 1) / d + 1 : 0;
+}
 
 /* The first tap at >= 0. */
 static inline long window_tap_lo(long s, long dilation) { return tap_ceil_div(-s, dilation); }
