@@ -160,12 +160,7 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
     LONGV(VW) lane_cols[NB_MAX];
 #pragma unroll
     for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
-    /* Taps [in_lo, in_hi) have every live lane inside the row. */
-    const long last_col = col0 + (live - 1) * STRIDE_W;
-    const long in_lo = min(tap_ceil_div(-col0, DW), KW);
-    const long in_hi = max(min(KW, tap_ceil_div(W - last_col, DW)), in_lo);
-    /* Taps [any_lo, any_hi) have some live lane inside; the rest are all padding. */
-    const long any_lo = min(tap_ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, tap_ceil_div(W - col0, DW)), in_hi);
+    const row_taps taps = row_taps_of(col0, col0 + (live - 1) * STRIDE_W, W, KW, DW);
 
     const long first_row = tap_row(&g.w, start, j);
     maxpool_best best;
@@ -186,24 +181,18 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
         /* j[] holds each dim's first tap (the odometer ends where it starts) */
         for (;;) {
             const long row_at = tap_row(&g.w, start, j) * W;
-            long fast_hi = in_hi;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
-            const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
-            fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
+            const long fast_hi = vector_taps_end(taps, g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN), DW);
+#else
+            const long fast_hi = taps.in_hi;
 #endif
-            for (long kw = any_lo; kw < any_hi; ++kw) {
+            for (long kw = taps.any_lo; kw < taps.any_hi; ++kw) {
                 const long c = col0 + kw * DW; /* lane 0's column */
                 const long at = row_at + c;
-                if (kw >= in_lo && kw < fast_hi) {
+                if (kw >= taps.in_lo && kw < fast_hi) {
 #pragma unroll
-                    for (int b = 0; b < NB; ++b) {
-#if VECTOR_TAPS
-                        const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
-#else
-                        const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
-#endif
-                        take_tap(&best, b, v, ALL_LANES, at, lane_cols[b], exact);
-                    }
+                    for (int b = 0; b < NB; ++b)
+                        take_tap(&best, b, INSIDE_TAP(plane, at, b, lane_at), ALL_LANES, at, lane_cols[b], exact);
                 } else { /* lanes in the padding: masked out */
                     /* The columns grow with the lane: lanes [first, end) are inside. */
                     const long stride = STRIDE_W;
@@ -213,18 +202,7 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
                     for (int b = 0; b < NB; ++b) {
                         const INTV(VW) lane = LANE_IDS + b * VW;
                         const MASKV(VW) inside = TO_MASKV(VW, (lane >= first) & (lane < end));
-                        TV(VW) v;
-#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
-                        const long from = plane_at + at + b * VW * SW;
-                        if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
-                            v = TAP_LOAD(in + from);
-                        } else
-#endif
-                        {
-                            long clamped[VW];
-                            for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
-                            v = GATHER(plane + row_at, clamped);
-                        }
+                        const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
                         take_tap(&best, b, v, inside, at, lane_cols[b], exact);
                     }
                 }

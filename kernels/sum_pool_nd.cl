@@ -90,11 +90,7 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
         /* a window inside the row counts every tap; only those at its ends need the divisions */
         lane_taps[l] = c >= 0 && c + (KW - 1) * DW < W ? KW : window_taps_counted(c, W, g.w.pad_end[LAST], DW, KW, g.w.count_pad);
     }
-    /* Taps [in_lo, in_hi) have every live lane inside the row; [any_lo, any_hi) some. */
-    const long last_col = col0 + (live - 1) * STRIDE_W;
-    const long in_lo = min(tap_ceil_div(-col0, DW), KW);
-    const long in_hi = max(min(KW, tap_ceil_div(W - last_col, DW)), in_lo);
-    const long any_lo = min(tap_ceil_div(-last_col, DW), in_lo), any_hi = max(min(KW, tap_ceil_div(W - col0, DW)), in_hi);
+    const row_taps taps = row_taps_of(col0, col0 + (live - 1) * STRIDE_W, W, KW, DW);
 
     for (long out_row = first_row; out_row < end_row; ++out_row) {
         long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
@@ -114,25 +110,19 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
             for (int b = 0; b < NB; ++b) sum[b] = comp[b] = 0;
             for (; !empty;) { /* j[] holds each dim's first tap (the odometer ends where it starts) */
                 const long row_at = tap_row(&g.w, start, j) * W;
-                long fast_hi = in_hi;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
-                const long room = g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN);
-                if (room < (in_hi - 1) * DW) /* only near the buffer's end: no division per row elsewhere */
-                    fast_hi = room < 0 ? in_lo : max(min(fast_hi, room / DW + 1), in_lo);
+                const long fast_hi = vector_taps_end(taps, g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN), DW);
+#else
+                const long fast_hi = taps.in_hi;
 #endif
-                for (long kw = any_lo; kw < any_hi; ++kw) {
+                for (long kw = taps.any_lo; kw < taps.any_hi; ++kw) {
                     const long c = col0 + kw * DW; /* lane 0's column */
                     const long at = row_at + c;
-                    if (kw >= in_lo && kw < fast_hi) {
+                    if (kw >= taps.in_lo && kw < fast_hi) {
 #pragma unroll
-                        for (int b = 0; b < NB; ++b) {
-#if VECTOR_TAPS
-                            const TV(VW) v = TAP_LOAD(plane + at + b * VW * SW);
-#else
-                            const TV(VW) v = GATHER(plane + at, lane_at + b * VW);
-#endif
-                            lane_add(&sum[b], &comp[b], contribution_v(TO_CTV(VW, v), p), plain);
-                        }
+                        for (int b = 0; b < NB; ++b)
+                            lane_add(&sum[b], &comp[b], contribution_v(TO_CTV(VW, INSIDE_TAP(plane, at, b, lane_at)), p),
+                                     plain);
                     } else { /* lanes in the padding add nothing */
                         const long stride = STRIDE_W;
                         const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
@@ -140,18 +130,7 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
 #pragma unroll
                         for (int b = 0; b < NB; ++b) {
                             const INTV(VW) lane = LANE_IDS + b * VW;
-                            TV(VW) v;
-#if VECTOR_TAPS /* the neighbouring rows' elements, where the vector stays in the buffer */
-                            const long from = plane_at + at + b * VW * SW;
-                            if (from >= 0 && from + TAP_SPAN <= g.in_limit) {
-                                v = TAP_LOAD(in + from);
-                            } else
-#endif
-                            {
-                                long clamped[VW];
-                                for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
-                                v = GATHER(plane + row_at, clamped);
-                            }
+                            const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
                             /* padding lanes keep their state: a Kahan add of 0 would fold the correction in */
                             ATV s = sum[b], k = comp[b];
                             lane_add(&s, &k, contribution_v(TO_CTV(VW, v), p), plain);

@@ -80,3 +80,54 @@ __attribute__((always_inline)) static inline T16 strided16(T16 v0, T16 v1, T16 v
 #else
 #define STRIDE_W g.w.strides[LAST]
 #endif
+
+#ifdef NS
+/* The N-D kernels' taps of one tap row along the last dim. Lane l of a work-item reads column
+ * col0 + lane_at[l] + kw * DW for tap kw; its live lanes end at last_col. */
+typedef struct row_taps {
+    long in_lo, in_hi;   /* taps where every live lane is inside the row */
+    long any_lo, any_hi; /* taps where some lane is; the rest are all padding */
+} row_taps;
+
+static inline row_taps row_taps_of(long col0, long last_col, long W, long KW, long DW)
+{
+    row_taps t;
+    t.in_lo = min(tap_ceil_div(-col0, DW), KW);
+    t.in_hi = max(min(KW, tap_ceil_div(W - last_col, DW)), t.in_lo);
+    t.any_lo = min(tap_ceil_div(-last_col, DW), t.in_lo);
+    t.any_hi = max(min(KW, tap_ceil_div(W - col0, DW)), t.in_hi);
+    return t;
+}
+
+/* The end of the taps [in_lo, in_hi) that load as vectors, whose last load leaves `room` elements of the
+ * buffer after its start: only near the buffer's end does a division bound them. */
+static inline long vector_taps_end(row_taps t, long room, long DW)
+{
+    if (room >= (t.in_hi - 1) * DW) return t.in_hi;
+    return room < 0 ? t.in_lo : max(min(t.in_hi, room / DW + 1), t.in_lo);
+}
+
+/* Block b of a tap whose lanes are all inside the row, lane 0 at element `at` of the plane. */
+#if VECTOR_TAPS
+#define INSIDE_TAP(plane, at, b, lane_at) TAP_LOAD((plane) + (at) + (b) * VW * SW)
+#else
+#define INSIDE_TAP(plane, at, b, lane_at) GATHER((plane) + (at), (lane_at) + (b) * VW)
+#endif
+
+/* Block b of a tap with lanes in the padding, lane 0 at column c of the tap row at row_at: the vector
+ * where it stays in the buffer (padding lanes read the neighbouring elements), else the lanes' columns
+ * clamped into the row. Callers mask the padding lanes out. */
+static inline TV(VW) edge_tap(__global const T *in, long plane_at, long row_at, long c, int b, const long *lane_at,
+                              long W, long in_limit)
+{
+#if VECTOR_TAPS
+    const long from = plane_at + row_at + c + b * VW * SW;
+    if (from >= 0 && from + TAP_SPAN <= in_limit) return TAP_LOAD(in + from);
+#else
+    (void)in_limit;
+#endif
+    long clamped[VW];
+    for (int l = 0; l < VW; ++l) clamped[l] = clamp(c + lane_at[b * VW + l], 0L, W - 1);
+    return GATHER(in + plane_at + row_at, clamped);
+}
+#endif
