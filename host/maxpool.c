@@ -111,38 +111,10 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
                             "%s: dtype %s (%d) is not supported by MaxPool (float32, float64, float16, bfloat16, int8, uint8)",
                             fn, clpool_dtype_name(dtype), (int)dtype);
     clpool__pool_desc desc;
-    clpool_status status = clpool__maxpool_describe(input_shape, params, dtype, indices != NULL, fn, &desc);
+    const clpool_status status = clpool__maxpool_describe(input_shape, params, dtype, indices != NULL, fn, &desc);
     if (status != CLPOOL_SUCCESS) return status;
-    const size_t esize = clpool_dtype_size(dtype);
-    const int64_t n_out = clpool__window_out_elements(&desc.w);
-    const int64_t n_in = clpool_shape_elements(input_shape);
-    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
-    cl_command_queue q;
-    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
-    size_t in_bytes = 0; /* the input cl_mem's size: vector loads may read up to its end */
-    if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input", &in_bytes)) != CLPOOL_SUCCESS)
-        return status;
-    if ((status = clpool__check_buffer(output, output_offset, n_out, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
-        return status;
-    if (indices &&
-        (status = clpool__check_buffer(indices, indices_offset, n_out, sizeof(cl_long), fn, "indices", NULL)) !=
-            CLPOOL_SUCCESS)
-        return status;
-    if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
-
-    desc.in_off = (int64_t)(input_offset / esize);
-    desc.out_off = (int64_t)(output_offset / esize);
-    desc.idx_off = (int64_t)(indices_offset / sizeof(cl_long));
-    desc.in_limit = (int64_t)(in_bytes / esize);
-    clpool__device_caps caps;
-    clpool__device_caps_of(ctx, &caps);
-    clpool__plan plan;
-    clpool__maxpool_plan_call(&caps, &desc, &plan);
-    if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__window_plan_first_tier(&caps, &desc, &plan);
-    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
-                                  [CLPOOL__ROLE_INDICES] = indices};
-    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    return clpool__window_enqueue(ctx, queue, &desc, clpool__maxpool_plan_call, input_shape, input, input_offset, output,
+                                  output_offset, indices, indices_offset, num_wait, wait, event, fn);
 }
 
 clpool_status clpool__maxpool_first_tier(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, cl_mem input,

@@ -2,7 +2,7 @@
  * program lookup, its arguments and an enqueue, and chains a plan's launches. */
 #include <string.h>
 
-#include "plan.h"
+#include "planners.h"
 
 void clpool__device_caps_of(const clpool_context *ctx, clpool__device_caps *caps)
 {
@@ -92,4 +92,43 @@ clpool_status clpool__plan_run(clpool_context *ctx, cl_command_queue q, const cl
     if (plan->launches == 1) last = first, first = NULL;
     clpool__scratch_done(ctx, &lease, first, last, event);
     return status;
+}
+
+clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,
+                                     clpool__window_planner planner, const clpool_shape *input_shape, cl_mem input,
+                                     size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
+                                     size_t indices_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                                     const char *fn)
+{
+    const size_t esize = (size_t)desc->esize;
+    const int64_t n_out = clpool__window_out_elements(&desc->w);
+    const int64_t n_in = clpool_shape_elements(input_shape);
+    clpool_status status;
+    if ((status = clpool__check_dtype_device(ctx, desc->dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    cl_command_queue q;
+    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
+    size_t in_bytes = 0; /* the input cl_mem's size: vector loads may read up to its end */
+    if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input", &in_bytes)) != CLPOOL_SUCCESS)
+        return status;
+    if ((status = clpool__check_buffer(output, output_offset, n_out, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
+        return status;
+    if (indices &&
+        (status = clpool__check_buffer(indices, indices_offset, n_out, sizeof(cl_long), fn, "indices", NULL)) !=
+            CLPOOL_SUCCESS)
+        return status;
+    if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+
+    desc->in_off = (int64_t)(input_offset / esize);
+    desc->out_off = (int64_t)(output_offset / esize);
+    desc->idx_off = (int64_t)(indices_offset / sizeof(cl_long));
+    desc->in_limit = (int64_t)(in_bytes / esize);
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    clpool__plan plan;
+    planner(&caps, desc, &plan);
+    if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__window_plan_first_tier(&caps, desc, &plan);
+    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
+                                  [CLPOOL__ROLE_INDICES] = indices};
+    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
 }

@@ -58,6 +58,19 @@ void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpoo
 clpool_status clpool__maxpool_describe(const clpool_shape *input, const clpool_maxpool_params *params,
                                        clpool_dtype dtype, int indices, const char *fn, clpool__pool_desc *desc);
 
+/* A described windowed call's planner (clpool__maxpool_plan_call, clpool__sum_pool_plan_call). */
+typedef void (*clpool__window_planner)(const clpool__device_caps *caps, const clpool__pool_desc *desc,
+                                       clpool__plan *plan);
+
+/* The windowed ops' enqueue after their own checks and description (desc): the device's dtype, the wait
+ * list, the queue and the buffers checked (indices NULL: none), offsets into desc, then the planner's plan
+ * or, while the tiers say so, the first tier, run (plan_run.c). Errors name `fn`. */
+clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,
+                                     clpool__window_planner planner, const clpool_shape *input_shape, cl_mem input,
+                                     size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
+                                     size_t indices_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                                     const char *fn);
+
 /* Validate an AveragePool (lp NULL) or LpPool (avg NULL) call and describe it, as clpool__maxpool_describe. */
 clpool_status clpool__sum_pool_describe(const clpool_shape *input, const clpool_average_pool_params *avg,
                                         const clpool_lp_pool_params *lp, clpool_dtype dtype, const char *fn,

@@ -67,28 +67,28 @@ static clpool_status size_sum_pool(const clpool_shape *input, const clpool_avera
     return clpool__window_size(input, window, 0, fn, w);
 }
 
+/* Both ops' shape inference: exactly one of avg, lp is set. */
+static clpool_status sum_pool_output_shape(const clpool_shape *input, const clpool_average_pool_params *avg,
+                                           const clpool_lp_pool_params *lp, clpool_shape *output, const char *fn)
+{
+    if (!avg && !lp) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: params is NULL", fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool__window w;
+    const clpool_status status = size_sum_pool(input, avg, lp, fn, &w);
+    if (status == CLPOOL_SUCCESS) clpool__window_output_shape(input, &w, output);
+    return status;
+}
+
 clpool_status clpool_average_pool_output_shape(const clpool_shape *input, const clpool_average_pool_params *params,
                                                clpool_shape *output)
 {
-    static const char *fn = "clpool_average_pool_output_shape";
-    CLPOOL_REQUIRE_NOT_NULL(params, fn);
-    CLPOOL_REQUIRE_NOT_NULL(output, fn);
-    clpool__window w;
-    const clpool_status status = size_sum_pool(input, params, NULL, fn, &w);
-    if (status == CLPOOL_SUCCESS) clpool__window_output_shape(input, &w, output);
-    return status;
+    return sum_pool_output_shape(input, params, NULL, output, "clpool_average_pool_output_shape");
 }
 
 clpool_status clpool_lp_pool_output_shape(const clpool_shape *input, const clpool_lp_pool_params *params,
                                           clpool_shape *output)
 {
-    static const char *fn = "clpool_lp_pool_output_shape";
-    CLPOOL_REQUIRE_NOT_NULL(params, fn);
-    CLPOOL_REQUIRE_NOT_NULL(output, fn);
-    clpool__window w;
-    const clpool_status status = size_sum_pool(input, NULL, params, fn, &w);
-    if (status == CLPOOL_SUCCESS) clpool__window_output_shape(input, &w, output);
-    return status;
+    return sum_pool_output_shape(input, NULL, params, output, "clpool_lp_pool_output_shape");
 }
 
 clpool_status clpool__sum_pool_describe(const clpool_shape *input, const clpool_average_pool_params *avg,
@@ -122,32 +122,10 @@ static clpool_status enqueue_sum_pool(clpool_context *ctx, cl_command_queue queu
                             "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
                             clpool_dtype_name(dtype), (int)dtype, avg ? "AveragePool" : "LpPool");
     clpool__pool_desc desc;
-    clpool_status status = clpool__sum_pool_describe(input_shape, avg, lp, dtype, fn, &desc);
+    const clpool_status status = clpool__sum_pool_describe(input_shape, avg, lp, dtype, fn, &desc);
     if (status != CLPOOL_SUCCESS) return status;
-    const size_t esize = clpool_dtype_size(dtype);
-    const int64_t n_out = clpool__window_out_elements(&desc.w);
-    const int64_t n_in = clpool_shape_elements(input_shape);
-    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
-    cl_command_queue q;
-    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
-    size_t in_bytes = 0; /* the input cl_mem's size: vector loads may read up to its end */
-    if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input", &in_bytes)) != CLPOOL_SUCCESS)
-        return status;
-    if ((status = clpool__check_buffer(output, output_offset, n_out, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
-        return status;
-    if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
-
-    desc.in_off = (int64_t)(input_offset / esize);
-    desc.out_off = (int64_t)(output_offset / esize);
-    desc.in_limit = (int64_t)(in_bytes / esize);
-    clpool__device_caps caps;
-    clpool__device_caps_of(ctx, &caps);
-    clpool__plan plan;
-    clpool__sum_pool_plan_call(&caps, &desc, &plan);
-    if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__window_plan_first_tier(&caps, &desc, &plan);
-    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output};
-    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    return clpool__window_enqueue(ctx, queue, &desc, clpool__sum_pool_plan_call, input_shape, input, input_offset,
+                                  output, output_offset, NULL, 0, num_wait, wait, event, fn);
 }
 
 clpool_status clpool_enqueue_average_pool(clpool_context *ctx, cl_command_queue queue,
