@@ -296,19 +296,24 @@ START_TEST(global_pools_tier_up)
 }
 END_TEST
 
-/* AveragePool and LpPool (p = 1, 2, 3): the first call runs window_first_tier, the second sum_pool_nd; both
- * within the reference's bound, and identical bit for bit (the same Kahan sums in the same order). */
+/* AveragePool and LpPool: the first call runs window_first_tier, the second sum_pool_nd; both within the
+ * reference's bound, and identical bit for bit (the same Kahan sums in the same order). Every p kind in
+ * float32, AveragePool in the other dtypes (LpPool p = 2 in bfloat16): test_sum_pool's sum_pool_nd programs. */
 START_TEST(sum_pools_tier_up)
 {
-    static const clpool_dtype dtypes[4] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    static const struct {
+        clpool_dtype dtype;
+        int kind; /* 0: AveragePool, else LpPool's p */
+    } runs[] = {{CLPOOL_FLOAT32, 0}, {CLPOOL_FLOAT32, 1}, {CLPOOL_FLOAT32, 2}, {CLPOOL_FLOAT32, 3},
+                {CLPOOL_FLOAT64, 0}, {CLPOOL_FLOAT16, 0}, {CLPOOL_BFLOAT16, 2}};
     static const int64_t k[2] = {3, 2};
     const clpool_shape in = {4, {2, 3, 11, 37}};
     const int64_t n = ref_shape_elements(&in);
     ref_rng rng;
     ref_rng_seed(&rng, 0x5a3d7);
-    for (int i = 0; i < 16; ++i) {
-        const clpool_dtype dtype = dtypes[i % 4];
-        const int kind = i / 4; /* AveragePool, then LpPool p = 1, 2, 3 */
+    for (int i = 0; i < (int)(sizeof runs / sizeof runs[0]); ++i) {
+        const clpool_dtype dtype = runs[i].dtype;
+        const int kind = runs[i].kind;
         clpool_context *ctx = tiered_context("1");
         if (dtype == CLPOOL_FLOAT64 && !has_fp64(ctx)) {
             clpool_context_release(ctx);
@@ -316,7 +321,7 @@ START_TEST(sum_pools_tier_up)
         }
         clpool_window_params w;
         ck_assert_int_eq(clpool_window_params_init(&w, 2, k), CLPOOL_SUCCESS);
-        w.strides[1] = 2;
+        w.strides[0] = 2;
         w.pads[0] = w.pads[3] = 1;
         w.ceil_mode = 1;
         clpool_average_pool_params a;

@@ -5,6 +5,9 @@ Max: random broadcasting shapes of rank 0-6 with 1-8 inputs in all 12 dtypes
 (NaN and signed zeros included) must equal numpy.maximum.reduce bit for bit.
 Global pools: every rank 3-6 and float dtype against a float64 numpy result
 within float32 1e-5, float16 2e-3, bfloat16 1e-2 relative tolerance.
+AveragePool and LpPool: 2-D windows (kernel, strides, pads, count_include_pad,
+p = 1, 2, 3) in every float dtype against window sums of the zero-padded input
+and of its mask, with the same tolerances.
 
 float64 cases the device refuses (no cl_khr_fp64: CLPOOL_ERROR_UNSUPPORTED_DEVICE)
 are counted as skipped; any other failure of the tool is an error.
@@ -154,6 +157,50 @@ def check_global(cli, work, rng, cases):
     return bad
 
 
+def check_windowed(cli, work, rng, cases):
+    tol = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-3, "bfloat16": 1e-2}
+    bad = 0
+    for case in range(cases):
+        dtype = list(tol)[case % 4]
+        lp = case % 2 == 1
+        # one window per (dtype, op): the programs the first case builds serve the rest
+        layout = np.random.default_rng([20261129, case % 8])
+        k = [int(layout.integers(1, 4)) for _ in range(2)]
+        s = [int(layout.integers(1, 3)) for _ in range(2)]
+        pads = [int(rng.integers(0, k[i % 2])) for i in range(4)]
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(3, 12)), int(rng.integers(3, 12))]
+        x32 = rng.random(shape).astype(np.float32) + 0.5
+        x = f32_to_bf16(x32) if dtype == "bfloat16" else x32.astype(dtype)
+        xf = bf16_to_f32(x).astype(np.float64) if dtype == "bfloat16" else x.astype(np.float64)
+        p, cip = [1, 2, 3][case % 3], case // 2 % 2
+        np.save(f"{work}/in.npy", x)
+        args = ["run", "LpPool" if lp else "AveragePool", "-i", f"{work}/in.npy", "-o", f"{work}/out.npy",
+                "--kernel_shape", f"{k[0]},{k[1]}", "--strides", f"{s[0]},{s[1]}", "--pads", ",".join(map(str, pads))]
+        args += ["--p", str(p)] if lp else ["--count_include_pad", str(cip)]
+        if dtype == "bfloat16":
+            args.append("--bfloat16")
+        if not run(cli, args, dtype):
+            continue
+        got = np.load(f"{work}/out.npy")
+        got = bf16_to_f32(got).astype(np.float64) if dtype == "bfloat16" else got.astype(np.float64)
+        padded = np.pad(np.abs(xf) ** p if lp else xf, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+        mask = np.pad(np.ones(shape[2:]), ((pads[0], pads[2]), (pads[1], pads[3])))
+        oh, ow = (padded.shape[2] - k[0]) // s[0] + 1, (padded.shape[3] - k[1]) // s[1] + 1
+        total, count = np.zeros(shape[:2] + [oh, ow]), np.zeros((oh, ow))
+        for i in range(k[0]):
+            for j in range(k[1]):
+                total += padded[:, :, i:i + s[0] * oh:s[0], j:j + s[1] * ow:s[1]]
+                count += mask[i:i + s[0] * oh:s[0], j:j + s[1] * ow:s[1]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            want = total ** (1.0 / p) if lp else total / (k[0] * k[1] if cip else count)
+        ok = got.shape == want.shape and np.all((np.isnan(want) & np.isnan(got)) |
+                                                (np.abs(got - want) <= tol[dtype] * np.abs(want)))
+        if not ok:
+            bad += 1
+            print(f"MISMATCH {args[1]} {dtype} shape {shape} kernel {k} strides {s} pads {pads} p {p} cip {cip}")
+    return bad
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -162,8 +209,10 @@ def main():
     cases = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--cases" else 96
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(20261122)
-    bad = check_max(cli, work, rng, cases) + check_global(cli, work, rng, cases // 2)
-    print(f"numpy cross-check: {cases} Max cases, {cases // 2} global pool cases, {bad} mismatches, "
+    bad = check_max(cli, work, rng, cases) + check_global(cli, work, rng, cases // 2) + \
+        check_windowed(cli, work, rng, cases // 2)
+    print(f"numpy cross-check: {cases} Max cases, {cases // 2} global pool cases, {cases // 2} AveragePool/LpPool "
+          f"cases, {bad} mismatches, "
           f"{len(SKIPPED)} float64 cases skipped (device has no cl_khr_fp64)")
     return 1 if bad else 0
 
