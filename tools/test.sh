@@ -35,14 +35,15 @@ clpool_setup
 BUILD="$CLPOOL_ROOT/build"
 [ "$CONFIGURE" = default ] || BUILD="$CLPOOL_ROOT/build-sanitize"
 
-# The Python package and its test dependencies in a venv inside build/ (not for the sanitizer build: the
+# The Python package and its test dependencies (onnx and onnxruntime: the references AveragePool and LpPool
+# are compared with) in a venv inside build/ (not for the sanitizer build: the
 # package builds its own Release library). pip must reach its index: when it cannot, this fails loudly.
 python_args=()
 if [ "$CONFIGURE" = default ]; then
   venv="$BUILD/venv"
   echo "=== Python package: pip install into $venv"
   { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-    "$venv/bin/pip" install --quiet --retries 2 --timeout 30 pytest numpy pyopencl ml_dtypes mako &&
+    "$venv/bin/pip" install --quiet --retries 2 --timeout 30 pytest numpy pyopencl ml_dtypes mako onnx onnxruntime &&
     "$venv/bin/pip" install --quiet --retries 2 --timeout 30 --force-reinstall --no-deps \
       --config-settings=build-dir="$BUILD/python-build" "$CLPOOL_ROOT" ||
     { echo "FAIL: could not create the venv or pip-install the Python package and its test dependencies" >&2; exit 1; }

@@ -318,6 +318,44 @@ def test_sum_pools_match_onnx_reference(lp):
     assert compared >= 5, f"only {compared} cases compared"
 
 
+@pytest.mark.parametrize("lp", [False, True], ids=["average_pool", "lp_pool"])
+def test_sum_pools_match_onnxruntime(lp):
+    """float32 random cases against ONNX Runtime's CPU kernels (opset 19 AveragePool, 18 LpPool): every
+    attribute but ceil_mode (ORT 1.32 sizes ceil_mode windows past the end pad its own way) and SAME with
+    dilation (ORT's output is smaller than the spec's ceil(in / stride)), no NaN, and an integer p; empty
+    windows skipped (ORT divides by a count it clamps)."""
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper
+    op, compared = "LpPool" if lp else "AveragePool", 0
+    for i, (shape, kernel, attrs) in enumerate(sum_pool_cases(60 + lp, 24, lp)):
+        attrs = dict(attrs, ceil_mode=0)
+        if lp and not float(attrs["p"]).is_integer():
+            continue
+        if attrs["auto_pad"].startswith("SAME") and max(attrs["dilations"]) > 1:
+            continue
+        x = np.random.default_rng(i).standard_normal(shape).astype(np.float32)
+        with np.errstate(invalid="ignore"):
+            mine = reference.sum_pool(x, kernel, lp=lp, **attrs)
+        if np.isnan(mine).any() or (lp and (mine == 0).any()):
+            continue
+        node_attrs = {k: v for k, v in attrs.items() if not (k == "auto_pad" and v == "NOTSET")}
+        if lp:
+            node_attrs["p"] = int(attrs["p"])
+        node = helper.make_node(op, ["x"], ["y"], kernel_shape=kernel, **node_attrs)
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18 if lp else 19)], ir_version=8)
+        try:
+            session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        except Exception:  # an attribute set ORT's kernel refuses (it checks more than the spec)
+            continue
+        want = session.run(None, {"x": x})[0]
+        got = (clpool.lp_pool if lp else clpool.average_pool)(x, kernel, **attrs)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"case {i}: {shape} {kernel} {attrs}")
+        compared += 1
+    assert compared >= 5, f"only {compared} cases compared"
+
+
 def broadcast_shapes(rng, count):
     """`count` shapes that broadcast together: rank 0-4 suffixes of one output shape with some dims 1."""
     out = [int(rng.integers(1, 6)) for _ in range(int(rng.integers(0, 5)))]
