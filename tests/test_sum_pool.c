@@ -325,9 +325,8 @@ START_TEST(test_random)
     tally t = {0, 0, ""};
     for (int n = 0; n < 40; ++n) {
         /* The programs test_kinds builds where it can: float32 at rank 2, last strides 1 and 2; the other
-         * dtypes at rank 2 and one more rank, one last stride (1 or 2) per pair. */
-        const int other_rank = 1 + 2 * (_i % 2); /* 1 or 3 */
-        const int32_t ns = (int32_t)(dtype == CLPOOL_FLOAT32 || n % 2 ? 2 : other_rank);
+         * dtypes one rank (1, 2 or 3 by pair) and one last stride (1 or 2) per pair: one program each. */
+        const int32_t ns = (int32_t)(dtype == CLPOOL_FLOAT32 ? 2 : 1 + _i % 3);
         const int64_t last_stride = dtype == CLPOOL_FLOAT32 ? 1 + n % 2 : 1 + (_i / SP_KINDS + _i) % 2;
         sp_case c;
         random_case(&r, dtype, kind, ns, last_stride, &c);
