@@ -160,12 +160,43 @@ cleanup:
     return status;
 }
 
-/* The three global pools share one blocking path; `which` picks the enqueue. */
-typedef enum { HOST_GLOBAL_MAX, HOST_GLOBAL_AVG, HOST_GLOBAL_LP } host_global_op;
+/* The single-input ops' blocking path (the global pools, AveragePool, LpPool): `op` picks the shape
+ * inference and the enqueue, with p (GlobalLpPool) or the params (AveragePool, LpPool). */
+typedef enum { HOST_GLOBAL_MAX, HOST_GLOBAL_AVG, HOST_GLOBAL_LP, HOST_AVERAGE_POOL, HOST_LP_POOL } host_op;
+typedef struct host_call {
+    host_op op;
+    double p;
+    const clpool_average_pool_params *avg;
+    const clpool_lp_pool_params *lp;
+} host_call;
 
-static clpool_status global_pool_host(clpool_context *ctx, host_global_op which, double p, clpool_dtype dtype,
-                                      const clpool_shape *input_shape, const void *input, void *output,
-                                      const char *fn)
+static clpool_status output_shape_of(const host_call *c, const clpool_shape *input_shape, clpool_shape *out)
+{
+    switch (c->op) {
+    case HOST_AVERAGE_POOL: return clpool_average_pool_output_shape(input_shape, c->avg, out);
+    case HOST_LP_POOL: return clpool_lp_pool_output_shape(input_shape, c->lp, out);
+    default: return clpool_global_pool_output_shape(input_shape, out);
+    }
+}
+
+static clpool_status enqueue_of(clpool_context *ctx, const host_call *c, clpool_dtype dtype,
+                                const clpool_shape *input_shape, cl_mem in, cl_mem out, cl_event *done)
+{
+    switch (c->op) {
+    case HOST_GLOBAL_MAX: return clpool_enqueue_global_max_pool(ctx, NULL, dtype, input_shape, in, 0, out, 0, 0, NULL, done);
+    case HOST_GLOBAL_AVG:
+        return clpool_enqueue_global_average_pool(ctx, NULL, dtype, input_shape, in, 0, out, 0, 0, NULL, done);
+    case HOST_GLOBAL_LP:
+        return clpool_enqueue_global_lp_pool(ctx, NULL, c->p, dtype, input_shape, in, 0, out, 0, 0, NULL, done);
+    case HOST_AVERAGE_POOL:
+        return clpool_enqueue_average_pool(ctx, NULL, c->avg, dtype, input_shape, in, 0, out, 0, 0, NULL, done);
+    case HOST_LP_POOL: return clpool_enqueue_lp_pool(ctx, NULL, c->lp, dtype, input_shape, in, 0, out, 0, 0, NULL, done);
+    }
+    return CLPOOL_ERROR_INVALID_ARGUMENT;
+}
+
+static clpool_status single_input_host(clpool_context *ctx, const host_call *c, clpool_dtype dtype,
+                                       const clpool_shape *input_shape, const void *input, void *output, const char *fn)
 {
     CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
     CLPOOL_REQUIRE_NOT_NULL(input, fn);
@@ -174,25 +205,12 @@ static clpool_status global_pool_host(clpool_context *ctx, host_global_op which,
     clpool_tensor *tin = NULL, *tout = NULL;
     cl_event done = NULL;
     int enqueued = 0;
-    clpool_status status = clpool_global_pool_output_shape(input_shape, &out_shape);
+    clpool_status status = output_shape_of(c, input_shape, &out_shape);
     if (status != CLPOOL_SUCCESS) return status;
     CLPOOL_TRY(tensor_from_host(ctx, dtype, input_shape, input, &tin));
     CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
     enqueued = 1;
-    switch (which) {
-    case HOST_GLOBAL_MAX:
-        status = clpool_enqueue_global_max_pool(ctx, NULL, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL, &done);
-        break;
-    case HOST_GLOBAL_AVG:
-        status = clpool_enqueue_global_average_pool(ctx, NULL, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL,
-                                                    &done);
-        break;
-    case HOST_GLOBAL_LP:
-        status = clpool_enqueue_global_lp_pool(ctx, NULL, p, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL,
-                                               &done);
-        break;
-    }
-    CLPOOL_TRY(status);
+    CLPOOL_TRY(enqueue_of(ctx, c, dtype, input_shape, tin->mem, tout->mem, &done));
     CLPOOL_TRY(wait_and_release(&done));
     CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
 cleanup:
@@ -206,20 +224,22 @@ cleanup:
 clpool_status clpool_global_max_pool_host(clpool_context *ctx, clpool_dtype dtype, const clpool_shape *input_shape,
                                           const void *input, void *output)
 {
-    return global_pool_host(ctx, HOST_GLOBAL_MAX, 0.0, dtype, input_shape, input, output, "clpool_global_max_pool_host");
+    const host_call c = {HOST_GLOBAL_MAX, 0.0, NULL, NULL};
+    return single_input_host(ctx, &c, dtype, input_shape, input, output, "clpool_global_max_pool_host");
 }
 
 clpool_status clpool_global_average_pool_host(clpool_context *ctx, clpool_dtype dtype, const clpool_shape *input_shape,
                                               const void *input, void *output)
 {
-    return global_pool_host(ctx, HOST_GLOBAL_AVG, 0.0, dtype, input_shape, input, output,
-                            "clpool_global_average_pool_host");
+    const host_call c = {HOST_GLOBAL_AVG, 0.0, NULL, NULL};
+    return single_input_host(ctx, &c, dtype, input_shape, input, output, "clpool_global_average_pool_host");
 }
 
 clpool_status clpool_global_lp_pool_host(clpool_context *ctx, double p, clpool_dtype dtype,
                                          const clpool_shape *input_shape, const void *input, void *output)
 {
-    return global_pool_host(ctx, HOST_GLOBAL_LP, p, dtype, input_shape, input, output, "clpool_global_lp_pool_host");
+    const host_call c = {HOST_GLOBAL_LP, p, NULL, NULL};
+    return single_input_host(ctx, &c, dtype, input_shape, input, output, "clpool_global_lp_pool_host");
 }
 
 clpool_status clpool_max_host(clpool_context *ctx, clpool_dtype dtype, size_t num_inputs,
@@ -267,43 +287,13 @@ cleanup:
     return status;
 }
 
-/* AveragePool and LpPool share one blocking path: exactly one of avg, lp is set. */
-static clpool_status sum_pool_host(clpool_context *ctx, const clpool_average_pool_params *avg,
-                                   const clpool_lp_pool_params *lp, clpool_dtype dtype, const clpool_shape *input_shape,
-                                   const void *input, void *output, const char *fn)
-{
-    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
-    CLPOOL_REQUIRE_NOT_NULL(input, fn);
-    CLPOOL_REQUIRE_NOT_NULL(output, fn);
-    clpool_shape out_shape;
-    clpool_tensor *tin = NULL, *tout = NULL;
-    cl_event done = NULL;
-    int enqueued = 0;
-    clpool_status status = lp ? clpool_lp_pool_output_shape(input_shape, lp, &out_shape)
-                              : clpool_average_pool_output_shape(input_shape, avg, &out_shape);
-    if (status != CLPOOL_SUCCESS) return status;
-    CLPOOL_TRY(tensor_from_host(ctx, dtype, input_shape, input, &tin));
-    CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
-    enqueued = 1;
-    CLPOOL_TRY(lp ? clpool_enqueue_lp_pool(ctx, NULL, lp, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL, &done)
-                  : clpool_enqueue_average_pool(ctx, NULL, avg, dtype, input_shape, tin->mem, 0, tout->mem, 0, 0, NULL,
-                                                &done));
-    CLPOOL_TRY(wait_and_release(&done));
-    CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
-cleanup:
-    if (done) clReleaseEvent(done);
-    finish_after_failure(ctx, status, enqueued);
-    clpool_tensor_release(tin);
-    clpool_tensor_release(tout);
-    return status;
-}
-
 clpool_status clpool_average_pool_host(clpool_context *ctx, const clpool_average_pool_params *params, clpool_dtype dtype,
                                        const clpool_shape *input_shape, const void *input, void *output)
 {
     static const char *fn = "clpool_average_pool_host";
     CLPOOL_REQUIRE_NOT_NULL(params, fn);
-    return sum_pool_host(ctx, params, NULL, dtype, input_shape, input, output, fn);
+    const host_call c = {HOST_AVERAGE_POOL, 0.0, params, NULL};
+    return single_input_host(ctx, &c, dtype, input_shape, input, output, fn);
 }
 
 clpool_status clpool_lp_pool_host(clpool_context *ctx, const clpool_lp_pool_params *params, clpool_dtype dtype,
@@ -311,5 +301,6 @@ clpool_status clpool_lp_pool_host(clpool_context *ctx, const clpool_lp_pool_para
 {
     static const char *fn = "clpool_lp_pool_host";
     CLPOOL_REQUIRE_NOT_NULL(params, fn);
-    return sum_pool_host(ctx, NULL, params, dtype, input_shape, input, output, fn);
+    const host_call c = {HOST_LP_POOL, 0.0, NULL, params};
+    return single_input_host(ctx, &c, dtype, input_shape, input, output, fn);
 }
