@@ -193,10 +193,6 @@ void clpool__scratch_done(clpool_context *ctx, const clpool__scratch_lease *leas
  * context's lock, clpool_context_trim. */
 void clpool__scratch_release_all(clpool_context *ctx);
 
-/* Warm-up: one launch of MaxPool's first tier (3x3 over 1x1x8x8 with Indices) on tensors at offset 0. */
-clpool_status clpool__maxpool_first_tier(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, cl_mem input,
-                                         cl_mem output, cl_mem indices);
-
 /* ------------------------------------------------------------- launch */
 
 /* The queue to use: `queue` if given (must belong to ctx), else the context's. */

@@ -116,23 +116,3 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     return clpool__window_enqueue(ctx, queue, &desc, clpool__maxpool_plan_call, input_shape, input, input_offset, output,
                                   output_offset, indices, indices_offset, num_wait, wait, event, fn);
 }
-
-clpool_status clpool__maxpool_first_tier(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, cl_mem input,
-                                         cl_mem output, cl_mem indices)
-{
-    static const int64_t k3[2] = {3, 3};
-    const clpool_shape shape = {4, {1, 1, 8, 8}};
-    clpool_maxpool_params p;
-    clpool_status status = clpool_maxpool_params_init(&p, 2, k3);
-    clpool__pool_desc desc;
-    if (status == CLPOOL_SUCCESS)
-        status = clpool__maxpool_describe(&shape, &p, dtype, 1, "clpool_context_warm_up", &desc);
-    if (status != CLPOOL_SUCCESS) return status;
-    clpool__device_caps caps;
-    clpool__device_caps_of(ctx, &caps);
-    clpool__plan plan;
-    clpool__window_plan_first_tier(&caps, &desc, &plan);
-    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
-                                  [CLPOOL__ROLE_INDICES] = indices};
-    return clpool__plan_run(ctx, q, &plan, mems, 0, NULL, NULL, "clpool_context_warm_up");
-}

@@ -1,7 +1,7 @@
 /*
  * clpool_context_warm_up: run tiny real ops so the programs later first calls
- * use are built now. With tiers on, those are the first tiers (MaxPool's
- * window_first_tier, the global pools' direct kernels) and Max's programs, and
+ * use are built now. With tiers on, those are the first tiers (the windowed
+ * ops' window_first_tier, the global pools' direct kernels) and Max's programs, and
  * no specialised key is asked for (that would make its first call build it);
  * with tiers off, the programs of the common cases. Going through the
  * enqueue paths (rather than a list of build options) keeps the warmed
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "planners.h"
 
 static int is_float(clpool_dtype d)
 {
@@ -20,6 +20,39 @@ static int is_float(clpool_dtype d)
 static int maxpool_dtype(clpool_dtype d)
 {
     return is_float(d) || d == CLPOOL_INT8 || d == CLPOOL_UINT8;
+}
+
+/* With tiers on: the windowed ops' first tiers (3x3 over 1x1x8x8: MaxPool with Indices, AveragePool,
+ * LpPool p = 2), planned directly so that no specialised key is asked for. */
+static clpool_status windowed_first_tiers(clpool_context *ctx, cl_command_queue q, clpool_dtype dtype, cl_mem input,
+                                          cl_mem output, cl_mem indices)
+{
+    static const char *fn = "clpool_context_warm_up";
+    static const int64_t k3[2] = {3, 3};
+    const clpool_shape shape = {4, {1, 1, 8, 8}};
+    clpool_maxpool_params mp;
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
+    clpool_status status = clpool_maxpool_params_init(&mp, 2, k3);
+    if (status == CLPOOL_SUCCESS) status = clpool_average_pool_params_init(&avg, 2, k3);
+    if (status == CLPOOL_SUCCESS) status = clpool_lp_pool_params_init(&lp, 2, k3);
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
+                                  [CLPOOL__ROLE_INDICES] = indices};
+    for (int op = 0; op < 3 && status == CLPOOL_SUCCESS; ++op) {
+        clpool__pool_desc desc;
+        if (op == 0 && !maxpool_dtype(dtype)) continue;
+        if (op > 0 && !is_float(dtype)) break;
+        status = op == 0   ? clpool__maxpool_describe(&shape, &mp, dtype, 1, fn, &desc)
+                 : op == 1 ? clpool__sum_pool_describe(&shape, &avg, NULL, dtype, fn, &desc)
+                           : clpool__sum_pool_describe(&shape, NULL, &lp, dtype, fn, &desc);
+        if (status != CLPOOL_SUCCESS) break;
+        clpool__plan plan;
+        clpool__window_plan_first_tier(&caps, &desc, &plan);
+        status = clpool__plan_run(ctx, q, &plan, mems, 0, NULL, NULL, fn);
+    }
+    return status;
 }
 
 clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
@@ -54,8 +87,8 @@ clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
         goto cleanup;
     }
 
-    if (maxpool_dtype(dtype) && ctx->tiered) {
-        CLPOOL_TRY(clpool__maxpool_first_tier(ctx, q, dtype, a, b, idx));
+    if (ctx->tiered) {
+        CLPOOL_TRY(windowed_first_tiers(ctx, q, dtype, a, b, idx));
     } else if (maxpool_dtype(dtype)) {
         static const struct { int32_t ns; int64_t k, s, p; } cases[] = {
             {2, 3, 2, 1}, {2, 2, 2, 0}, {1, 3, 1, 1}, {2, 9, 1, 4}, {3, 2, 2, 0}};
@@ -73,6 +106,22 @@ clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
                 CLPOOL_TRY(clpool_enqueue_maxpool(ctx, q, &p, dtype, &in, a, 0, b, 0, with_idx ? idx : NULL, 0, 0,
                                                   NULL, NULL));
         }
+    }
+    if (is_float(dtype) && !ctx->tiered) {
+        /* AveragePool 3x3/s1/p1 (Inception) and 2x2/s2 (DenseNet), LpPool p = 2 3x3/s2 */
+        static const int64_t k3[2] = {3, 3}, k2[2] = {2, 2};
+        const clpool_shape in = {4, {1, 1, 16, 16}};
+        clpool_average_pool_params avg;
+        clpool_lp_pool_params lp;
+        CLPOOL_TRY(clpool_average_pool_params_init(&avg, 2, k3));
+        for (int i = 0; i < 4; ++i) avg.window.pads[i] = 1;
+        CLPOOL_TRY(clpool_enqueue_average_pool(ctx, q, &avg, dtype, &in, a, 0, b, 0, 0, NULL, NULL));
+        CLPOOL_TRY(clpool_average_pool_params_init(&avg, 2, k2));
+        avg.window.strides[0] = avg.window.strides[1] = 2;
+        CLPOOL_TRY(clpool_enqueue_average_pool(ctx, q, &avg, dtype, &in, a, 0, b, 0, 0, NULL, NULL));
+        CLPOOL_TRY(clpool_lp_pool_params_init(&lp, 2, k3));
+        lp.window.strides[0] = lp.window.strides[1] = 2;
+        CLPOOL_TRY(clpool_enqueue_lp_pool(ctx, q, &lp, dtype, &in, a, 0, b, 0, 0, NULL, NULL));
     }
     if (is_float(dtype)) {
         /* Planes under 16 elements take the direct kernel (the first tier) whatever the tiers. */

@@ -482,6 +482,24 @@ START_TEST(warm_up_builds_first_tiers)
     ci_disarm();
     ck_assert_int_eq(ci_calls(), 0);
     ck_assert_str_eq(ci_kernels(), "global_pool_direct");
+    /* AveragePool and LpPool p = 2: their first tiers are built too */
+    static const int64_t k2[2] = {2, 2};
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
+    ck_assert_int_eq(clpool_average_pool_params_init(&avg, 2, k2), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_lp_pool_params_init(&lp, 2, k2), CLPOOL_SUCCESS);
+    float out[3 * 19 * 19];
+    ci_arm("AveragePool after warm-up", "clBuildProgram", 0, CL_SUCCESS);
+    cu_assert_ok(clpool_average_pool_host(ctx, &avg, CLPOOL_FLOAT32, &in, x, out), "clpool_average_pool_host",
+                 "after warm-up");
+    ci_disarm();
+    ck_assert_int_eq(ci_calls(), 0);
+    ck_assert_str_eq(ci_kernels(), GENERIC);
+    ci_arm("LpPool after warm-up", "clBuildProgram", 0, CL_SUCCESS);
+    cu_assert_ok(clpool_lp_pool_host(ctx, &lp, CLPOOL_FLOAT32, &in, x, out), "clpool_lp_pool_host", "after warm-up");
+    ci_disarm();
+    ck_assert_int_eq(ci_calls(), 0);
+    ck_assert_str_eq(ci_kernels(), GENERIC);
     clpool_context_release(ctx);
 }
 END_TEST
