@@ -51,11 +51,16 @@ def _host(a):
     return a if a.flags.c_contiguous else a.copy(order="C")  # np.ascontiguousarray would make 0-d arrays 1-d
 
 
-def _int(name, value):
+def _int(name, value, bits=64):
+    """An integer attribute value that fits the C field (int64, or int32 for the flags): ctypes would
+    silently keep the low bits of a larger one (2**64 + 2 would run as 2)."""
     try:
-        return operator.index(value)
+        v = operator.index(value)
     except TypeError:
         raise _errors.InvalidArgumentError(f"{name} must hold integers, not {value!r}") from None
+    if not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
+        raise _errors.InvalidArgumentError(f"{name} value {v} is outside the int{bits} range")
+    return v
 
 
 def _ints(name, values, count):
@@ -98,7 +103,7 @@ def _set_window(params, rank, strides, pads, dilations, ceil_mode, auto_pad):
         params.dilations[:rank] = _ints("dilations", dilations, rank)
     if pads is not None:
         params.pads[:2 * rank] = _ints("pads", pads, 2 * rank)
-    params.ceil_mode = _int("ceil_mode", ceil_mode)
+    params.ceil_mode = _int("ceil_mode", ceil_mode, 32)
     if isinstance(auto_pad, bytes):
         auto_pad = auto_pad.decode()
     if auto_pad not in _AUTO_PAD:
@@ -120,13 +125,13 @@ def _window_params(struct, init, window):
 
 def _build_maxpool_params(window, storage_order):
     params = _window_params(MaxPoolParams, lib.clpool_maxpool_params_init, window)
-    params.storage_order = _int("storage_order", storage_order)
+    params.storage_order = _int("storage_order", storage_order, 32)
     return params
 
 
 def _build_average_pool_params(window, count_include_pad):
     params = _window_params(AveragePoolParams, lib.clpool_average_pool_params_init, window)
-    params.count_include_pad = _int("count_include_pad", count_include_pad)
+    params.count_include_pad = _int("count_include_pad", count_include_pad, 32)
     return params
 
 

@@ -94,6 +94,18 @@ C_ERRORS = [
 
 # Errors only the bindings can see (the C API has no such argument); same classes, their own message.
 PY_ERRORS = [
+    ("kernel_past_int64", lambda: clpool.max_pool(X, [2 ** 64 + 2, 2]), clpool.InvalidArgumentError, ValueError,
+     "kernel_shape value 18446744073709551618 is outside the int64 range"),
+    ("kernel_far_past_int64", lambda: clpool.average_pool(X, [2 ** 70, 2]), clpool.InvalidArgumentError, ValueError,
+     "kernel_shape value 1180591620717411303424 is outside the int64 range"),
+    ("strides_past_int64", lambda: clpool.lp_pool(X, [2, 2], strides=[2 ** 64 + 1, 1]), clpool.InvalidArgumentError,
+     ValueError, "strides value 18446744073709551617 is outside the int64 range"),
+    ("pads_past_int64", lambda: clpool.max_pool(X, [2, 2], pads=[2 ** 64, 0, 0, 0]), clpool.InvalidArgumentError,
+     ValueError, "pads value 18446744073709551616 is outside the int64 range"),
+    ("ceil_mode_past_int32", lambda: clpool.max_pool(X, [2, 2], ceil_mode=2 ** 32 + 1), clpool.InvalidArgumentError,
+     ValueError, "ceil_mode value 4294967297 is outside the int32 range"),
+    ("count_include_pad_past_int32", lambda: clpool.average_pool(X, [2, 2], count_include_pad=-2 ** 31 - 1),
+     clpool.InvalidArgumentError, ValueError, "count_include_pad value -2147483649 is outside the int32 range"),
     ("lp_p_not_a_number", lambda: clpool.lp_pool(X, [2, 2], p="two"), clpool.InvalidArgumentError, ValueError,
      "p must be a number, not 'two'"),
     ("average_pool_strides_length", lambda: clpool.average_pool(X, [2, 2], strides=[1]), clpool.InvalidArgumentError,
