@@ -228,12 +228,13 @@ CLPOOL_API void clpool_context_trim(clpool_context *ctx);
 
 /**
  * Build, ahead of time, what later first calls of `dtype` run, so they skip
- * the compile. With tiers on (CLPOOL_TIERED=1, the default): MaxPool's and
- * the global pools' first tiers and Max's programs of 2 inputs (same-shape
- * and broadcast); a key's specialised program is still built on its second
- * call. With tiers off: the specialised programs of the common cases
- * (MaxPool 3x3/s2/p1 and 2x2/s2 with and without Indices, 1-D k3, 3-D
- * 2x2x2; the global pools, one- and two-pass; Max as above). Each only where
+ * the compile. With tiers on (CLPOOL_TIERED=1, the default): the first tiers
+ * of MaxPool, AveragePool, LpPool (p = 2) and the global pools, and Max's
+ * programs of 2 inputs (same-shape and broadcast); a key's specialised
+ * program is still built on its second call. With tiers off: the specialised
+ * programs of the common cases (MaxPool 3x3/s2/p1 and 2x2/s2 with and without
+ * Indices, 1-D k3, 3-D 2x2x2; AveragePool 3x3/s1/p1 and 2x2/s2, LpPool p = 2
+ * 3x3/s2; the global pools, one- and two-pass; Max as above). Each only where
  * the op supports the dtype. It runs tiny real ops on the context's queue and
  * waits for them. Unsupported dtype/device combinations are skipped, not
  * errors. Thread-safe; may be called again (built programs are reused).
