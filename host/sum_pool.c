@@ -6,32 +6,39 @@
 
 #include "planners.h"
 
+/* Both ops' params (`size` bytes at `params`): zero, then the window's defaults (window.c); errors name `fn`
+ * and leave the params as they were. The caller sets struct_size. */
+static clpool_status init_window(void *params, size_t size, clpool_window_params *window, int32_t spatial_rank,
+                                 const int64_t *kernel_shape, const char *fn)
+{
+    clpool_window_params w;
+    const clpool_status status = clpool__window_params_init(&w, spatial_rank, kernel_shape, fn);
+    if (status != CLPOOL_SUCCESS) return status;
+    memset(params, 0, size);
+    *window = w;
+    return CLPOOL_SUCCESS;
+}
+
 clpool_status clpool_average_pool_params_init(clpool_average_pool_params *p, int32_t spatial_rank,
                                               const int64_t *kernel_shape)
 {
     static const char *fn = "clpool_average_pool_params_init";
     CLPOOL_REQUIRE_NOT_NULL(p, fn);
-    clpool_window_params w;
-    const clpool_status status = clpool__window_params_init(&w, spatial_rank, kernel_shape, fn);
-    if (status != CLPOOL_SUCCESS) return status;
-    memset(p, 0, sizeof *p);
-    p->struct_size = sizeof *p;
-    p->window = w;
-    return CLPOOL_SUCCESS;
+    const clpool_status status = init_window(p, sizeof *p, &p->window, spatial_rank, kernel_shape, fn);
+    if (status == CLPOOL_SUCCESS) p->struct_size = sizeof *p;
+    return status;
 }
 
 clpool_status clpool_lp_pool_params_init(clpool_lp_pool_params *p, int32_t spatial_rank, const int64_t *kernel_shape)
 {
     static const char *fn = "clpool_lp_pool_params_init";
     CLPOOL_REQUIRE_NOT_NULL(p, fn);
-    clpool_window_params w;
-    const clpool_status status = clpool__window_params_init(&w, spatial_rank, kernel_shape, fn);
-    if (status != CLPOOL_SUCCESS) return status;
-    memset(p, 0, sizeof *p);
-    p->struct_size = sizeof *p;
-    p->window = w;
-    p->p = 2.0;
-    return CLPOOL_SUCCESS;
+    const clpool_status status = init_window(p, sizeof *p, &p->window, spatial_rank, kernel_shape, fn);
+    if (status == CLPOOL_SUCCESS) {
+        p->struct_size = sizeof *p;
+        p->p = 2.0;
+    }
+    return status;
 }
 
 /* The op's own attributes (struct sizes, count_include_pad, p), then its windows: window.c's rules, where a

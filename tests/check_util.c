@@ -398,3 +398,17 @@ double cu_smallest_normal(clpool_dtype dtype)
 {
     return dtype == CLPOOL_FLOAT64 ? DBL_MIN : dtype == CLPOOL_FLOAT16 ? 0x1p-14 : FLT_MIN;
 }
+
+void cu_tally_add(cu_tally *t, int wrong, const char *why)
+{
+    ++t->cases;
+    if (wrong == 0) return;
+    printf("FAILED %s\n", why);
+    fflush(stdout); /* a failing Check child exits without flushing */
+    if (t->failed++ == 0) snprintf(t->first, sizeof t->first, "%s", why);
+}
+
+void cu_tally_check(const cu_tally *t)
+{
+    ck_assert_msg(t->failed == 0, "%d of %d cases failed; first: %s", t->failed, t->cases, t->first);
+}

@@ -134,6 +134,18 @@ void cu_read_back(cl_command_queue q, cl_mem m, void *dst, size_t size, const ch
 void cu_assert_buffer_unchanged(cl_command_queue q, cl_mem m, const void *expect, size_t size, const char *what,
                                 const char *desc);
 
+/* ------------------------------------------------------------ tallies */
+
+/* Suites that run cases to the end and fail once with the first failure: cu_tally_add counts a case
+ * (wrong: its number of wrong values, why: its description), prints a failing one; cu_tally_check fails
+ * the test if any did. */
+typedef struct cu_tally {
+    int cases, failed;
+    char first[1024];
+} cu_tally;
+void cu_tally_add(cu_tally *t, int wrong, const char *why);
+void cu_tally_check(const cu_tally *t);
+
 /* --------------------------------------------------------------- events */
 
 /** A user event of cu_ctx (a closed gate for wait lists); asserts success. */

@@ -226,25 +226,11 @@ static int run_case(const gp_case *c, const void *input, const char *label, char
     return wrong;
 }
 
-/* Runs cases to the end, prints every failing one, and fails the test at the end. */
-typedef struct tally {
-    int cases, failed;
-    char first[768];
-} tally;
-
-static void tally_case(tally *t, const gp_case *c, const void *input, const char *label)
+/* Runs a case to the end; a failure is printed and counted (cu_tally). */
+static void tally_case(cu_tally *t, const gp_case *c, const void *input, const char *label)
 {
-    char why[768];
-    ++t->cases;
-    if (run_case(c, input, label, why, sizeof why) == 0) return;
-    printf("FAILED %s\n", why);
-    fflush(stdout); /* a failing Check child exits without flushing */
-    if (t->failed++ == 0) snprintf(t->first, sizeof t->first, "%s", why);
-}
-
-static void tally_check(const tally *t)
-{
-    ck_assert_msg(t->failed == 0, "%d of %d cases failed; first: %s", t->failed, t->cases, t->first);
+    char why[1024] = "";
+    cu_tally_add(t, run_case(c, input, label, why, sizeof why), why);
 }
 
 /* ------------------------------------------------------ random inputs */
@@ -343,7 +329,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int cases)
     ref_rng r;
     ref_rng_seed(&r, seed);
     int per_op[3] = {0, 0, 0}, specials = 0;
-    tally t = {0, 0, ""};
+    cu_tally t = {0, 0, ""};
     for (int k = 0; k < cases; ++k) {
         clpool_shape s;
         random_shape(&r, &s);
@@ -372,7 +358,7 @@ static void random_suite(clpool_dtype dtype, uint64_t seed, int cases)
     }
     printf("global pool random %s: %d of %d cases passed (max %d, average %d, lp %d; %d with NaN/inf planes)\n",
            clpool_dtype_name(dtype), cases - t.failed, cases, per_op[0], per_op[1], per_op[2], specials);
-    tally_check(&t);
+    cu_tally_check(&t);
 }
 
 #define RANDOM_CASES 40
@@ -392,7 +378,7 @@ START_TEST(test_host_api)
     ref_rng r;
     ref_rng_seed(&r, 0x9101);
     static const int64_t small[] = {2, 3, 5, 7}, big[] = {1, 2, 3000};
-    tally tl = {0, 0, ""};
+    cu_tally tl = {0, 0, ""};
     for (size_t t = 0; t < 4; ++t) {
         const clpool_dtype dt = cu_float_dtypes[t];
         if (!cu_dtype_runs(dt, "global pool")) continue;
@@ -410,7 +396,7 @@ START_TEST(test_host_api)
             }
         }
     }
-    tally_check(&tl);
+    cu_tally_check(&tl);
 }
 END_TEST
 
@@ -427,10 +413,10 @@ START_TEST(test_many_small_planes)
     float *input = malloc((size_t)n * sizeof(float));
     ck_assert_ptr_nonnull(input);
     fill_planes(&r, CLPOOL_FLOAT32, input, 32 * 2048, 49, VALUES_MIXED, 10.0, 0.001);
-    tally t = {0, 0, ""};
+    cu_tally t = {0, 0, ""};
     tally_case(&t, &c, input, "32x2048x7x7");
     free(input);
-    tally_check(&t);
+    cu_tally_check(&t);
 }
 END_TEST
 
@@ -447,7 +433,7 @@ START_TEST(test_group_sizes)
     ref_rng r;
     ref_rng_seed(&r, 0x9301);
     static const int64_t sizes[] = {15, 16, 17, 49, 255, 256, 257};
-    tally t = {0, 0, ""};
+    cu_tally t = {0, 0, ""};
     for (size_t d = 0; d < 2; ++d) {
         const clpool_dtype dt = d ? CLPOOL_FLOAT64 : CLPOOL_FLOAT32;
         if (!cu_dtype_runs(dt, "global pool")) continue;
@@ -468,7 +454,7 @@ START_TEST(test_group_sizes)
             }
         }
     }
-    tally_check(&t);
+    cu_tally_check(&t);
 }
 END_TEST
 
@@ -493,14 +479,14 @@ START_TEST(test_huge_planes)
     ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + 900000, cu_nan_patterns(CLPOOL_FLOAT32)[1]);
     ref_store_bits(CLPOOL_FLOAT32, input, 2 * plane + plane - 1, cu_nan_patterns(CLPOOL_FLOAT32)[3]);
     const int64_t dims[] = {1, 3, 1024, 1024};
-    tally t = {0, 0, ""};
+    cu_tally t = {0, 0, ""};
     for (int op = OP_MAX; op <= OP_LP; ++op) {
         gp_case c = make_case((gp_op)op, 2.0, CLPOOL_FLOAT32, 4, dims);
         c.api = op == OP_AVG ? API_OWN_QUEUE : API_CTX_QUEUE;
         tally_case(&t, &c, input, "1x3x1024x1024");
     }
     free(input);
-    tally_check(&t);
+    cu_tally_check(&t);
 }
 END_TEST
 
@@ -523,7 +509,7 @@ START_TEST(test_accuracy_large_plane)
         gp_op op;
         double p;
     } runs[] = {{OP_AVG, 0}, {OP_LP, 1.0}, {OP_LP, 2.0}, {OP_LP, 3.0}};
-    tally tl = {0, 0, ""};
+    cu_tally tl = {0, 0, ""};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
         gp_case c = make_case(runs[k].op, runs[k].p, CLPOOL_FLOAT32, 4, dims);
         tally_case(&tl, &c, input, "2*10^6 positive float32");
@@ -538,7 +524,7 @@ START_TEST(test_accuracy_large_plane)
     }
     free(input);
     free(half);
-    tally_check(&tl);
+    cu_tally_check(&tl);
 }
 END_TEST
 
@@ -551,7 +537,7 @@ END_TEST
  */
 START_TEST(test_nan_and_inf)
 {
-    tally tl = {0, 0, ""};
+    cu_tally tl = {0, 0, ""};
     for (size_t t = 0; t < 4; ++t) {
         const clpool_dtype dt = cu_float_dtypes[t];
         if (!cu_dtype_runs(dt, "global pool")) continue;
@@ -601,7 +587,7 @@ START_TEST(test_nan_and_inf)
             free(input);
         }
     }
-    tally_check(&tl);
+    cu_tally_check(&tl);
 }
 END_TEST
 
@@ -615,7 +601,7 @@ END_TEST
  */
 START_TEST(test_max_order_across_partials)
 {
-    tally tl = {0, 0, ""};
+    cu_tally tl = {0, 0, ""};
     for (size_t t = 0; t < 4; ++t) {
         const clpool_dtype dt = cu_float_dtypes[t];
         if (!cu_dtype_runs(dt, "global pool")) continue;
@@ -657,7 +643,7 @@ START_TEST(test_max_order_across_partials)
             free(input);
         }
     }
-    tally_check(&tl);
+    cu_tally_check(&tl);
 }
 END_TEST
 

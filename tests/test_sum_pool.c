@@ -227,24 +227,11 @@ static int run_case(const sp_case *c, const void *input, const char *label, char
     return wrong;
 }
 
-typedef struct tally {
-    int cases, failed;
-    char first[1024];
-} tally;
-
-static void tally_case(tally *t, const sp_case *c, const void *input, const char *label)
+/* Runs a case to the end; a failure is printed and counted (cu_tally). */
+static void tally_case(cu_tally *t, const sp_case *c, const void *input, const char *label)
 {
-    char why[1024];
-    ++t->cases;
-    if (run_case(c, input, label, why, sizeof why) == 0) return;
-    printf("FAILED %s\n", why);
-    fflush(stdout);
-    if (t->failed++ == 0) snprintf(t->first, sizeof t->first, "%s", why);
-}
-
-static void tally_check(const tally *t)
-{
-    ck_assert_msg(t->failed == 0, "%d of %d cases failed; first: %s", t->failed, t->cases, t->first);
+    char why[1024] = "";
+    cu_tally_add(t, run_case(c, input, label, why, sizeof why), why);
 }
 
 /* ------------------------------------------------------ random cases */
@@ -322,7 +309,7 @@ START_TEST(test_random)
     if (!cu_dtype_runs(dtype, "AveragePool/LpPool")) return;
     ref_rng r;
     ref_rng_seed(&r, 0x5a3d0000u + (uint64_t)_i);
-    tally t = {0, 0, ""};
+    cu_tally t = {0, 0, ""};
     for (int n = 0; n < 40; ++n) {
         /* The programs test_kinds builds where it can: float32 at rank 2, last strides 1 and 2; the other
          * dtypes one rank (1, 2 or 3 by pair) and one last stride (1 or 2) per pair: one program each. */
@@ -339,7 +326,7 @@ START_TEST(test_random)
         tally_case(&t, &c, in, label);
         free(in);
     }
-    tally_check(&t);
+    cu_tally_check(&t);
 }
 END_TEST
 
@@ -349,7 +336,7 @@ START_TEST(test_strides)
 {
     ref_rng r;
     ref_rng_seed(&r, 0x5a3d1000u);
-    tally t = {0, 0, ""};
+    cu_tally t = {0, 0, ""};
     for (int n = 0; n < 16; ++n) {
         sp_case c;
         random_case(&r, CLPOOL_FLOAT32, 0, 2, 4 + n % 2, &c);
@@ -360,7 +347,7 @@ START_TEST(test_strides)
         tally_case(&t, &c, in, "strides");
         free(in);
     }
-    tally_check(&t);
+    cu_tally_check(&t);
 }
 END_TEST
 
@@ -382,7 +369,7 @@ START_TEST(test_kinds)
     };
     ref_rng r;
     ref_rng_seed(&r, 0x5a3d3000u);
-    tally t = {0, 0, ""};
+    cu_tally t = {0, 0, ""};
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
         if (!cu_dtype_runs(runs[i].dtype, "AveragePool/LpPool")) continue;
         for (int n = 0; n < 3; ++n) {
@@ -396,7 +383,7 @@ START_TEST(test_kinds)
             free(in);
         }
     }
-    tally_check(&t);
+    cu_tally_check(&t);
 }
 END_TEST
 

@@ -83,6 +83,21 @@ def numpy_max(dtype, arrays):
 SKIPPED = []
 
 
+# Relative tolerance of the sums per dtype (float32 accumulation tested to 1e-5; narrower outputs round).
+SUM_TOLERANCE = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-3, "bfloat16": 1e-2}
+
+
+def float_input(rng, dtype, shape):
+    """Positive values in [0.5, 1.5) of a float dtype (bfloat16 as uint16 bits) and their float64 values."""
+    x32 = rng.random(shape).astype(np.float32) + 0.5
+    x = f32_to_bf16(x32) if dtype == "bfloat16" else x32.astype(dtype)
+    return x, float64_of(x, dtype)
+
+
+def float64_of(x, dtype):
+    return bf16_to_f32(x).astype(np.float64) if dtype == "bfloat16" else x.astype(np.float64)
+
+
 def run(cli, args, dtype):
     """True if clpool ran; False if it refused float64 on a device without fp64."""
     p = subprocess.run([cli] + args, capture_output=True, text=True)
@@ -122,16 +137,14 @@ def check_max(cli, work, rng, cases):
 
 
 def check_global(cli, work, rng, cases):
-    tol = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-3, "bfloat16": 1e-2}
+    tol = SUM_TOLERANCE
     bad = 0
     for case in range(cases):
         dtype = list(tol)[case % 4]
         op = ["GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"][case % 3]
         rank = 3 + case % 4
         shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(rng.integers(1, 6)) for _ in range(rank - 2)]
-        x32 = rng.random(shape).astype(np.float32) + 0.5
-        x = f32_to_bf16(x32) if dtype == "bfloat16" else x32.astype(dtype)
-        xf = bf16_to_f32(x).astype(np.float64) if dtype == "bfloat16" else x.astype(np.float64)
+        x, xf = float_input(rng, dtype, shape)
         np.save(f"{work}/in.npy", x)
         args = ["run", op, "-i", f"{work}/in.npy", "-o", f"{work}/out.npy"]
         p = [1, 2, 3, 2.5][case % 4]
@@ -142,7 +155,7 @@ def check_global(cli, work, rng, cases):
         if not run(cli, args, dtype):
             continue
         got = np.load(f"{work}/out.npy")
-        got = bf16_to_f32(got).astype(np.float64) if dtype == "bfloat16" else got.astype(np.float64)
+        got = float64_of(got, dtype)
         axes = tuple(range(2, rank))
         if op == "GlobalMaxPool":
             want = xf.max(axis=axes, keepdims=True)
@@ -158,7 +171,7 @@ def check_global(cli, work, rng, cases):
 
 
 def check_windowed(cli, work, rng, cases):
-    tol = {"float32": 1e-5, "float64": 1e-12, "float16": 2e-3, "bfloat16": 1e-2}
+    tol = SUM_TOLERANCE
     bad = 0
     for case in range(cases):
         dtype = list(tol)[case % 4]
@@ -169,9 +182,7 @@ def check_windowed(cli, work, rng, cases):
         s = [int(layout.integers(1, 3)) for _ in range(2)]
         pads = [int(rng.integers(0, k[i % 2])) for i in range(4)]
         shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(3, 12)), int(rng.integers(3, 12))]
-        x32 = rng.random(shape).astype(np.float32) + 0.5
-        x = f32_to_bf16(x32) if dtype == "bfloat16" else x32.astype(dtype)
-        xf = bf16_to_f32(x).astype(np.float64) if dtype == "bfloat16" else x.astype(np.float64)
+        x, xf = float_input(rng, dtype, shape)
         p, cip = [1, 2, 3][case % 3], case // 2 % 2
         np.save(f"{work}/in.npy", x)
         args = ["run", "LpPool" if lp else "AveragePool", "-i", f"{work}/in.npy", "-o", f"{work}/out.npy",
@@ -182,7 +193,7 @@ def check_windowed(cli, work, rng, cases):
         if not run(cli, args, dtype):
             continue
         got = np.load(f"{work}/out.npy")
-        got = bf16_to_f32(got).astype(np.float64) if dtype == "bfloat16" else got.astype(np.float64)
+        got = float64_of(got, dtype)
         padded = np.pad(np.abs(xf) ** p if lp else xf, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
         mask = np.pad(np.ones(shape[2:]), ((pads[0], pads[2]), (pads[1], pads[3])))
         oh, ow = (padded.shape[2] - k[0]) // s[0] + 1, (padded.shape[3] - k[1]) // s[1] + 1
