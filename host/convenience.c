@@ -304,3 +304,40 @@ clpool_status clpool_lp_pool_host(clpool_context *ctx, const clpool_lp_pool_para
     const host_call c = {HOST_LP_POOL, 0.0, NULL, params};
     return single_input_host(ctx, &c, dtype, input_shape, input, output, fn);
 }
+
+clpool_status clpool_max_unpool_host(clpool_context *ctx, const clpool_max_unpool_params *params, clpool_dtype dtype,
+                                     const clpool_shape *x_shape, const void *x, const int64_t *indices, void *output,
+                                     uint32_t *skipped)
+{
+    static const char *fn = "clpool_max_unpool_host";
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    CLPOOL_REQUIRE_NOT_NULL(x, fn);
+    CLPOOL_REQUIRE_NOT_NULL(indices, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool_shape out_shape;
+    const clpool_shape one = {1, {1}};
+    const uint32_t zero = 0;
+    clpool_tensor *tx = NULL, *tidx = NULL, *tout = NULL, *tskip = NULL;
+    cl_event done = NULL;
+    int enqueued = 0;
+    clpool_status status = clpool_max_unpool_output_shape(x_shape, params, &out_shape);
+    if (status != CLPOOL_SUCCESS) return status;
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, x_shape, x, &tx));
+    CLPOOL_TRY(tensor_from_host(ctx, CLPOOL_INT64, x_shape, indices, &tidx));
+    CLPOOL_TRY(tensor_from_host(ctx, dtype, &out_shape, NULL, &tout));
+    if (skipped) CLPOOL_TRY(tensor_from_host(ctx, CLPOOL_UINT32, &one, &zero, &tskip));
+    enqueued = 1;
+    CLPOOL_TRY(clpool_enqueue_max_unpool(ctx, NULL, params, dtype, x_shape, tx->mem, 0, tidx->mem, 0, tout->mem, 0,
+                                         tskip ? tskip->mem : NULL, 0, 0, NULL, &done));
+    CLPOOL_TRY(wait_and_release(&done));
+    CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
+    if (tskip) CLPOOL_TRY(clpool_tensor_download(tskip, skipped, sizeof *skipped));
+cleanup:
+    if (done) clReleaseEvent(done);
+    finish_after_failure(ctx, status, enqueued);
+    clpool_tensor_release(tx);
+    clpool_tensor_release(tidx);
+    clpool_tensor_release(tout);
+    clpool_tensor_release(tskip);
+    return status;
+}

@@ -19,6 +19,7 @@ static const char *const parts_3d[] = {"reduce_max.h", "maxpool3d.cl", NULL};
 static const char *const global_max_parts[] = {"reduce_max.h", "global_pool.h", "global_max_pool.cl", NULL};
 static const char *const global_sum_parts[] = {"reduce_sum.h", "global_pool.h", "global_sum_pool.cl", NULL};
 static const char *const max_parts[] = {"reduce_max.h", "max.cl", NULL};
+static const char *const unpool_parts[] = {"max_unpool.cl", NULL};
 
 static const char *const first_tier_kernels[] = {"window_first_tier", NULL};
 static const char *const nd_kernels[] = {"maxpool_nd", "maxpool_nd_nb2", "maxpool_nd_nb3", "maxpool_nd_nb4", NULL};
@@ -37,6 +38,8 @@ static const char *const grouped_kernels[] = {"global_pool_grouped", NULL};
 static const char *const two_pass_kernels[] = {"global_pool_partial", "global_pool_final", NULL};
 static const char *const indices_kernels[] = {"global_max_pool_indices", NULL};
 static const char *const max_kernels[] = {"max_of_1", "max_of_2", "max_of_3", "max_of_4", NULL};
+static const char *const unpool_planes_kernels[] = {"max_unpool_planes", NULL};
+static const char *const unpool_scatter_kernels[] = {"max_unpool_zero", "max_unpool_scatter", NULL};
 
 /* A row: the path, its name, its program's parts and kernels (NULL, NULL: a plan of other paths' launches). */
 #define ROW(path, name, parts, kernels) [CLPOOL__PATH_##path] = {CLPOOL__PATH_##path, name, parts, kernels}
@@ -59,5 +62,7 @@ const clpool__family clpool__families[CLPOOL__PATHS] = {
     ROW(GLOBAL_SUM_GROUPED, "global_sum_grouped", global_sum_parts, grouped_kernels),
     ROW(GLOBAL_SUM_TWO_PASS, "global_sum_two_pass", global_sum_parts, two_pass_kernels),
     ROW(MAX, "max", max_parts, max_kernels),
+    ROW(MAX_UNPOOL_PLANES, "unpool_planes", unpool_parts, unpool_planes_kernels),
+    ROW(MAX_UNPOOL_SCATTER, "unpool_scatter", unpool_parts, unpool_scatter_kernels),
 };
 #undef ROW

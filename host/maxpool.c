@@ -71,7 +71,7 @@ clpool_status clpool_maxpool_output_shape(const clpool_shape *input, const clpoo
     return status;
 }
 
-static int maxpool_dtype_ok(clpool_dtype dtype)
+int clpool__maxpool_dtype_ok(clpool_dtype dtype)
 {
     switch (dtype) {
     case CLPOOL_FLOAT32: case CLPOOL_FLOAT64: case CLPOOL_FLOAT16:
@@ -106,7 +106,7 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
 {
     static const char *fn = "clpool_enqueue_maxpool";
     CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
-    if (!maxpool_dtype_ok(dtype))
+    if (!clpool__maxpool_dtype_ok(dtype))
         return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
                             "%s: dtype %s (%d) is not supported by MaxPool (float32, float64, float16, bfloat16, int8, uint8)",
                             fn, clpool_dtype_name(dtype), (int)dtype);

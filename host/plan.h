@@ -31,6 +31,7 @@ typedef enum clpool__role {
     CLPOOL__ROLE_OUTPUT,
     CLPOOL__ROLE_INDICES,
     CLPOOL__ROLE_SCRATCH, /* the plan's scratch buffer (two-pass routes) */
+    CLPOOL__ROLE_COUNTER, /* a cl_uint the kernel adds a count to (MaxUnpool's skipped indices) */
     CLPOOL__ROLE_INPUTS,  /* Max: a pass's input k at CLPOOL__ROLE_INPUTS + k */
     CLPOOL__ROLES = CLPOOL__ROLE_INPUTS + CLPOOL__ARGS_MAX_ARITY
 } clpool__role;
@@ -56,6 +57,8 @@ typedef enum clpool__path {
     CLPOOL__PATH_GLOBAL_SUM_GROUPED,
     CLPOOL__PATH_GLOBAL_SUM_TWO_PASS,
     CLPOOL__PATH_MAX,                 /* Max: max_of_1..4, a pass of up to 4 inputs */
+    CLPOOL__PATH_MAX_UNPOOL_PLANES,   /* MaxUnpool: a work-item zeroes its output planes, then scatters into them */
+    CLPOOL__PATH_MAX_UNPOOL_SCATTER,  /* MaxUnpool: zero the output, then scatter X over all work-items */
     CLPOOL__PATHS
 } clpool__path;
 
@@ -94,6 +97,7 @@ typedef struct clpool__launch {
         clpool__maxpool3d_sizes sizes3d;
         clpool__global_sizes global;
         clpool__max_geom max;
+        clpool__max_unpool_sizes unpool;
     } block;
     size_t block_size;
     union {

@@ -18,7 +18,8 @@ typedef enum clpool__op {
     CLPOOL__OP_GLOBAL_MAX_POOL,
     CLPOOL__OP_GLOBAL_AVERAGE_POOL,
     CLPOOL__OP_GLOBAL_LP_POOL,
-    CLPOOL__OP_MAX
+    CLPOOL__OP_MAX,
+    CLPOOL__OP_MAX_UNPOOL
 } clpool__op;
 
 /* ---------------------------------------------------------- windowed ops */
@@ -136,5 +137,28 @@ void clpool__max_plan_call(const clpool__device_caps *caps, const clpool__max_de
  * their count. Its buffers are CLPOOL__ROLE_OUTPUT and CLPOOL__ROLE_INPUTS + k. */
 void clpool__max_plan_pass(const clpool__max_desc *desc, const clpool__max_plan *plan, size_t pass,
                            clpool__launch *l, size_t first[CLPOOL__ARGS_MAX_ARITY], int *arity);
+
+/* --------------------------------------------------------------- MaxUnpool */
+
+/* One MaxUnpool call (buffers INPUT: X, INDICES, OUTPUT, and COUNTER where the call counts skipped indices):
+ * `planes` planes of `x_plane` X elements scattered into zeroed planes of `y_plane`. */
+typedef struct clpool__max_unpool_desc {
+    clpool_dtype dtype;
+    int64_t esize;
+    int64_t planes, x_plane, y_plane;
+    int64_t idx_plane; /* positions an index plane holds: y_plane, or the inferred plane's (remap) */
+    int remap;         /* indices count positions in idx_dims, placed at the same coordinates of y_dims */
+    int32_t ns;
+    int64_t idx_dims[CLPOOL_MAX_SPATIAL], y_dims[CLPOOL_MAX_SPATIAL];
+    int count_skipped;
+    int64_t x_off, idx_off, y_off, skip_off;
+} clpool__max_unpool_desc;
+
+/* The dtypes MaxPool takes (float32, float64, float16, bfloat16, int8, uint8), and so MaxUnpool. */
+int clpool__maxpool_dtype_ok(clpool_dtype dtype);
+/* CPUs with planes to spread: max_unpool_planes; else zero then scatter. Elements move as bits: one program
+ * per element size. Every call of a size shares its program, so the plan is its own first tier. */
+void clpool__max_unpool_plan_call(const clpool__device_caps *caps, const clpool__max_unpool_desc *desc,
+                                  clpool__plan *plan);
 
 #endif

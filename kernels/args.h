@@ -91,6 +91,21 @@ typedef struct clpool__global_sizes {
     clpool__i64 col_major, d0, d1, d2; /* global_max_pool_indices: storage_order 1, the spatial dims */
 } clpool__global_sizes;
 
+/* MaxUnpool's kernels (max_unpool.cl): the output's planes, or its elements and X's, split over work-items. */
+typedef struct clpool__max_unpool_sizes {
+    clpool__i64 planes;           /* N x C */
+    clpool__i64 x_plane, y_plane; /* elements of one (n, c) plane of X (and Indices) and of the output */
+    clpool__i64 x_offset, idx_offset, y_offset, skip_offset; /* element offsets into the buffers */
+    clpool__i64 count_skipped; /* 1: add the count of skipped indices to the counter at skip_offset */
+    clpool__i64 per_item;      /* planes (max_unpool_planes) or elements (max_unpool_zero, _scatter) per work-item */
+    clpool__i64 items;         /* work-items that do work */
+    clpool__i64 idx_plane;     /* positions in an index plane: y_plane, or the inferred plane's where remap is 1 */
+    clpool__i64 remap;         /* 1: indices count positions in idx_dims, placed at the same coordinates of y_dims */
+    clpool__i64 ns;            /* spatial rank (remap) */
+    clpool__i64 idx_dims[CLPOOL__ARGS_MAX_SPATIAL];
+    clpool__i64 y_dims[CLPOOL__ARGS_MAX_SPATIAL];
+} clpool__max_unpool_sizes;
+
 /* Max's kernels (max_of_1..4). Dims are right-aligned: out_dims[CLPOOL__ARGS_MAX_RANK - 1] is
  * the innermost, leading dims 1 with strides 0. strides is flat, [k * CLPOOL__ARGS_MAX_RANK + d]:
  * rusticl (Mesa 22.3) sizes a 2-D array member as outer length x element,

@@ -440,3 +440,44 @@ int ref_sum_pool(clpool_dtype dtype, const clpool_shape *input_shape, const clpo
     }
     return 0;
 }
+
+/* ------------------------------------------------------------- MaxUnpool */
+
+int64_t ref_max_unpool(clpool_dtype dtype, const clpool_shape *x_shape, const void *x, const int64_t *indices,
+                       const clpool_shape *index_space, const clpool_shape *out_shape, void *output)
+{
+    const int32_t rank = x_shape->rank, ns = rank - 2;
+    if (rank < 3 || index_space->rank != rank || out_shape->rank != rank) return -1;
+    const size_t es = ref_dtype_size(dtype);
+    const int64_t planes = x_shape->dims[0] * x_shape->dims[1];
+    const int64_t n_x = ref_shape_elements(x_shape), n_y = ref_shape_elements(out_shape);
+    if (n_x < 0 || n_y < 0) return -1;
+    memset(output, 0, (size_t)n_y * es);
+    if (planes == 0) return 0;
+    int64_t idx_plane = 1, y_plane = 1;
+    for (int32_t i = 0; i < ns; ++i) {
+        idx_plane *= index_space->dims[2 + i];
+        y_plane *= out_shape->dims[2 + i];
+    }
+    const int64_t x_plane = n_x / planes;
+    int64_t skipped = 0, c[CLPOOL_MAX_SPATIAL];
+    for (int64_t e = 0; e < n_x; ++e) {
+        const int64_t q = e / x_plane, k = indices[e] - q * idx_plane;
+        if (indices[e] < q * idx_plane || k >= idx_plane) {
+            ++skipped;
+            continue;
+        }
+        unravel(k, ns, index_space->dims + 2, c);
+        int64_t at = 0, inside = 1;
+        for (int32_t i = 0; i < ns; ++i) {
+            inside &= c[i] < out_shape->dims[2 + i];
+            at = at * out_shape->dims[2 + i] + c[i];
+        }
+        if (!inside) {
+            ++skipped;
+            continue;
+        }
+        memcpy((unsigned char *)output + (size_t)(q * y_plane + at) * es, (const unsigned char *)x + (size_t)e * es, es);
+    }
+    return skipped;
+}

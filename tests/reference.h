@@ -108,4 +108,19 @@ int ref_sum_pool(clpool_dtype dtype, const clpool_shape *input_shape, const clpo
 int ref_maxpool(clpool_dtype dtype, const clpool_shape *input_shape, const clpool_maxpool_params *params,
                 const void *input, void *output, int64_t *indices);
 
+/* ------------------------------------------------------------- MaxUnpool */
+
+/**
+ * Reference MaxUnpool, as ONNX's reference reads it: indices count positions
+ * in N x C x `index_space` (int64 `(n*C + c) * prod(index_space spatial) +
+ * position`); `output` (of `out_shape`) is zeroed, then, in X's order, each
+ * X element whose index lies in its own plane of the index space is copied
+ * (as bits) to the same spatial coordinates of the output, where those lie
+ * inside it. Returns the number of X elements not stored (their index
+ * outside its plane, or its coordinates outside the output), or -1 for bad
+ * shapes.
+ */
+int64_t ref_max_unpool(clpool_dtype dtype, const clpool_shape *x_shape, const void *x, const int64_t *indices,
+                       const clpool_shape *index_space, const clpool_shape *out_shape, void *output);
+
 #endif /* CLPOOL_TESTS_REFERENCE_H */

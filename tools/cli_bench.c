@@ -32,8 +32,10 @@
 
 /* B_MAXPOOL_NAN: MaxPool on an input with one NaN in each plane (the exact path's share) */
 /* B_AVGPOOL: count_include_pad 0; B_LPPOOL2: p = 2 (the window as MaxPool's: k, s, p) */
+/* B_MAXUNPOOL: X and Indices from MaxPool (the window) of in[0], unpooled into in[0]'s shape */
 typedef enum bench_op {
-    B_MAXPOOL, B_MAXPOOL_NAN, B_MAXPOOL_IDX, B_AVGPOOL, B_LPPOOL2, B_GLOBAL_AVG, B_GLOBAL_MAX, B_GLOBAL_LP2, B_MAX
+    B_MAXPOOL, B_MAXPOOL_NAN, B_MAXPOOL_IDX, B_AVGPOOL, B_LPPOOL2, B_MAXUNPOOL, B_GLOBAL_AVG, B_GLOBAL_MAX, B_GLOBAL_LP2,
+    B_MAX
 } bench_op;
 
 typedef struct bench_case {
@@ -218,6 +220,8 @@ typedef struct op_state {
     clpool_maxpool_params params;
     clpool_average_pool_params avg; /* B_AVGPOOL and B_LPPOOL2: the same window */
     clpool_lp_pool_params lp;
+    clpool_max_unpool_params unpool;
+    clpool_shape pooled; /* B_MAXUNPOOL: X's shape */
     cl_mem in[2], out, idx;
 } op_state;
 
@@ -238,6 +242,9 @@ static clpool_status run_case_once(bench_env *env, void *state, cl_event *done)
     case B_LPPOOL2:
         return clpool_enqueue_lp_pool(env->ctx, env->q, &s->lp, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0, NULL,
                                       done);
+    case B_MAXUNPOOL:
+        return clpool_enqueue_max_unpool(env->ctx, env->q, &s->unpool, c->dtype, &s->pooled, s->in[1], 0,
+                                         s->idx, 0, s->out, 0, NULL, 0, 0, NULL, done);
     case B_GLOBAL_AVG:
         return clpool_enqueue_global_average_pool(env->ctx, env->q, c->dtype, &c->in[0], s->in[0], 0, s->out, 0, 0, NULL,
                                                   done);
@@ -278,7 +285,7 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     clpool_shape out;
     clpool_status st;
     const size_t es = clpool_dtype_size(c->dtype);
-    const int windowed = c->op <= B_LPPOOL2;
+    const int windowed = c->op <= B_MAXUNPOOL;
     if (windowed) {
         const int32_t ns = c->in[0].rank - 2;
         int64_t ks[CLPOOL_MAX_SPATIAL];
@@ -301,6 +308,12 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
         memcpy(s.avg.window.strides, s.params.strides, sizeof s.params.strides);
         memcpy(s.avg.window.pads, s.params.pads, sizeof s.params.pads);
         s.lp.window = s.avg.window;
+        clpool_max_unpool_params_init(&s.unpool, ns, ks);
+        memcpy(s.unpool.window.strides, s.params.strides, sizeof s.params.strides);
+        memcpy(s.unpool.window.pads, s.params.pads, sizeof s.params.pads);
+        s.unpool.has_output_shape = 1;
+        s.unpool.output_shape = c->in[0];
+        s.unpool.indices = CLPOOL_UNPOOL_INDICES_OUTPUT; /* MaxPool's Indices of in[0] */
     } else if (c->op == B_MAX) {
         st = clpool_max_output_shape((size_t)c->n_inputs, c->in, &out);
     } else {
@@ -316,9 +329,21 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
         if (!(s.in[i] = make_buffer(env, n, c->dtype, nan_planes))) goto done;
     }
     const size_t n_out = (size_t)clpool_shape_elements(&out);
-    *bytes += (double)(n_out * es) + (c->op == B_MAXPOOL_IDX ? (double)n_out * 8 : 0);
+    const int with_idx = c->op == B_MAXPOOL_IDX || c->op == B_MAXUNPOOL;
+    *bytes += (double)(n_out * es) + (with_idx ? (double)n_out * 8 : 0);
     if (!(s.out = make_buffer(env, n_out * es, (clpool_dtype)0, NULL))) goto done;
-    if (c->op == B_MAXPOOL_IDX && !(s.idx = make_buffer(env, n_out * 8, (clpool_dtype)0, NULL))) goto done;
+    if (with_idx && !(s.idx = make_buffer(env, n_out * 8, (clpool_dtype)0, NULL))) goto done;
+    if (c->op == B_MAXUNPOOL) { /* MaxPool's X and Indices in s.in[1] and s.idx; the output has in[0]'s shape */
+        s.in[1] = s.out;
+        s.pooled = out;
+        const size_t n_y = (size_t)clpool_shape_elements(&c->in[0]) * es;
+        if (!(s.out = make_buffer(env, n_y, (clpool_dtype)0, NULL)) ||
+            clpool_enqueue_maxpool(env->ctx, env->q, &s.params, c->dtype, &c->in[0], s.in[0], 0, s.in[1], 0, s.idx, 0,
+                                   0, NULL, NULL) != CLPOOL_SUCCESS ||
+            clFinish(env->q) != CL_SUCCESS)
+            goto done;
+        *bytes = (double)(n_out * es) + (double)n_out * 8 + (double)n_y; /* X, Indices, the output: not in[0] */
+    }
     cs.n4 = (cl_ulong)(*bytes / 2 / 16);
     if (cs.n4 == 0) cs.n4 = 1;
     if (!(cs.src = make_buffer(env, (size_t)cs.n4 * 16, CLPOOL_FLOAT32, NULL)) ||
@@ -408,6 +433,8 @@ static size_t build_cases(bench_case *out, size_t cap)
             add_case(out, cap, &n, (bench_case){"avgpool3d_2x2x2s2_2x64x16x56x56_f32", B_AVGPOOL, d, 2, 2, 0, 0, 1,
                                                 {{5, {2, 64, 16, 56, 56}}}});
             add_case(out, cap, &n, (bench_case){"lppool2_3x3s2_8x64x112x112_f32", B_LPPOOL2, d, 3, 2, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}});
+            add_case(out, cap, &n, (bench_case){"maxunpool_2x2s2_8x64x28x28_f32", B_MAXUNPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 64, 56, 56)}});
+            add_case(out, cap, &n, (bench_case){"maxunpool_3x3s2p1_8x64x56x56_f32", B_MAXUNPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}});
             add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
             add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}});
             add_case(out, cap, &n, (bench_case){"globalavg_8x256x56x56_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}});

@@ -28,6 +28,7 @@ static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t
 static int run_sum_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
+static int run_max_unpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen);
 
 /* In clpool_auto_pad order. */
 static const char *const auto_pad_names[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", NULL};
@@ -42,6 +43,10 @@ static const attr_spec average_pool_attrs[] = {WINDOW_ATTRS, {"count_include_pad
                                                {NULL, 0, 0, NULL}};
 static const attr_spec lp_pool_attrs[] = {WINDOW_ATTRS, {"p", ONNX_ATTR_FLOAT, 0, NULL}, {NULL, 0, 0, NULL}};
 
+static const attr_spec max_unpool_attrs[] = {{"kernel_shape", ONNX_ATTR_INTS, 1, NULL},
+                                             {"strides", ONNX_ATTR_INTS, 0, NULL},
+                                             {"pads", ONNX_ATTR_INTS, 0, NULL},
+                                             {NULL, 0, 0, NULL}};
 static const attr_spec lp_attrs[] = {{"p", ONNX_ATTR_FLOAT, 0, NULL}, {NULL, 0, 0, NULL}};
 static const attr_spec no_attrs[] = {{NULL, 0, 0, NULL}};
 
@@ -53,6 +58,7 @@ static const op_entry ops[] = {
     {"GlobalAveragePool", no_attrs, 1, 1, 1, run_global_pool},
     {"GlobalLpPool", lp_attrs, 1, 1, 1, run_global_pool},
     {"Max", no_attrs, 1, CLI_MAX_INPUTS, 1, run_max},
+    {"MaxUnpool", max_unpool_attrs, 2, 3, 1, run_max_unpool},
 };
 
 static const op_entry *find_op(const char *name)
@@ -360,6 +366,47 @@ static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t err
     st = clpool_max_host(ctx, array_dtype(call, &call->inputs[0]), (size_t)call->n_inputs, shapes, data,
                          call->outputs[0].data);
     if (st != CLPOOL_SUCCESS) return api_error("Max", st, err, errlen);
+    return 0;
+}
+
+/* MaxUnpool: X, its int64 Indices and an optional int64 output_shape; indices outside their plane fail the
+ * call (the library skips them and counts). */
+static int run_max_unpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
+{
+    const npy_array *x = &call->inputs[0], *idx = &call->inputs[1];
+    clpool_shape x_shape, out_shape;
+    if (array_shape(x, &x_shape, err, errlen) != 0) return -1;
+    if (idx->dtype != PB_DT_INT64) return errf(err, errlen, "MaxUnpool indices must be int64, not %s", pb_dtype_name(idx->dtype));
+    int same = idx->rank == x->rank;
+    for (int i = 0; same && i < x->rank; ++i) same = idx->dims[i] == x->dims[i];
+    if (!same) return errf(err, errlen, "MaxUnpool indices must have X's shape");
+    clpool_window_params w;
+    if (take_window(call, x, &w, err, errlen) != 0) return -1;
+    clpool_max_unpool_params p;
+    clpool_status st = clpool_max_unpool_params_init(&p, w.spatial_rank, w.kernel_shape);
+    if (st != CLPOOL_SUCCESS) return api_error("MaxUnpool", st, err, errlen);
+    p.window = w;
+    if (call->n_inputs > 2) {
+        const npy_array *os = &call->inputs[2];
+        if (os->dtype != PB_DT_INT64 || os->rank != 1)
+            return errf(err, errlen, "MaxUnpool output_shape must be a 1-D int64 array");
+        if (os->dims[0] > CLPOOL_MAX_RANK)
+            return errf(err, errlen, "MaxUnpool output_shape has %lld dims, more than %d", (long long)os->dims[0],
+                        CLPOOL_MAX_RANK);
+        p.has_output_shape = 1;
+        p.indices = call->indices_of_output ? CLPOOL_UNPOOL_INDICES_OUTPUT : CLPOOL_UNPOOL_INDICES_INFERRED;
+        p.output_shape.rank = (int32_t)os->dims[0];
+        memcpy(p.output_shape.dims, os->data, (size_t)os->dims[0] * sizeof(int64_t));
+    }
+    st = clpool_max_unpool_output_shape(&x_shape, &p, &out_shape);
+    if (st != CLPOOL_SUCCESS) return api_error("MaxUnpool", st, err, errlen);
+    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    uint32_t skipped = 0;
+    st = clpool_max_unpool_host(ctx, &p, array_dtype(call, x), &x_shape, x->data, idx->data, call->outputs[0].data,
+                                &skipped);
+    if (st != CLPOOL_SUCCESS) return api_error("MaxUnpool", st, err, errlen);
+    if (skipped)
+        return errf(err, errlen, "MaxUnpool: %lu indices lie outside their (n, c) plane of the output", (unsigned long)skipped);
     return 0;
 }
 

@@ -18,6 +18,7 @@ typedef struct cli_op_call {
     const npy_array *inputs;
     int n_inputs;
     int bfloat16;              /* uint16 inputs hold bfloat16 bits */
+    int indices_of_output;     /* MaxUnpool: indices count positions in the output's planes (CLPOOL_UNPOOL_INDICES_OUTPUT) */
     int n_outputs;             /* outputs wanted (MaxPool: 1, or 2 for Indices) */
     npy_array outputs[CLI_MAX_OUTPUTS]; /* filled on success; free with cli_op_call_free */
 } cli_op_call;

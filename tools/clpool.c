@@ -1,7 +1,8 @@
 /*
  * The `clpool` command-line tool:
  *   clpool devices
- *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device DEV] -i IN.npy ... -o OUT.npy [-o INDICES.npy]
+ *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices-of inferred|output] [--device DEV] -i IN.npy ...
+ *              -o OUT.npy [-o INDICES.npy]
  *   clpool onnx-test [--device DEV] DIR...
  *   clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]
  * Exit status (as clpool.1 documents it): 0 success; 1 the operation failed, or onnx-test found
@@ -32,16 +33,21 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"devices", "clpool devices", "List the OpenCL devices; the number before each is what --device DEV selects.\n"},
-    {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--device DEV] -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
-     "Run one op on .npy arrays. OP: MaxPool, AveragePool, LpPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool,\n"
-     "  Max.\n"
-     "  -i IN.npy        an input (Max takes 1 to 64, the others one)\n"
+    {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices-of inferred|output] [--device DEV] -i IN.npy "
+            "[-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
+     "Run one op on .npy arrays. OP: MaxPool, AveragePool, LpPool, MaxUnpool, GlobalMaxPool, GlobalAveragePool,\n"
+     "  GlobalLpPool, Max.\n"
+     "  -i IN.npy        an input (Max takes 1 to 64; MaxUnpool X, int64 I and an optional int64 output_shape;\n"
+     "                   the others one)\n"
      "  -o OUT.npy       the output; a second -o on MaxPool writes its int64 Indices\n"
      "  --bfloat16       uint16 inputs hold bfloat16 bits; outputs are written the same way\n"
+     "  --indices-of W   MaxUnpool with an output_shape unlike the inferred one: its indices count positions\n"
+     "                   in the inferred shape (inferred, ONNX's node tests) or in the output's (output, PyTorch)\n"
      "  --device DEV     a number from `clpool devices`, PLATFORM:DEVICE, or a name substring\n"
      "Window attributes (MaxPool, AveragePool, LpPool): --kernel_shape 3,3 (required) --strides 2,2\n"
      "  --pads 1,1,1,1 --dilations 1,1 --ceil_mode 0|1 --auto_pad NOTSET|SAME_UPPER|SAME_LOWER|VALID\n"
      "MaxPool: --storage_order 0|1; AveragePool: --count_include_pad 0|1\n"
+     "MaxUnpool: --kernel_shape 2,2 (required) --strides 2,2 --pads 0,0,0,0\n"
      "LpPool, GlobalLpPool: --p 2 (an integer, or a float such as 2.5)\n"},
     {"onnx-test", "clpool onnx-test [--device DEV] DIR...",
      "Run ONNX backend node-test directories (model.onnx + test_data_set_*/{input,output}_*.pb).\n"
@@ -148,7 +154,7 @@ static int cmd_run(int argc, char **argv)
 {
     char err[2048];
     const char *device = NULL, *in_paths[CLI_MAX_INPUTS], *out_paths[CLI_MAX_OUTPUTS];
-    int n_in = 0, n_out = 0, bfloat16 = 0, n_attrs = 0, rc = 1;
+    int n_in = 0, n_out = 0, bfloat16 = 0, n_attrs = 0, rc = 1, indices_of_output = 0;
     onnx_attr attrs[RUN_MAX_ATTRS];
     npy_array inputs[CLI_MAX_INPUTS];
     cli_op_call call;
@@ -178,6 +184,11 @@ static int cmd_run(int argc, char **argv)
             out_paths[n_out++] = value;
         } else if (strcmp(a, "--device") == 0) {
             device = value;
+        } else if (strcmp(a, "--indices-of") == 0) {
+            if (strcmp(op, "MaxUnpool") != 0) return cli_usage_error("run", "--indices-of is MaxUnpool's");
+            if (strcmp(value, "inferred") != 0 && strcmp(value, "output") != 0)
+                return cli_usage_error("run", "--indices-of '%s' is not inferred or output", value);
+            indices_of_output = strcmp(value, "output") == 0;
         } else if (strncmp(a, "--", 2) == 0 && a[2]) {
             if (n_attrs == RUN_MAX_ATTRS) return cli_usage_error("run", "too many attributes");
             if (cli_parse_attr(op, a + 2, value, &attrs[n_attrs], err, sizeof err) != 0)
@@ -200,7 +211,7 @@ static int cmd_run(int argc, char **argv)
     clpool_context *ctx = cli_open_context(device, "clpool run");
     if (!ctx) goto done;
     call = (cli_op_call){.op = op, .attrs = attrs, .n_attrs = n_attrs, .inputs = inputs, .n_inputs = n_in,
-                         .bfloat16 = bfloat16, .n_outputs = n_out};
+                         .bfloat16 = bfloat16, .indices_of_output = indices_of_output, .n_outputs = n_out};
     int ok = cli_run_op(ctx, &call, err, sizeof err) == 0;
     /* A failed op may leave earlier passes queued: wait for them before anything is released or the process
      * exits (exiting under PoCL's worker, busy compiling a first pass, crashed in LLVM's teardown). */

@@ -439,6 +439,71 @@ CLPOOL_API clpool_status clpool_enqueue_lp_pool(clpool_context *ctx, cl_command_
                                                 cl_uint num_events_in_wait_list,
                                                 const cl_event *event_wait_list, cl_event *event);
 
+/* --------------------------------------------------------------- MaxUnpool */
+
+/**
+ * Which plane MaxUnpool's indices count positions in, where output_shape
+ * differs from the shape the attributes infer (else both are the same):
+ * INFERRED, the inferred shape, its block placed at the output's origin
+ * (the ONNX node tests and onnx.reference); OUTPUT, the output's own planes,
+ * as MaxPool's Indices of an input of the output's shape are (PyTorch's
+ * max_unpool, ONNX Runtime).
+ */
+typedef enum clpool_unpool_indices {
+    CLPOOL_UNPOOL_INDICES_INFERRED = 0,
+    CLPOOL_UNPOOL_INDICES_OUTPUT = 1
+} clpool_unpool_indices;
+
+/**
+ * MaxUnpool attributes (ONNX opsets 9, 11, 22): kernel_shape, strides and
+ * pads in a clpool_window_params (its dilations, ceil_mode and auto_pad stay
+ * at their defaults: MaxUnpool has none), the optional output_shape input,
+ * and how indices read under it. Initialise with
+ * clpool_max_unpool_params_init(), then change what you need.
+ */
+typedef struct clpool_max_unpool_params {
+    size_t struct_size;            /**< sizeof(clpool_max_unpool_params); set by init */
+    clpool_window_params window;   /**< kernel_shape, strides, pads */
+    int32_t has_output_shape;      /**< 1: output_shape gives the output's shape (ONNX's third input) */
+    clpool_shape output_shape;     /**< N x C x spatial, the rank of X, with X's N and C */
+    clpool_unpool_indices indices; /**< default INFERRED (ONNX's node tests) */
+} clpool_max_unpool_params;
+
+/** Defaults: the window's (clpool_window_params_init), no output_shape. */
+CLPOOL_API clpool_status clpool_max_unpool_params_init(clpool_max_unpool_params *params, int32_t spatial_rank,
+                                                       const int64_t *kernel_shape);
+
+/**
+ * Shape inference: output_shape where given (rank, N and C must be X's),
+ * else N x C x ((X_i - 1) * strides_i + kernel_shape_i - pads_begin_i - pads_end_i).
+ */
+CLPOOL_API clpool_status clpool_max_unpool_output_shape(const clpool_shape *x_shape,
+                                                        const clpool_max_unpool_params *params,
+                                                        clpool_shape *output);
+
+/**
+ * Enqueue MaxUnpool: the output is zero-filled and each X element is stored
+ * at its index (int64, MaxPool's storage_order 0 Indices: `(n*C + c) *
+ * prod(spatial) + offset`, spatial as params.indices says). An index outside
+ * its own (n, c) plane, or whose position lies outside the output, is
+ * skipped: nothing is written for it. Where `skipped` is not
+ * NULL, the number of skipped indices is added to the cl_uint at
+ * `skipped_offset` bytes (saturating at UINT32_MAX), so a caller can check
+ * without waiting. Where several X elements share an index, the output
+ * holds one of their values (MaxPool's Indices repeat an index only with its
+ * value). dtypes as MaxPool; `indices` has X's shape. Offsets, wait list and
+ * event as for clpool_enqueue_maxpool.
+ */
+CLPOOL_API clpool_status clpool_enqueue_max_unpool(clpool_context *ctx, cl_command_queue queue,
+                                                   const clpool_max_unpool_params *params, clpool_dtype dtype,
+                                                   const clpool_shape *x_shape,
+                                                   cl_mem x, size_t x_offset,
+                                                   cl_mem indices, size_t indices_offset,
+                                                   cl_mem output, size_t output_offset,
+                                                   cl_mem skipped, size_t skipped_offset,
+                                                   cl_uint num_events_in_wait_list,
+                                                   const cl_event *event_wait_list, cl_event *event);
+
 /* ---------------------------------------------- GlobalMax/Average/LpPool */
 
 /**
@@ -533,6 +598,14 @@ CLPOOL_API clpool_status clpool_average_pool_host(clpool_context *ctx, const clp
 CLPOOL_API clpool_status clpool_lp_pool_host(clpool_context *ctx, const clpool_lp_pool_params *params,
                                              clpool_dtype dtype, const clpool_shape *input_shape, const void *input,
                                              void *output);
+
+/**
+ * Blocking MaxUnpool on host arrays (output sized by clpool_max_unpool_output_shape); `skipped` (may be
+ * NULL) receives the number of indices skipped as outside their plane (saturating at UINT32_MAX).
+ */
+CLPOOL_API clpool_status clpool_max_unpool_host(clpool_context *ctx, const clpool_max_unpool_params *params,
+                                                clpool_dtype dtype, const clpool_shape *x_shape, const void *x,
+                                                const int64_t *indices, void *output, uint32_t *skipped);
 
 /** Blocking global pools on host arrays (output holds N*C elements). */
 CLPOOL_API clpool_status clpool_global_max_pool_host(clpool_context *ctx, clpool_dtype dtype,

@@ -1,0 +1,90 @@
+/* MaxUnpool's planner (planners.h): whole planes per work-item on CPUs, else a zero pass and a scatter pass
+ * over every work-item (kernels/max_unpool.cl). */
+#include "planners.h"
+
+/* CPUs: output bytes per work-item, to spread a work-item's fixed cost, while at least ITEMS_PER_CU
+ * work-items per compute unit remain; fewer planes than that take the two passes. */
+#define ITEM_BYTES 16384
+#define ITEMS_PER_CU 8
+/* CPUs: output elements per zeroing work-item and X elements per scattering one, at least. */
+#define ZERO_MIN 256
+#define SCATTER_MIN 1024
+
+/* Elements moved as bits: the unsigned dtype of the element's size. */
+static clpool_dtype bits_dtype(int64_t esize)
+{
+    return esize == 1 ? CLPOOL_UINT8 : esize == 2 ? CLPOOL_UINT16 : esize == 4 ? CLPOOL_UINT32 : CLPOOL_UINT64;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* `per` units per work-item, halved while fewer than `want` work-items would do work, never below `least`. */
+static int64_t spread(int64_t units, int64_t per, int64_t want, int64_t least)
+{
+    while (per > least && ceil_div(units, per) < want) per /= 2;
+    return per < least ? least : per;
+}
+
+/* A launch over `units` (planes or elements), `per_item` each; the zero pass takes only the output. */
+static void start(const clpool__max_unpool_desc *d, clpool__path path, const char *kernel, int zero_pass,
+                  int64_t units, int64_t per_item, clpool__launch *l)
+{
+    clpool__launch_start(l, path, kernel);
+    clpool__options_start(&l->options, bits_dtype(d->esize));
+    clpool__launch_buffer(l, CLPOOL__ROLE_OUTPUT);
+    if (!zero_pass) {
+        clpool__launch_buffer(l, CLPOOL__ROLE_INPUT);
+        clpool__launch_buffer(l, CLPOOL__ROLE_INDICES);
+        clpool__launch_buffer(l, CLPOOL__ROLE_COUNTER);
+    }
+    clpool__launch_block(l, sizeof l->block.unpool);
+    clpool__max_unpool_sizes *s = &l->block.unpool;
+    s->planes = d->planes;
+    s->x_plane = d->x_plane;
+    s->y_plane = d->y_plane;
+    s->x_offset = d->x_off;
+    s->idx_offset = d->idx_off;
+    s->y_offset = d->y_off;
+    s->skip_offset = d->skip_off;
+    s->count_skipped = d->count_skipped;
+    s->per_item = per_item;
+    s->idx_plane = d->idx_plane;
+    s->remap = d->remap;
+    s->ns = d->ns;
+    for (int32_t i = 0; i < d->ns; ++i) {
+        s->idx_dims[i] = d->idx_dims[i];
+        s->y_dims[i] = d->y_dims[i];
+    }
+    s->items = ceil_div(units, per_item);
+    l->dims = 1;
+    l->items[0] = (uint64_t)s->items;
+    l->items[1] = l->items[2] = 1;
+    l->cpu_local = 1;
+}
+
+void clpool__max_unpool_plan_call(const clpool__device_caps *caps, const clpool__max_unpool_desc *d,
+                                  clpool__plan *plan)
+{
+    const int64_t want = ITEMS_PER_CU * (int64_t)(caps->compute_units ? caps->compute_units : 1);
+    plan->scratch_bytes = 0;
+    plan->scratch_purpose = NULL;
+    plan->has_fallback = 0;
+    plan->first_tier = 1;
+    if (caps->cpu && d->planes >= want) {
+        /* a plane's zeroes are still in cache when its X elements land */
+        const int64_t plane_bytes = d->y_plane * d->esize;
+        const int64_t per = spread(d->planes, plane_bytes >= ITEM_BYTES ? 1 : ITEM_BYTES / plane_bytes, want, 1);
+        plan->path = CLPOOL__PATH_MAX_UNPOOL_PLANES;
+        plan->launches = 1;
+        start(d, plan->path, "max_unpool_planes", 0, d->planes, per, &plan->launch[0]);
+        return;
+    }
+    /* GPUs: an element per work-item, neighbours on neighbouring addresses; CPUs: contiguous runs */
+    const int64_t n_y = d->planes * d->y_plane, n_x = d->planes * d->x_plane;
+    const int64_t zero_per = caps->cpu ? spread(n_y, ITEM_BYTES / d->esize, want, ZERO_MIN) : 1;
+    const int64_t scatter_per = caps->cpu ? spread(n_x, 16 * SCATTER_MIN, want, SCATTER_MIN) : 1;
+    plan->path = CLPOOL__PATH_MAX_UNPOOL_SCATTER;
+    plan->launches = 2;
+    start(d, plan->path, "max_unpool_zero", 1, n_y, zero_per, &plan->launch[0]);
+    start(d, plan->path, "max_unpool_scatter", 0, n_x, scatter_per, &plan->launch[1]);
+}

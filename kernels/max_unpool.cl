@@ -1,0 +1,114 @@
+/*
+ * MaxUnpool (clpool__max_unpool_sizes): the output zero-filled, then each X element stored at its index. T is
+ * the unsigned type of the element's size: values move as bits. An index outside its own (n, c) plane of the
+ * output is skipped and, with count_skipped, counted into *skipped (saturating), so no write leaves the plane.
+ * y: the output; x: X; idx: the Indices, X's shape; skipped: the counter (the output where none is counted).
+ */
+
+/* Add n to the counter, saturating at UINT_MAX: a compare-exchange loop, run only where n > 0. */
+static void add_skipped(__global uint *skipped, const clpool__max_unpool_sizes s, ulong n)
+{
+    if (!s.count_skipped || n == 0) return;
+    volatile __global uint *c = skipped + s.skip_offset;
+    uint seen = 0;
+    for (;;) {
+        const ulong sum = (ulong)seen + n;
+        const uint want = sum > UINT_MAX ? UINT_MAX : (uint)sum;
+        const uint was = atomic_cmpxchg(c, seen, want);
+        if (was == seen) return;
+        seen = was;
+    }
+}
+
+/* The remap's dims as private copies, loaded at constant indices outside any branch: rusticl (Mesa 22.3)
+ * crashes on run-time indices into a by-value struct argument. */
+typedef struct remap_dims {
+    long idx[CLPOOL__ARGS_MAX_SPATIAL], y[CLPOOL__ARGS_MAX_SPATIAL];
+} remap_dims;
+
+#define LOAD_REMAP_DIMS(r, s)                                                                                          \
+    remap_dims r;                                                                                                      \
+    _Pragma("unroll") for (int d_ = 0; d_ < CLPOOL__ARGS_MAX_SPATIAL; ++d_)                                           \
+    {                                                                                                                  \
+        r.idx[d_] = (s).idx_dims[d_];                                                                                  \
+        r.y[d_] = (s).y_dims[d_];                                                                                      \
+    }
+
+/* Position k of an index plane of r.idx as the offset of the same coordinates in the output's plane, or -1
+ * where they lie outside it. */
+static long remap_position(const remap_dims *r, int ns, long k)
+{
+    long offset = 0, stride = 1;
+    for (int d = ns - 1; d >= 0; --d) {
+        const long c = k % r->idx[d];
+        k /= r->idx[d];
+        if (c >= r->y[d]) return -1;
+        offset += c * stride;
+        stride *= r->y[d];
+    }
+    return offset;
+}
+
+/* Store X elements [e, end) of plane q at their indices; returns the count of those skipped. */
+static ulong scatter_run(__global T *y, __global const T *x, __global const long *idx,
+                         const clpool__max_unpool_sizes s, const remap_dims *r, long q, long e, long end)
+{
+    __global T *yp = y + s.y_offset + q * s.y_plane;
+    const long base = q * s.idx_plane;
+    ulong bad = 0;
+    for (; e < end; ++e) {
+        long k = idx[s.idx_offset + e] - base;
+        if ((ulong)k >= (ulong)s.idx_plane || (s.remap && (k = remap_position(r, (int)s.ns, k)) < 0))
+            ++bad;
+        else
+            yp[k] = x[s.x_offset + e];
+    }
+    return bad;
+}
+
+/* A work-item owns per_item whole planes: it zeroes each, then stores the plane's X elements into it while
+ * its lines are still in cache. Indices never leave their plane, so work-items never share an element. */
+__kernel void max_unpool_planes(__global T *y, __global const T *x, __global const long *idx,
+                                __global uint *skipped, const clpool__max_unpool_sizes s)
+{
+    LOAD_REMAP_DIMS(r, s)
+    const long item = get_global_id(0);
+    if (item >= s.items) return;
+    const long q0 = item * s.per_item, q1 = min(q0 + s.per_item, s.planes);
+    ulong bad = 0;
+    for (long q = q0; q < q1; ++q) {
+        __global T *yp = y + s.y_offset + q * s.y_plane;
+        for (long i = 0; i < s.y_plane; ++i) yp[i] = 0;
+        bad += scatter_run(y, x, idx, s, &r, q, q * s.x_plane, (q + 1) * s.x_plane);
+    }
+    add_skipped(skipped, s, bad);
+}
+
+/* The two-pass route, first pass: output elements [item * per_item, +per_item) set to 0. */
+__kernel void max_unpool_zero(__global T *y, const clpool__max_unpool_sizes s)
+{
+    const long item = get_global_id(0);
+    if (item >= s.items) return;
+    const long n = s.planes * s.y_plane, e0 = item * s.per_item, e1 = min(e0 + s.per_item, n);
+    __global T *yp = y + s.y_offset;
+    for (long e = e0; e < e1; ++e) yp[e] = 0;
+}
+
+/* Second pass: X elements [item * per_item, +per_item), each into its own plane. */
+__kernel void max_unpool_scatter(__global T *y, __global const T *x, __global const long *idx,
+                                 __global uint *skipped, const clpool__max_unpool_sizes s)
+{
+    LOAD_REMAP_DIMS(r, s)
+    const long item = get_global_id(0);
+    if (item >= s.items) return;
+    const long n = s.planes * s.x_plane;
+    long e = item * s.per_item;
+    const long end = min(e + s.per_item, n);
+    ulong bad = 0;
+    while (e < end) { /* a run per plane the range touches */
+        const long q = e / s.x_plane, run_end = min(end, (q + 1) * s.x_plane);
+        bad += scatter_run(y, x, idx, s, &r, q, e, run_end);
+        e = run_end;
+    }
+    add_skipped(skipped, s, bad);
+}
