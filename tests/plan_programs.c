@@ -281,6 +281,25 @@ static void max_programs(size_t dev)
     }
 }
 
+/* ------------------------------------------------------------- MaxUnpool */
+
+/* Many planes and few (both paths), every element size; not float64 where tracing: llvmpipe has no fp64. */
+static void max_unpool_programs(size_t dev)
+{
+    static const int64_t planes[] = {512, 2};
+    for (size_t t = 0; t < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++t)
+        for (size_t s = 0; s < sizeof planes / sizeof planes[0]; ++s) {
+            if (trace_mode && maxpool_dtypes[t] == CLPOOL_FLOAT64) continue;
+            const clpool__max_unpool_desc d = {.dtype = maxpool_dtypes[t],
+                                               .esize = (int64_t)clpool_dtype_size(maxpool_dtypes[t]),
+                                               .planes = planes[s], .x_plane = 784, .y_plane = 3136,
+                                               .idx_plane = 3136, .ns = 2};
+            clpool__plan plan;
+            clpool__max_unpool_plan_call(devices[dev].caps, &d, &plan);
+            add_plan(devices[dev].target, &plan);
+        }
+}
+
 int main(int argc, char **argv)
 {
     trace_mode = argc > 1 && strcmp(argv[1], "--trace") == 0;
@@ -291,6 +310,7 @@ int main(int argc, char **argv)
         sum_pool_programs(dev);
         global_programs(dev);
         max_programs(dev);
+        max_unpool_programs(dev);
     }
     for (size_t i = 0; !trace_mode && i < count; ++i) puts(programs[i].text);
     free(programs);

@@ -46,6 +46,8 @@ typedef enum {
     OP_GLOBAL_AVG_HOST,
     OP_LP_POOL_HOST, /* p = 2 */
     OP_MAX_HOST,
+    OP_MAX_UNPOOL,      /* X and Indices of a 2x2/s2 window, the output twice X's size */
+    OP_MAX_UNPOOL_HOST,
     OP_TENSORS,
     OP_WARM_UP
 } op_kind;
@@ -65,6 +67,8 @@ typedef struct sweep_case {
     float *want, *got;
     double *want_d; /* average / Lp references */
     int64_t *want_idx, *got_idx;
+    int64_t *unpool_idx;  /* MaxUnpool's indices */
+    cl_mem unpool_idx_mem; /* and their buffer (device ops) */
 } sweep_case;
 
 static void fill_float(float *x, int64_t n, uint64_t seed)
@@ -76,7 +80,18 @@ static void fill_float(float *x, int64_t n, uint64_t seed)
 
 static int is_host(op_kind op)
 {
-    return op == OP_MAXPOOL_HOST || op == OP_GLOBAL_AVG_HOST || op == OP_LP_POOL_HOST || op == OP_MAX_HOST;
+    return op == OP_MAXPOOL_HOST || op == OP_GLOBAL_AVG_HOST || op == OP_LP_POOL_HOST || op == OP_MAX_HOST ||
+           op == OP_MAX_UNPOOL_HOST;
+}
+static int is_unpool(op_kind op) { return op == OP_MAX_UNPOOL || op == OP_MAX_UNPOOL_HOST; }
+
+/* MaxUnpool's params: the case's kernel_shape and strides. */
+static clpool_max_unpool_params unpool_params(const sweep_case *c)
+{
+    clpool_max_unpool_params up;
+    ck_assert_int_eq(clpool_max_unpool_params_init(&up, c->p.spatial_rank, c->p.kernel_shape), CLPOOL_SUCCESS);
+    memcpy(up.window.strides, c->p.strides, sizeof up.window.strides);
+    return up;
 }
 static int is_maxpool(op_kind op) { return op == OP_MAXPOOL || op == OP_MAXPOOL_HOST; }
 static int is_sum_pool(op_kind op) { return op == OP_AVERAGE_POOL || op == OP_LP_POOL_HOST; }
@@ -116,6 +131,10 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
         ck_assert_int_eq(ref_window_shape(&c->shapes[0], &w, 0, &c->out_shape, NULL, NULL, 0), 0);
     else if (is_max(c->op))
         ck_assert_int_eq(ref_max_shape(c->n_in, c->shapes, &c->out_shape), 0);
+    else if (is_unpool(c->op)) {
+        const clpool_max_unpool_params up = unpool_params(c);
+        ck_assert_int_eq(clpool_max_unpool_output_shape(&c->shapes[0], &up, &c->out_shape), CLPOOL_SUCCESS);
+    }
     else if (c->op == OP_TENSORS || c->op == OP_WARM_UP)
         c->out_shape = c->shapes[0]; /* the tensor's round trip */
     else
@@ -155,6 +174,26 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
     case OP_MAX_HOST:
         ck_assert_int_eq(ref_max(CLPOOL_FLOAT32, c->n_in, c->shapes, inputs, c->want), 0);
         break;
+    case OP_MAX_UNPOOL:
+    case OP_MAX_UNPOOL_HOST: { /* a tap of each 2x2 window, every one in its plane */
+        const int64_t n_x = clpool_shape_elements(&c->shapes[0]), cols = c->shapes[0].dims[3];
+        const int64_t x_plane = c->shapes[0].dims[2] * cols;
+        c->unpool_idx = malloc((size_t)n_x * sizeof(int64_t));
+        ck_assert_ptr_nonnull(c->unpool_idx);
+        for (int64_t e = 0; e < n_x; ++e)
+            c->unpool_idx[e] = e / x_plane * 4 * x_plane + (2 * (e % x_plane / cols) + e % 2) * 2 * cols +
+                               2 * (e % cols) + e / 3 % 2;
+        ck_assert_int_eq(ref_max_unpool(CLPOOL_FLOAT32, &c->shapes[0], c->x[0], c->unpool_idx, &c->out_shape,
+                                        &c->out_shape, c->want),
+                         0);
+        if (c->op == OP_MAX_UNPOOL) {
+            cl_int err;
+            c->unpool_idx_mem = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                               (size_t)n_x * sizeof(int64_t), c->unpool_idx, &err);
+            ck_assert_int_eq(err, CL_SUCCESS);
+        }
+        break;
+    }
     default:
         break;
     }
@@ -175,6 +214,8 @@ static void case_free(sweep_case *c)
     }
     if (c->out) clReleaseMemObject(c->out);
     if (c->idx) clReleaseMemObject(c->idx);
+    if (c->unpool_idx_mem) clReleaseMemObject(c->unpool_idx_mem);
+    free(c->unpool_idx);
     free(c->want);
     free(c->got);
     free(c->want_d);
@@ -256,6 +297,19 @@ static clpool_status case_run(sweep_case *c, clpool_context *ctx, cl_event *ev)
         return clpool_global_average_pool_host(ctx, CLPOOL_FLOAT32, &c->shapes[0], c->x[0], c->got);
     case OP_MAX_HOST:
         return clpool_max_host(ctx, CLPOOL_FLOAT32, c->n_in, c->shapes, inputs, c->got);
+    case OP_MAX_UNPOOL: {
+        const clpool_max_unpool_params up = unpool_params(c);
+        return clpool_enqueue_max_unpool(ctx, c->queue, &up, CLPOOL_FLOAT32, &c->shapes[0], c->in[0], 0,
+                                         c->unpool_idx_mem, 0, c->out, 0, NULL, 0, 0, NULL, ev);
+    }
+    case OP_MAX_UNPOOL_HOST: {
+        const clpool_max_unpool_params up = unpool_params(c);
+        uint32_t skipped = 1;
+        const clpool_status st = clpool_max_unpool_host(ctx, &up, CLPOOL_FLOAT32, &c->shapes[0], c->x[0],
+                                                        c->unpool_idx, c->got, &skipped);
+        ck_assert_msg(st != CLPOOL_SUCCESS || skipped == 0, "%s: %u indices skipped", c->name, skipped);
+        return st;
+    }
     case OP_TENSORS:
         return tensor_round_trip(ctx, c);
     case OP_WARM_UP:
@@ -480,9 +534,14 @@ START_TEST(pools_and_max)
     clpool_context *ctx = cu_context_create();
     const clpool_shape small = {4, {2, 3, 7, 7}}, long_planes = {4, {1, 2, 64, 64}};
     const int64_t k3[2] = {3, 3};
-    sweep_case cases[10];
+    const int64_t k2[2] = {2, 2};
+    sweep_case cases[12];
     size_t n = 0;
     maxpool_case(&cases[n++], "AveragePool 3x3/s1/p1 count_include_pad", OP_AVERAGE_POOL, small, 2, k3, 1, 1, 0);
+    maxpool_case(&cases[n++], "MaxUnpool 2x2/s2 (whole planes)", OP_MAX_UNPOOL, (clpool_shape){4, {4, 8, 5, 6}}, 2,
+                 k2, 2, 0, 0);
+    maxpool_case(&cases[n++], "MaxUnpool 2x2/s2 (zero, then scatter)", OP_MAX_UNPOOL, (clpool_shape){4, {1, 1, 40, 40}},
+                 2, k2, 2, 0, 0);
     one_input_case(&cases[n++], "GlobalMaxPool (one pass)", OP_GLOBAL_MAX, small);
     one_input_case(&cases[n++], "GlobalAveragePool (one pass)", OP_GLOBAL_AVG, small);
     one_input_case(&cases[n++], "GlobalLpPool (one pass)", OP_GLOBAL_LP, small);
@@ -494,7 +553,7 @@ START_TEST(pools_and_max)
     max_case(&cases[n++], "Max of 6 inputs (two passes)", OP_MAX, 6);
     const int total = run_cases(cases, n, ctx);
     release_and_assert_all_released(ctx, "global pools and Max, context released");
-    printf("note: AveragePool, global pools and Max: %d failure points\n", total);
+    printf("note: AveragePool, MaxUnpool, global pools and Max: %d failure points\n", total);
 }
 END_TEST
 
@@ -525,8 +584,11 @@ START_TEST(host_calls_tensors_and_warm_up)
 {
     clpool_context *ctx = cu_context_create();
     const int64_t k3[2] = {3, 3};
-    sweep_case cases[6];
+    const int64_t k2[2] = {2, 2};
+    sweep_case cases[7];
     size_t n = 0;
+    maxpool_case(&cases[n++], "clpool_max_unpool_host 2x2/s2", OP_MAX_UNPOOL_HOST, (clpool_shape){4, {2, 3, 4, 5}}, 2,
+                 k2, 2, 0, 0);
     maxpool_case(&cases[n++], "clpool_lp_pool_host 3x3/s2", OP_LP_POOL_HOST, (clpool_shape){4, {2, 3, 10, 10}}, 2, k3, 2,
                  0, 0);
     maxpool_case(&cases[n++], "clpool_maxpool_host with Indices", OP_MAXPOOL_HOST, (clpool_shape){4, {2, 3, 10, 10}},

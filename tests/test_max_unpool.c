@@ -475,7 +475,7 @@ END_TEST
 /* ------------------------------------------------------ planned paths */
 
 /* CPUs with planes to spread take whole planes per work-item; few planes, and GPUs, zero then scatter. Each
- * path runs here against the reference (the caps say which this device plans; GPU caps are planned only). */
+ * path this device's kind plans runs here against the reference, for every element size. */
 START_TEST(test_paths)
 {
     static const struct {
@@ -503,24 +503,27 @@ START_TEST(test_paths)
         ck_assert_msg(plan.path == cases[i].path, "case %zu: planned %s, expected %s", i,
                       clpool__families[plan.path].name, clpool__families[cases[i].path].name);
         ck_assert_int_eq(plan.first_tier, 1);
-        if (cases[i].gpu != !dev.cpu) continue;
-        mu_case c;
-        case_init(&c, CLPOOL_FLOAT32, &xs, k);
-        c.p.window.strides[0] = c.p.window.strides[1] = 2;
-        ref_rng r;
-        ref_rng_seed(&r, 0x9a7b0000u + i);
-        const int64_t n_x = ref_shape_elements(&xs);
-        float *x = malloc((size_t)n_x * 4);
-        int64_t *idx = malloc((size_t)n_x * 8);
-        fill_bits(&r, CLPOOL_FLOAT32, x, n_x);
-        for (int64_t e = 0; e < n_x; ++e) { /* one tap (2i + a, 2j + b) of each 2x2 window of the 2H x 2W plane */
-            const int64_t row = (e % x_plane) / w, col = e % w, a = ref_rng_range(&r, 0, 1), b = ref_rng_range(&r, 0, 1);
-            idx[e] = (e / x_plane) * 4 * x_plane + (2 * row + a) * 2 * w + 2 * col + b;
+        for (size_t t = 0; t < MU_DTYPES && cases[i].gpu == !dev.cpu; ++t) {
+            if (!cu_dtype_runs(mu_dtypes[t], "paths")) continue;
+            mu_case c;
+            case_init(&c, mu_dtypes[t], &xs, k);
+            c.p.window.strides[0] = c.p.window.strides[1] = 2;
+            ref_rng r;
+            ref_rng_seed(&r, 0x9a7b0000u + i);
+            const int64_t n_x = ref_shape_elements(&xs);
+            unsigned char *x = malloc((size_t)n_x * 8);
+            int64_t *idx = malloc((size_t)n_x * 8);
+            fill_bits(&r, mu_dtypes[t], x, n_x);
+            for (int64_t e = 0; e < n_x; ++e) { /* one tap (2i + a, 2j + b) of each 2x2 window of the 2H x 2W plane */
+                const int64_t row = (e % x_plane) / w, col = e % w;
+                const int64_t a = ref_rng_range(&r, 0, 1), b = ref_rng_range(&r, 0, 1);
+                idx[e] = (e / x_plane) * 4 * x_plane + (2 * row + a) * 2 * w + 2 * col + b;
+            }
+            char why[1024];
+            ck_assert_msg(run_case(&c, x, idx, "path", why, sizeof why) == 0, "%s", why);
+            free(x);
+            free(idx);
         }
-        char why[1024];
-        ck_assert_msg(run_case(&c, x, idx, "path", why, sizeof why) == 0, "%s", why);
-        free(x);
-        free(idx);
     }
 }
 END_TEST

@@ -75,6 +75,7 @@ static const char *const cpu_only[][2] = {
     {"maxpool3d", "fused_3d: 16-lane work-items (CPUs)"},
     {"global_pool_grouped", "grouped_ok: CPU devices"},
     {"global_max_pool_indices", "clpool__global_max_indices_ok: CPU devices"},
+    {"max_unpool_planes", "clpool__max_unpool_plan_call: CPU devices with planes to spread"},
 };
 
 typedef cl_int (*enqueue_fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *, const size_t *,
@@ -692,6 +693,83 @@ START_TEST(sum_pools)
 }
 END_TEST
 
+/* MaxUnpool on the GPU-type device: zero, then scatter (an X element per work-item). MaxPool's Indices of
+ * overlapping windows repeat an index with one value (the writes Oclgrind's race check lets through as
+ * uniform); some indices outside their plane, counted; an output_shape whose indices are remapped. */
+static const struct mu_case {
+    const char *name;
+    int64_t dims[4], k, s, p; /* MaxPool's input (the output) and its square window */
+    int bad, remap;          /* break every 7th index; read indices in the inferred shape */
+} mu_cases[] = {
+    {"3x3/s2/p1 round trip", {1, 3, 11, 9}, 3, 2, 1, 0, 0},
+    {"2x2/s2 with bad indices", {2, 2, 8, 6}, 2, 2, 0, 1, 0},
+    {"3x3/s3 into a larger output, remapped", {1, 2, 10, 10}, 3, 3, 0, 1, 1},
+};
+
+START_TEST(max_unpool)
+{
+    require_gpu();
+    ref_rng r;
+    ref_rng_seed(&r, 13);
+    for (size_t i = 0; i < sizeof mu_cases / sizeof mu_cases[0]; ++i) {
+        const struct mu_case *c = &mu_cases[i];
+        for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
+            const clpool_dtype dt = maxpool_dtypes[d];
+            if (!cu_dtype_runs(dt, c->name)) continue;
+            char desc[160];
+            snprintf(desc, sizeof desc, "%s, %s", c->name, clpool_dtype_name(dt));
+            const clpool_shape in_shape = {4, {c->dims[0], c->dims[1], c->dims[2], c->dims[3]}};
+            const int64_t k2[2] = {c->k, c->k};
+            clpool_maxpool_params mp;
+            ck_assert_int_eq(clpool_maxpool_params_init(&mp, 2, k2), CLPOOL_SUCCESS);
+            for (int a = 0; a < 2; ++a) mp.strides[a] = c->s, mp.pads[a] = mp.pads[2 + a] = c->p;
+            clpool_shape xs;
+            ck_assert_int_eq(clpool_maxpool_output_shape(&in_shape, &mp, &xs), CLPOOL_SUCCESS);
+            const size_t es = ref_dtype_size(dt), n_in = (size_t)ref_shape_elements(&in_shape);
+            const size_t n_x = (size_t)ref_shape_elements(&xs);
+            unsigned char *input = malloc(n_in * es), *x = malloc(n_x * es), *want = malloc(n_in * es + 64);
+            int64_t *idx = malloc(n_x * 8);
+            fill(&r, dt, input, (int64_t)n_in, 0);
+            ck_assert_int_eq(ref_maxpool(dt, &in_shape, &mp, input, x, idx), 0);
+            for (size_t e = 0; c->bad && e < n_x; e += 7) idx[e] = e % 2 ? -5 : (int64_t)n_in + 3;
+            clpool_max_unpool_params p;
+            ck_assert_int_eq(clpool_max_unpool_params_init(&p, 2, k2), CLPOOL_SUCCESS);
+            for (int a = 0; a < 2; ++a) p.window.strides[a] = c->s, p.window.pads[a] = p.window.pads[2 + a] = c->p;
+            p.has_output_shape = 1;
+            p.output_shape = in_shape;
+            p.indices = c->remap ? CLPOOL_UNPOOL_INDICES_INFERRED : CLPOOL_UNPOOL_INDICES_OUTPUT;
+            clpool_shape index_space = in_shape;
+            if (c->remap)
+                for (int a = 0; a < 2; ++a) index_space.dims[2 + a] = (xs.dims[2 + a] - 1) * c->s + c->k - 2 * c->p;
+            const int64_t skipped = ref_max_unpool(dt, &xs, x, idx, &index_space, &in_shape, want);
+            ck_assert_int_ge(skipped, 0);
+            const size_t x_lead = 3 * es, out_lead = 5 * es, out_bytes = n_in * es;
+            const uint32_t zero = 0;
+            cl_mem xm = tight_buffer(x_lead, x, n_x * es), im = tight_buffer(8, idx, n_x * 8);
+            cl_mem sm = tight_buffer(4, &zero, sizeof zero);
+            unsigned char *img = cu_sentinel_image(out_lead, NULL, out_bytes);
+            cl_mem out = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_bytes));
+            free(img);
+            cl_event ev = NULL;
+            paths_start(dt);
+            const clpool_status st = clpool_enqueue_max_unpool(cu_ctx, NULL, &p, dt, &xs, xm, x_lead, im, 8, out,
+                                                               out_lead, sm, 4, 0, NULL, &ev);
+            finish(st, &ev, desc);
+            paths_check("max_unpool_zero + max_unpool_scatter", desc);
+            unsigned char *got = read_output(out, out_lead, out_bytes, "output", desc);
+            ck_assert_msg(memcmp(got + out_lead, want, out_bytes) == 0, "%s: the output differs from the reference",
+                          desc);
+            uint32_t count[2];
+            cu_read_back(clpool_context_cl_queue(cu_ctx), sm, count, sizeof count, desc);
+            ck_assert_msg(count[1] == (uint32_t)skipped, "%s: %u skipped, the reference %lld", desc, count[1],
+                          (long long)skipped);
+            free(got), free(input), free(x), free(want), free(idx);
+            clReleaseMemObject(xm), clReleaseMemObject(im), clReleaseMemObject(sm), clReleaseMemObject(out);
+        }
+    }
+}
+END_TEST
+
 START_TEST(global_pools)
 {
     require_gpu();
@@ -917,6 +995,7 @@ int main(void)
     tcase_add_test(tc, global_pools);
     tc = cu_tcase(s, "max", 1);
     tcase_add_test(tc, max_all_dtypes);
+    tcase_add_test(tc, max_unpool);
     tc = cu_tcase(s, "paths", 0);
     tcase_add_test(tc, paths_reached);
     SRunner *sr = srunner_create(s);

@@ -1,5 +1,5 @@
 /*
- * Every op's planner (host/window_plan.c, global_plan.c, max_plan.c)
+ * Every op's planner (host/window_plan.c, global_plan.c, max_plan.c, max_unpool_plan.c)
  * without a device: for calls on three kinds of device, the whole plan
  * (path, kernel file, kernel, every -D value, arguments, work sizes, rows per
  * work-item, scratch) against a table per op. Every row of docs/design.md's
@@ -46,6 +46,9 @@ static void launch_text(const clpool__launch *l, char *out, size_t len)
         snprintf(out + n, len - n, " planes %lld of %lld parts %lld col_major %lld", (long long)l->block.global.planes,
                  (long long)l->block.global.plane_size, (long long)l->block.global.parts,
                  (long long)l->block.global.col_major);
+    if ((p == CLPOOL__PATH_MAX_UNPOOL_PLANES || p == CLPOOL__PATH_MAX_UNPOOL_SCATTER) && n < len)
+        snprintf(out + n, len - n, " per_item %lld remap %lld args %d", (long long)l->block.unpool.per_item,
+                 (long long)l->block.unpool.remap, l->nargs);
     if (p == CLPOOL__PATH_MAX && n < len)
         snprintf(out + n, len - n, " blocks %lld mask %lld aliased %lld", (long long)l->block.max.blocks,
                  (long long)l->block.max.inner_mask, (long long)l->block.max.aliased);
@@ -427,6 +430,48 @@ START_TEST(max_plan_matches_table)
 }
 END_TEST
 
+/* ------------------------------------------------------------- MaxUnpool */
+
+typedef struct unpool_case {
+    const char *name;
+    const clpool__device_caps *caps;
+    clpool_dtype dtype;
+    int64_t planes, x_plane, y_plane, idx_plane;
+    const char *expect;
+} unpool_case;
+
+static const unpool_case unpool_cases[] = {
+    {"SegNet's 2x2/s2: whole planes, 16 KiB each", &cpu512, F32, 512, 784, 3136, 3136,
+     "unpool_planes: max_unpool.cl max_unpool_planes DT_UINT32 items 512 local 1 per_item 1 remap 0 args 5"},
+    {"small planes: several per work-item", &cpu512, F16, 4096, 16, 64, 64,
+     "unpool_planes: max_unpool.cl max_unpool_planes DT_UINT16 items 32 local 1 per_item 128 remap 0 args 5"},
+    {"few planes: zero, then scatter", &cpu512, I8, 3, 65536, 262144, 262144,
+     "unpool_scatter: max_unpool.cl max_unpool_zero DT_UINT8 items 48 local 1 per_item 16384 remap 0 args 2 | "
+     "max_unpool.cl max_unpool_scatter DT_UINT8 items 24 local 1 per_item 8192 remap 0 args 5"},
+    {"a GPU: an element per work-item, remapped", &gpu, F64, 512, 784, 3249, 3136,
+     "unpool_scatter: max_unpool.cl max_unpool_zero DT_UINT64 items 1663488 local 1 per_item 1 remap 1 args 2 | "
+     "max_unpool.cl max_unpool_scatter DT_UINT64 items 401408 local 1 per_item 1 remap 1 args 5"},
+};
+
+START_TEST(unpool_plan_matches_table)
+{
+    const unpool_case *c = &unpool_cases[_i];
+    clpool__max_unpool_desc d = {.dtype = c->dtype, .esize = (int64_t)clpool_dtype_size(c->dtype),
+                                 .planes = c->planes, .x_plane = c->x_plane, .y_plane = c->y_plane,
+                                 .idx_plane = c->idx_plane, .remap = c->idx_plane != c->y_plane, .ns = 2,
+                                 .count_skipped = 1, .x_off = 3, .idx_off = 5, .y_off = 7, .skip_off = 9};
+    clpool__plan plan;
+    memset(&plan, 0xa5, sizeof plan);
+    clpool__max_unpool_plan_call(c->caps, &d, &plan);
+    char text[2048];
+    plan_text(&plan, text, sizeof text);
+    ck_assert_msg(strcmp(text, c->expect) == 0, "%s:\n  got    %s\n  expect %s", c->name, text, c->expect);
+    ck_assert_int_eq(plan.first_tier, 1);
+    const clpool__max_unpool_sizes *s = &plan.launch[plan.launches - 1].block.unpool;
+    ck_assert(s->x_offset == 3 && s->idx_offset == 5 && s->y_offset == 7 && s->skip_offset == 9 && s->count_skipped);
+}
+END_TEST
+
 /* Every path of the family table has its program's parts and kernels, ending in its family's file. */
 START_TEST(family_table_is_complete)
 {
@@ -502,6 +547,7 @@ int main(void)
     tcase_add_test(tc, generic_tier_plan);
     tcase_add_loop_test(tc, global_plan_matches_table, 0, (int)(sizeof global_cases / sizeof global_cases[0]));
     tcase_add_loop_test(tc, max_plan_matches_table, 0, (int)(sizeof max_cases / sizeof max_cases[0]));
+    tcase_add_loop_test(tc, unpool_plan_matches_table, 0, (int)(sizeof unpool_cases / sizeof unpool_cases[0]));
     tcase_add_test(tc, family_table_is_complete);
     tcase_add_test(tc, window_params_init);
     suite_add_tcase(s, tc);
