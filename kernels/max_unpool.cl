@@ -49,6 +49,15 @@ static long remap_position(const remap_dims *r, int ns, long k)
     return offset;
 }
 
+/* X elements and indices move 16 at a time: vector loads, one bounds test for all 16, then these stores. */
+static void store16(__global T *yp, const long16 k, const T16 v)
+{
+    yp[k.s0] = v.s0, yp[k.s1] = v.s1, yp[k.s2] = v.s2, yp[k.s3] = v.s3;
+    yp[k.s4] = v.s4, yp[k.s5] = v.s5, yp[k.s6] = v.s6, yp[k.s7] = v.s7;
+    yp[k.s8] = v.s8, yp[k.s9] = v.s9, yp[k.sa] = v.sa, yp[k.sb] = v.sb;
+    yp[k.sc] = v.sc, yp[k.sd] = v.sd, yp[k.se] = v.se, yp[k.sf] = v.sf;
+}
+
 /* Store X elements [e, end) of plane q at their indices; returns the count of those skipped. */
 static ulong scatter_run(__global T *y, __global const T *x, __global const long *idx,
                          const clpool__max_unpool_sizes s, const remap_dims *r, long q, long e, long end)
@@ -56,6 +65,11 @@ static ulong scatter_run(__global T *y, __global const T *x, __global const long
     __global T *yp = y + s.y_offset + q * s.y_plane;
     const long base = q * s.idx_plane;
     ulong bad = 0;
+    for (; !s.remap && e + 16 <= end; e += 16) {
+        const long16 k = vload16(0, idx + s.idx_offset + e) - base;
+        if (MASK_ANY(convert_ulong16(k) >= (ulong)s.idx_plane)) break; /* the scalar loop sorts them out */
+        store16(yp, k, vload16(0, x + s.x_offset + e));
+    }
     for (; e < end; ++e) {
         long k = idx[s.idx_offset + e] - base;
         if ((ulong)k >= (ulong)s.idx_plane || (s.remap && (k = remap_position(r, (int)s.ns, k)) < 0))
@@ -66,8 +80,53 @@ static ulong scatter_run(__global T *y, __global const T *x, __global const long
     return bad;
 }
 
-/* A work-item owns per_item whole planes: it zeroes each, then stores the plane's X elements into it while
- * its lines are still in cache. Indices never leave their plane, so work-items never share an element. */
+/* Zeroes ahead of the stores, at least this many bytes at a time (a few lines, well inside L1). */
+#define ZERO_AHEAD (4096 / (long)sizeof(T))
+
+/* Plane q whole: its X elements stored at their indices, each element of the plane zeroed once and before any
+ * store to it: zeroes run ahead of the largest index stored so far (the frontier), so with MaxPool's Indices,
+ * which grow with X, the zeroes are still in L1 when the stores land. Any index order stays exact: a store
+ * goes below the frontier, and zeroes only ever go above it. */
+static ulong unpool_plane(__global T *y, __global const T *x, __global const long *idx,
+                          const clpool__max_unpool_sizes s, const remap_dims *r, long q)
+{
+    __global T *yp = y + s.y_offset + q * s.y_plane;
+    const long base = q * s.idx_plane, end = (q + 1) * s.x_plane;
+    long e = q * s.x_plane, frontier = 0;
+    ulong bad = 0;
+    for (; !s.remap && e + 16 <= end; e += 16) {
+        const long16 k = vload16(0, idx + s.idx_offset + e) - base;
+        if (MASK_ANY(convert_ulong16(k) >= (ulong)s.idx_plane)) break; /* the scalar loop sorts them out */
+        const long8 m8 = max(k.lo, k.hi);
+        const long4 m4 = max(m8.lo, m8.hi);
+        const long2 m2 = max(m4.lo, m4.hi);
+        const long top = max(m2.lo, m2.hi);
+        if (top >= frontier) {
+            const long to = min(max(top + 1, frontier + ZERO_AHEAD), s.y_plane);
+            for (long i = frontier; i < to; ++i) yp[i] = 0;
+            frontier = to;
+        }
+        store16(yp, k, vload16(0, x + s.x_offset + e));
+    }
+    for (; e < end; ++e) {
+        long k = idx[s.idx_offset + e] - base;
+        if ((ulong)k >= (ulong)s.idx_plane || (s.remap && (k = remap_position(r, (int)s.ns, k)) < 0)) {
+            ++bad;
+            continue;
+        }
+        if (k >= frontier) {
+            const long to = min(max(k + 1, frontier + ZERO_AHEAD), s.y_plane);
+            for (long i = frontier; i < to; ++i) yp[i] = 0;
+            frontier = to;
+        }
+        yp[k] = x[s.x_offset + e];
+    }
+    for (long i = frontier; i < s.y_plane; ++i) yp[i] = 0;
+    return bad;
+}
+
+/* A work-item owns per_item whole planes. Indices never leave their plane, so work-items never share an
+ * element. */
 __kernel void max_unpool_planes(__global T *y, __global const T *x, __global const long *idx,
                                 __global uint *skipped, const clpool__max_unpool_sizes s)
 {
@@ -76,11 +135,7 @@ __kernel void max_unpool_planes(__global T *y, __global const T *x, __global con
     if (item >= s.items) return;
     const long q0 = item * s.per_item, q1 = min(q0 + s.per_item, s.planes);
     ulong bad = 0;
-    for (long q = q0; q < q1; ++q) {
-        __global T *yp = y + s.y_offset + q * s.y_plane;
-        for (long i = 0; i < s.y_plane; ++i) yp[i] = 0;
-        bad += scatter_run(y, x, idx, s, &r, q, q * s.x_plane, (q + 1) * s.x_plane);
-    }
+    for (long q = q0; q < q1; ++q) bad += unpool_plane(y, x, idx, s, &r, q);
     add_skipped(skipped, s, bad);
 }
 
