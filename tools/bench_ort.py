@@ -50,6 +50,11 @@ CASES = {
     "avgpool3d_2x2x2s2_2x64x16x56x56_f32": (
         "AveragePool", dict(kernel_shape=[2, 2, 2], strides=[2, 2, 2]), [[2, 64, 16, 56, 56]], 1),
     "lppool2_3x3s2_8x64x112x112_f32": ("LpPool", dict(kernel_shape=[3, 3], strides=[2, 2], p=2), [[8, 64, 112, 112]], 1),
+    # MaxUnpool: [X's shape, the output's]; X and Indices come from MaxPool of a random output-shaped input
+    "maxunpool_2x2s2_8x64x28x28_f32": ("MaxUnpool", dict(kernel_shape=[2, 2], strides=[2, 2]),
+                                       [[8, 64, 28, 28], [8, 64, 56, 56]], 1),
+    "maxunpool_3x3s2p1_8x64x56x56_f32": ("MaxUnpool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+                                         [[8, 64, 56, 56], [8, 64, 112, 112]], 1),
     "globalavg_32x2048x7x7_f32": ("GlobalAveragePool", {}, [[32, 2048, 7, 7]], 1),
     "globalmax_32x2048x7x7_f32": ("GlobalMaxPool", {}, [[32, 2048, 7, 7]], 1),
     "globalavg_8x256x56x56_f32": ("GlobalAveragePool", {}, [[8, 256, 56, 56]], 1),
@@ -63,17 +68,41 @@ CASES = {
 EVICT = np.ones(16 << 20, dtype=np.float32)  # 64 MiB, read before each timed run
 
 
+def session(op, inputs, outputs, attrs):
+    node = helper.make_node(op, [v.name for v in inputs], [v.name for v in outputs], **attrs)
+    model = helper.make_model(helper.make_graph([node], "peer", inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 13 if op == "Max" else 12)], ir_version=8)
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def unpool_feed(attrs, x_shape, y_shape):
+    """MaxUnpool's session and feed: X and Indices from ORT's own MaxPool of a random input of the output's shape."""
+    value = lambda name, t, shape: helper.make_tensor_value_info(name, t, shape)
+    pool = session("MaxPool", [value("x", TensorProto.FLOAT, y_shape)],
+                   [value("y", TensorProto.FLOAT, None), value("idx", TensorProto.INT64, None)], attrs)
+    x, idx = pool.run(None, {"x": np.random.default_rng(1).random(y_shape, dtype=np.float32)})
+    assert list(x.shape) == x_shape
+    sess = session("MaxUnpool", [value("x0", TensorProto.FLOAT, x_shape), value("x1", TensorProto.INT64, x_shape),
+                                 value("x2", TensorProto.INT64, [len(y_shape)])],
+                   [value("y", TensorProto.FLOAT, None)], attrs)
+    return sess, {"x0": x, "x1": idx, "x2": np.array(y_shape, dtype=np.int64)}
+
+
 def ort_time(op, attrs, shapes, n_out, repeat):
+    if op == "MaxUnpool":
+        sess, feed = unpool_feed(attrs, *shapes)
+        return timed(sess, feed, repeat)
     inputs = [helper.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, s) for i, s in enumerate(shapes)]
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
     if n_out == 2:
         outputs.append(helper.make_tensor_value_info("idx", TensorProto.INT64, None))
-    node = helper.make_node(op, [v.name for v in inputs], [v.name for v in outputs], **attrs)
-    model = helper.make_model(helper.make_graph([node], "peer", inputs, outputs),
-                              opset_imports=[helper.make_opsetid("", 13 if op == "Max" else 12)], ir_version=8)
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    sess = session(op, inputs, outputs, attrs)
     rng = np.random.default_rng(1)
     feed = {f"x{i}": rng.random(s, dtype=np.float32) for i, s in enumerate(shapes)}
+    return timed(sess, feed, repeat)
+
+
+def timed(sess, feed, repeat):
     sess.run(None, feed)
     times = []
     for _ in range(repeat):
