@@ -1,7 +1,7 @@
 /*
  * clpool_context_warm_up: run tiny real ops so the programs later first calls
  * use are built now. With tiers on, those are the first tiers (the windowed
- * ops' window_first_tier, the global pools' direct kernels) and Max's programs, and
+ * ops' window_first_tier, the global pools' direct kernels) and Max's and MaxUnpool's programs, and
  * no specialised key is asked for (that would make its first call build it);
  * with tiers off, the programs of the common cases. Going through the
  * enqueue paths (rather than a list of build options) keeps the warmed
@@ -132,6 +132,18 @@ clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype)
             CLPOOL_TRY(clpool_enqueue_global_average_pool(ctx, q, dtype, in, a, 0, b, 0, 0, NULL, NULL));
             CLPOOL_TRY(clpool_enqueue_global_lp_pool(ctx, q, 2.0, dtype, in, a, 0, b, 0, 0, NULL, NULL));
         }
+    }
+    if (maxpool_dtype(dtype)) {
+        /* MaxUnpool: one program per element size serves every call; few planes and many reach both kernels
+         * a CPU runs (zero then scatter, whole planes). Zeroed indices: plane 0's first element. */
+        static const int64_t k2[2] = {2, 2};
+        const clpool_shape few = {4, {1, 1, 2, 2}}, many = {4, {1, 256, 1, 1}};
+        clpool_max_unpool_params up;
+        CLPOOL_TRY(clpool_max_unpool_params_init(&up, 2, k2));
+        up.window.strides[0] = up.window.strides[1] = 2;
+        for (int s = 0; s < 2; ++s)
+            CLPOOL_TRY(clpool_enqueue_max_unpool(ctx, q, &up, dtype, s ? &many : &few, a, 0, idx, 0, b, 0, NULL, 0, 0,
+                                                 NULL, NULL));
     }
     /* Max of two inputs: one program serves every shape and broadcast. */
     const clpool_shape bcast[2] = {{4, {2, 4, 8, 8}}, {4, {1, 4, 1, 1}}};
