@@ -456,6 +456,84 @@ START_TEST(run_rejects_bad_input)
 }
 END_TEST
 
+/* MaxUnpool through the CLI: MaxPool's X and Indices (the C reference's) unpooled into the input's shape (the
+ * output reading) give PyTorch's max_unpool; without output_shape the inferred shape; bad indices and inputs
+ * fail with one line and no output file. */
+START_TEST(run_max_unpool)
+{
+    char x_path[1024], i_path[1024], s_path[1024], out_path[1024], args[8192], err[4096];
+    path_in_tmp(x_path, sizeof x_path, "unpool-x.npy");
+    path_in_tmp(i_path, sizeof i_path, "unpool-i.npy");
+    path_in_tmp(s_path, sizeof s_path, "unpool-shape.npy");
+    path_in_tmp(out_path, sizeof out_path, "unpool-out.npy");
+    const clpool_shape in_shape = {4, {2, 3, 7, 9}};
+    const int64_t k[2] = {3, 3};
+    clpool_maxpool_params mp;
+    ck_assert_int_eq(clpool_maxpool_params_init(&mp, 2, k), CLPOOL_SUCCESS);
+    mp.strides[0] = mp.strides[1] = 2;
+    clpool_shape xs;
+    ck_assert_int_eq(ref_maxpool_shape(&in_shape, &mp, &xs, NULL, NULL, 0), 0);
+    const int64_t n_in = ref_shape_elements(&in_shape), n_x = ref_shape_elements(&xs);
+    float *input = malloc((size_t)n_in * 4), *x = malloc((size_t)n_x * 4), *want = calloc((size_t)n_in, 4);
+    int64_t *idx = malloc((size_t)n_x * 8);
+    ref_rng r;
+    ref_rng_seed(&r, 77);
+    for (int64_t e = 0; e < n_in; ++e) input[e] = (float)ref_rng_range(&r, -50, 50);
+    ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &in_shape, &mp, input, x, idx), 0);
+    for (int64_t e = 0; e < n_x; ++e) want[idx[e]] = input[idx[e]];
+    write_array(x_path, CLPOOL_FLOAT32, &xs, x);
+    write_array(i_path, CLPOOL_INT64, &xs, idx);
+    const clpool_shape s1 = {1, {4}};
+    write_array(s_path, CLPOOL_INT64, &s1, in_shape.dims);
+    snprintf(args, sizeof args,
+             "run MaxUnpool --kernel_shape 3,3 --strides 2,2 --indices-of output -i '%s' -i '%s' -i '%s' -o '%s'",
+             x_path, i_path, s_path, out_path);
+    int rc = run_cli(args, err, sizeof err);
+    ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+    npy_array got = {0};
+    read_output(out_path, CLPOOL_FLOAT32, &in_shape, &got);
+    ck_assert_msg(memcmp(got.data, want, (size_t)n_in * 4) == 0, "values differ: clpool %s", args);
+    npy_free(&got);
+    /* no output_shape: the inferred shape, (3 - 1) * 2 + 3 by (4 - 1) * 2 + 3, is the input's */
+    snprintf(args, sizeof args, "run MaxUnpool --kernel_shape 3,3 --strides 2,2 -i '%s' -i '%s' -o '%s'", x_path, i_path,
+             out_path);
+    rc = run_cli(args, err, sizeof err);
+    ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+    read_output(out_path, CLPOOL_FLOAT32, &in_shape, &got);
+    ck_assert_msg(memcmp(got.data, want, (size_t)n_in * 4) == 0, "values differ: clpool %s", args);
+    npy_free(&got);
+    remove(out_path);
+
+    /* bad inputs: expect_failure's bad-in.npy is X, its bad-out.npy the output */
+    char fmt[4096], in_path[1024];
+    path_in_tmp(in_path, sizeof in_path, "bad-in.npy");
+    write_array(in_path, CLPOOL_FLOAT32, &xs, x);
+    idx[5] = n_in; /* past the last plane */
+    write_array(i_path, CLPOOL_INT64, &xs, idx);
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --strides 2,2 --indices-of output -i '%%s' -i '%s' -i '%s' -o '%%s'",
+             i_path, s_path);
+    expect_failure(1, fmt, "MaxUnpool: 1 indices lie outside their (n, c) plane of the output");
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --dilations 1,1 -i '%%s' -i '%s' -o '%%s'", i_path);
+    expect_failure(2, fmt, "MaxUnpool has no attribute 'dilations'");
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --indices-of sideways -i '%%s' -i '%s' -o '%%s'", i_path);
+    expect_failure(2, fmt, "--indices-of 'sideways' is not inferred or output");
+    snprintf(fmt, sizeof fmt, "run MaxPool --kernel_shape 3,3 --indices-of output -i '%%s' -i '%s' -o '%%s'", i_path);
+    expect_failure(2, fmt, "--indices-of is MaxUnpool's");
+    expect_failure(2, "run MaxUnpool --kernel_shape 3,3 -i '%s' -o '%s'", "MaxUnpool takes 2..3 inputs, got 1");
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 -i '%%s' -i '%s' -o '%%s'", x_path);
+    expect_failure(1, fmt, "MaxUnpool indices must be int64, not float32");
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 -i '%%s' -i '%s' -o '%%s'", s_path);
+    expect_failure(1, fmt, "MaxUnpool indices must have X's shape");
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 -i '%%s' -i '%s' -i '%s' -o '%%s'", i_path, x_path);
+    expect_failure(1, fmt, "MaxUnpool output_shape must be a 1-D int64 array");
+    const int64_t bad_shape[4] = {2, 4, 7, 9};
+    write_array(s_path, CLPOOL_INT64, &s1, bad_shape);
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 -i '%%s' -i '%s' -i '%s' -o '%%s'", i_path, s_path);
+    expect_failure(1, fmt, "output_shape [2,4,7,9] must have X's rank and its N and C");
+    free(input), free(x), free(want), free(idx);
+}
+END_TEST
+
 /*
  * `clpool bench --csv` prints its header and one row per case with finite,
  * consistent figures (also where the device reports no profiling timestamps:
@@ -693,6 +771,7 @@ int main(void)
     tcase_add_test(tc, run_max_matches_reference);
     tcase_add_test(tc, run_global_pools_match_reference);
     tcase_add_test(tc, run_rejects_bad_input);
+    tcase_add_test(tc, run_max_unpool);
     tcase_add_test(tc, devices_and_version);
     tcase_add_test(tc, demo_program);
     tcase_add_test(tc, help_on_stdout);
