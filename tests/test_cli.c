@@ -486,7 +486,7 @@ START_TEST(run_max_unpool)
     const clpool_shape s1 = {1, {4}};
     write_array(s_path, CLPOOL_INT64, &s1, in_shape.dims);
     snprintf(args, sizeof args,
-             "run MaxUnpool --kernel_shape 3,3 --strides 2,2 --indices-of output -i '%s' -i '%s' -i '%s' -o '%s'",
+             "run MaxUnpool --kernel_shape 3,3 --strides 2,2 --indices_of output -i '%s' -i '%s' -i '%s' -o '%s'",
              x_path, i_path, s_path, out_path);
     int rc = run_cli(args, err, sizeof err);
     ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
@@ -510,15 +510,15 @@ START_TEST(run_max_unpool)
     write_array(in_path, CLPOOL_FLOAT32, &xs, x);
     idx[5] = n_in; /* past the last plane */
     write_array(i_path, CLPOOL_INT64, &xs, idx);
-    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --strides 2,2 --indices-of output -i '%%s' -i '%s' -i '%s' -o '%%s'",
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --strides 2,2 --indices_of output -i '%%s' -i '%s' -i '%s' -o '%%s'",
              i_path, s_path);
     expect_failure(1, fmt, "MaxUnpool: 1 indices lie outside their (n, c) plane of the output");
     snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --dilations 1,1 -i '%%s' -i '%s' -o '%%s'", i_path);
     expect_failure(2, fmt, "MaxUnpool has no attribute 'dilations'");
-    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --indices-of sideways -i '%%s' -i '%s' -o '%%s'", i_path);
-    expect_failure(2, fmt, "--indices-of 'sideways' is not inferred or output");
-    snprintf(fmt, sizeof fmt, "run MaxPool --kernel_shape 3,3 --indices-of output -i '%%s' -i '%s' -o '%%s'", i_path);
-    expect_failure(2, fmt, "--indices-of is MaxUnpool's");
+    snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 --indices_of sideways -i '%%s' -i '%s' -o '%%s'", i_path);
+    expect_failure(2, fmt, "--indices_of 'sideways' is not inferred or output");
+    snprintf(fmt, sizeof fmt, "run MaxPool --kernel_shape 3,3 --indices_of output -i '%%s' -i '%s' -o '%%s'", i_path);
+    expect_failure(2, fmt, "--indices_of is MaxUnpool's");
     expect_failure(2, "run MaxUnpool --kernel_shape 3,3 -i '%s' -o '%s'", "MaxUnpool takes 2..3 inputs, got 1");
     snprintf(fmt, sizeof fmt, "run MaxUnpool --kernel_shape 3,3 -i '%%s' -i '%s' -o '%%s'", x_path);
     expect_failure(1, fmt, "MaxUnpool indices must be int64, not float32");

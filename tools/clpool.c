@@ -1,7 +1,7 @@
 /*
  * The `clpool` command-line tool:
  *   clpool devices
- *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices-of inferred|output] [--device DEV] -i IN.npy ...
+ *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices_of inferred|output] [--device DEV] -i IN.npy ...
  *              -o OUT.npy [-o INDICES.npy]
  *   clpool onnx-test [--device DEV] DIR...
  *   clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]
@@ -33,7 +33,7 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"devices", "clpool devices", "List the OpenCL devices; the number before each is what --device DEV selects.\n"},
-    {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices-of inferred|output] [--device DEV] -i IN.npy "
+    {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices_of inferred|output] [--device DEV] -i IN.npy "
             "[-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
      "Run one op on .npy arrays. OP: MaxPool, AveragePool, LpPool, MaxUnpool, GlobalMaxPool, GlobalAveragePool,\n"
      "  GlobalLpPool, Max.\n"
@@ -41,7 +41,7 @@ static const cli_command commands[] = {
      "                   the others one)\n"
      "  -o OUT.npy       the output; a second -o on MaxPool writes its int64 Indices\n"
      "  --bfloat16       uint16 inputs hold bfloat16 bits; outputs are written the same way\n"
-     "  --indices-of W   MaxUnpool with an output_shape unlike the inferred one: its indices count positions\n"
+     "  --indices_of W   MaxUnpool with an output_shape unlike the inferred one: its indices count positions\n"
      "                   in the inferred shape (inferred, ONNX's node tests) or in the output's (output, PyTorch)\n"
      "  --device DEV     a number from `clpool devices`, PLATFORM:DEVICE, or a name substring\n"
      "Window attributes (MaxPool, AveragePool, LpPool): --kernel_shape 3,3 (required) --strides 2,2\n"
@@ -184,10 +184,10 @@ static int cmd_run(int argc, char **argv)
             out_paths[n_out++] = value;
         } else if (strcmp(a, "--device") == 0) {
             device = value;
-        } else if (strcmp(a, "--indices-of") == 0) {
-            if (strcmp(op, "MaxUnpool") != 0) return cli_usage_error("run", "--indices-of is MaxUnpool's");
+        } else if (strcmp(a, "--indices_of") == 0) {
+            if (strcmp(op, "MaxUnpool") != 0) return cli_usage_error("run", "--indices_of is MaxUnpool's");
             if (strcmp(value, "inferred") != 0 && strcmp(value, "output") != 0)
-                return cli_usage_error("run", "--indices-of '%s' is not inferred or output", value);
+                return cli_usage_error("run", "--indices_of '%s' is not inferred or output", value);
             indices_of_output = strcmp(value, "output") == 0;
         } else if (strncmp(a, "--", 2) == 0 && a[2]) {
             if (n_attrs == RUN_MAX_ATTRS) return cli_usage_error("run", "too many attributes");
