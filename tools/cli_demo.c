@@ -21,10 +21,11 @@
 #define DEMO_REPEATS 7
 #define DEMO_MAX_INPUTS 2
 
-/* DEMO_AVGPOOL: 3x3/s1/p1 count_include_pad 0 (Inception); DEMO_LPPOOL2: 3x3/s2, p = 2 */
+/* DEMO_AVGPOOL: 3x3/s1/p1 count_include_pad 0 (Inception); DEMO_LPPOOL2: 3x3/s2, p = 2;
+ * DEMO_MAXUNPOOL: the reference MaxPool 3x3/s2/p1's output and Indices (its input: inputs[0]) unpooled back */
 typedef enum demo_kind {
-    DEMO_MAXPOOL, DEMO_MAXPOOL_INDICES, DEMO_AVGPOOL, DEMO_LPPOOL2, DEMO_GLOBAL_MAX, DEMO_GLOBAL_AVG, DEMO_GLOBAL_LP2,
-    DEMO_MAX
+    DEMO_MAXPOOL, DEMO_MAXPOOL_INDICES, DEMO_AVGPOOL, DEMO_LPPOOL2, DEMO_MAXUNPOOL, DEMO_GLOBAL_MAX, DEMO_GLOBAL_AVG,
+    DEMO_GLOBAL_LP2, DEMO_MAX
 } demo_kind;
 
 typedef struct demo_case {
@@ -41,6 +42,8 @@ typedef struct demo_run {
     clpool_maxpool_params params; /* MaxPool cases: 3x3/s2/p1 or 2x2/s2 */
     clpool_average_pool_params avg;
     clpool_lp_pool_params lp;
+    clpool_max_unpool_params unpool;
+    clpool_shape x_shape; /* the op's input: inputs[0], or MaxUnpool's X */
     clpool_shape out_shape;
     void *host_in[DEMO_MAX_INPUTS], *host_out, *want;
     int64_t *host_idx, *want_idx;
@@ -100,14 +103,55 @@ static clpool_status enqueue(clpool_context *ctx, cl_command_queue q, demo_run *
     case DEMO_MAX:
         return clpool_enqueue_max(ctx, q, c->dtype, (size_t)c->n_inputs, c->inputs, mems, offsets, out, 0, 0, NULL,
                                   NULL);
+    case DEMO_MAXUNPOOL:
+        return clpool_enqueue_max_unpool(ctx, q, &r->unpool, c->dtype, &r->x_shape, mems[0], 0,
+                                         clpool_tensor_mem(r->idx), 0, out, 0, NULL, 0, 0, NULL, NULL);
     }
     return CLPOOL_ERROR_INVALID_ARGUMENT;
+}
+
+/* MaxUnpool's X and Indices: the reference MaxPool of random data of inputs[0]'s shape; the output is that
+ * shape again (PyTorch's reading of the Indices). Returns 0 or -1. */
+static int prepare_unpool(demo_run *r)
+{
+    const demo_case *c = r->c;
+    const size_t es = clpool_dtype_size(c->dtype);
+    static const int64_t k3[2] = {3, 3};
+    clpool_maxpool_params_init(&r->params, 2, k3);
+    clpool_max_unpool_params_init(&r->unpool, 2, k3);
+    for (int i = 0; i < 2; ++i) r->params.strides[i] = r->unpool.window.strides[i] = 2;
+    for (int i = 0; i < 4; ++i) r->params.pads[i] = r->unpool.window.pads[i] = 1;
+    r->unpool.has_output_shape = 1;
+    r->unpool.output_shape = c->inputs[0];
+    r->unpool.indices = CLPOOL_UNPOOL_INDICES_OUTPUT;
+    if (clpool_maxpool_output_shape(&c->inputs[0], &r->params, &r->x_shape) != CLPOOL_SUCCESS ||
+        clpool_max_unpool_output_shape(&r->x_shape, &r->unpool, &r->out_shape) != CLPOOL_SUCCESS)
+        return -1;
+    const int64_t n = clpool_shape_elements(&c->inputs[0]), n_x = clpool_shape_elements(&r->x_shape);
+    void *input = malloc((size_t)n * es);
+    r->host_in[0] = malloc((size_t)n_x * es);
+    r->host_idx = malloc((size_t)n_x * 8);
+    r->want = malloc((size_t)n * es);
+    r->host_out = malloc((size_t)n * es);
+    int rc = input && r->host_in[0] && r->host_idx && r->want && r->host_out ? 0 : -1;
+    if (rc == 0) {
+        fill_random(c->dtype, input, n, 42, 0);
+        rc = ref_maxpool(c->dtype, &c->inputs[0], &r->params, input, r->host_in[0], r->host_idx);
+    }
+    if (rc == 0 && ref_max_unpool(c->dtype, &r->x_shape, r->host_in[0], r->host_idx, &r->out_shape, &r->out_shape,
+                                  r->want) != 0)
+        rc = -1;
+    r->bytes = (double)n_x * (double)(es + 8) + (double)n * (double)es;
+    free(input);
+    return rc;
 }
 
 /* Output shape and the reference result. Returns 0 or -1. */
 static int prepare(demo_run *r)
 {
     const demo_case *c = r->c;
+    r->x_shape = c->inputs[0];
+    if (c->kind == DEMO_MAXUNPOOL) return prepare_unpool(r);
     const size_t es = clpool_dtype_size(c->dtype);
     const int sums = c->kind == DEMO_GLOBAL_AVG || c->kind == DEMO_GLOBAL_LP2 || c->kind == DEMO_AVGPOOL ||
                      c->kind == DEMO_LPPOOL2;
@@ -159,6 +203,7 @@ static int prepare(demo_run *r)
     case DEMO_GLOBAL_LP2: return ref_global_lp_pool(c->dtype, &c->inputs[0], 2.0, r->host_in[0], r->want_sum);
     case DEMO_MAX:
         return ref_max(c->dtype, (size_t)c->n_inputs, c->inputs, (const void *const *)r->host_in, r->want);
+    case DEMO_MAXUNPOOL: return -1; /* prepare_unpool's */
     }
     return -1;
 }
@@ -221,12 +266,15 @@ static int run_case(clpool_context *ctx, const demo_case *c)
         problem = "could not prepare the case (host memory or reference)";
         goto done;
     }
+    const int unpool = c->kind == DEMO_MAXUNPOOL; /* Indices in: X's shape, uploaded */
     for (int i = 0; i < c->n_inputs && !problem; ++i)
-        if (clpool_tensor_create(ctx, c->dtype, &c->inputs[i], &r.in[i]) != CLPOOL_SUCCESS ||
+        if (clpool_tensor_create(ctx, c->dtype, i ? &c->inputs[i] : &r.x_shape, &r.in[i]) != CLPOOL_SUCCESS ||
             clpool_tensor_upload(r.in[i], r.host_in[i], clpool_tensor_bytes(r.in[i])) != CLPOOL_SUCCESS)
             problem = clpool_last_error();
     if (!problem && (clpool_tensor_create(ctx, c->dtype, &r.out_shape, &r.out) != CLPOOL_SUCCESS ||
-                     clpool_tensor_create(ctx, CLPOOL_INT64, &r.out_shape, &r.idx) != CLPOOL_SUCCESS))
+                     clpool_tensor_create(ctx, CLPOOL_INT64, unpool ? &r.x_shape : &r.out_shape, &r.idx) !=
+                         CLPOOL_SUCCESS ||
+                     (unpool && clpool_tensor_upload(r.idx, r.host_idx, clpool_tensor_bytes(r.idx)) != CLPOOL_SUCCESS)))
         problem = clpool_last_error();
     for (int rep = 0; rep <= DEMO_REPEATS && !problem; ++rep) { /* run 0 is the warm-up (kernel build) */
         const double t0 = now_ms();
@@ -234,7 +282,7 @@ static int run_case(clpool_context *ctx, const demo_case *c)
         times[rep] = now_ms() - t0;
     }
     if (!problem && (clpool_tensor_download(r.out, r.host_out, clpool_tensor_bytes(r.out)) != CLPOOL_SUCCESS ||
-                     clpool_tensor_download(r.idx, r.host_idx, clpool_tensor_bytes(r.idx)) != CLPOOL_SUCCESS))
+                     (!unpool && clpool_tensor_download(r.idx, r.host_idx, clpool_tensor_bytes(r.idx)) != CLPOOL_SUCCESS)))
         problem = clpool_last_error();
 done:
     if (problem) {
@@ -264,6 +312,8 @@ static const demo_case cases[] = {
     {"AveragePool 3x3/s1/p1", DEMO_AVGPOOL, CLPOOL_FLOAT32, 1, {SHAPE4(8, 192, 35, 35)}},
     {"AveragePool 3x3/s1/p1", DEMO_AVGPOOL, CLPOOL_FLOAT16, 1, {SHAPE4(8, 192, 35, 35)}},
     {"LpPool p=2 3x3/s2", DEMO_LPPOOL2, CLPOOL_FLOAT32, 1, {SHAPE4(4, 64, 112, 112)}},
+    {"MaxUnpool 3x3/s2/p1", DEMO_MAXUNPOOL, CLPOOL_FLOAT32, 1, {SHAPE4(4, 64, 112, 112)}},
+    {"MaxUnpool 3x3/s2/p1", DEMO_MAXUNPOOL, CLPOOL_UINT8, 1, {SHAPE4(4, 64, 112, 112)}},
     {"GlobalAveragePool", DEMO_GLOBAL_AVG, CLPOOL_FLOAT32, 1, {SHAPE4(32, 2048, 7, 7)}},
     {"GlobalMaxPool", DEMO_GLOBAL_MAX, CLPOOL_FLOAT32, 1, {SHAPE4(32, 2048, 7, 7)}},
     {"GlobalAveragePool", DEMO_GLOBAL_AVG, CLPOOL_FLOAT32, 1, {SHAPE4(1, 3, 1024, 1024)}},
