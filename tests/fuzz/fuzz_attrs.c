@@ -106,6 +106,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     lp.window = w;
                     lp.p = p;
                     st = clpool_lp_pool_output_shape(&shapes[0], &lp, &out);
+                } else if (strcmp(op, "MaxUnpool") == 0) { /* shape 2: output_shape; a third: the output reading */
+                    clpool_max_unpool_params up;
+                    clpool_max_unpool_params_init(&up, w.spatial_rank, w.kernel_shape);
+                    up.window = w;
+                    up.has_output_shape = n_shapes > 1;
+                    if (n_shapes > 1) up.output_shape = shapes[1];
+                    up.indices = n_shapes > 2 ? CLPOOL_UNPOOL_INDICES_OUTPUT : CLPOOL_UNPOOL_INDICES_INFERRED;
+                    st = clpool_max_unpool_output_shape(&shapes[0], &up, &out);
                 }
                 if (st == CLPOOL_SUCCESS && clpool_shape_elements(&out) < 0)
                     __builtin_trap(); /* an accepted shape must have a valid size */
