@@ -1,4 +1,4 @@
-"""clpool: OpenCL kernels for the ONNX pooling family (MaxPool, AveragePool, LpPool, GlobalMaxPool,
+"""clpool: OpenCL kernels for the ONNX pooling family (MaxPool, AveragePool, LpPool, MaxUnpool, GlobalMaxPool,
 GlobalAveragePool, GlobalLpPool, Max) on numpy arrays and pyopencl arrays.
 
 numpy inputs give numpy outputs (a blocking call on a default context made on first use);
@@ -11,12 +11,12 @@ from ._errors import (BufferTooSmallError, BuildFailedError, Error, InvalidArgum
                       UnsupportedDtypeError)
 from ._lib import lib as _cdll
 from ._context import Context, DeviceInfo, devices
-from ._ops import average_pool, global_average_pool, global_lp_pool, global_max_pool, lp_pool, max, max_pool
+from ._ops import (average_pool, global_average_pool, global_lp_pool, global_max_pool, lp_pool, max, max_pool,
+                   max_unpool)
 
 __version__ = _cdll.clpool_version_string().decode()
 
-__all__ = ["Context", "DeviceInfo", "devices", "max_pool", "average_pool", "lp_pool", "global_max_pool",
-           "global_average_pool",
-           "global_lp_pool", "max", "Error", "InvalidArgumentError", "InvalidShapeError", "UnsupportedDtypeError",
-           "UnsupportedDeviceError", "OutOfHostMemoryError", "BuildFailedError", "OpenCLError", "NoDeviceError",
-           "BufferTooSmallError", "SizeOverflowError", "__version__"]
+__all__ = ["Context", "DeviceInfo", "devices", "max_pool", "average_pool", "lp_pool", "max_unpool", "global_max_pool",
+           "global_average_pool", "global_lp_pool", "max", "Error", "InvalidArgumentError", "InvalidShapeError",
+           "UnsupportedDtypeError", "UnsupportedDeviceError", "OutOfHostMemoryError", "BuildFailedError",
+           "OpenCLError", "NoDeviceError", "BufferTooSmallError", "SizeOverflowError", "__version__"]

@@ -47,6 +47,12 @@ class LpPoolParams(Structure):
     _fields_ = [("struct_size", c_size_t), ("window", WindowParams), ("p", c_double)]
 
 
+class MaxUnpoolParams(Structure):
+    # indices: a clpool_unpool_indices (0 INFERRED, 1 OUTPUT)
+    _fields_ = [("struct_size", c_size_t), ("window", WindowParams), ("has_output_shape", c_int32),
+                ("output_shape", Shape), ("indices", c_int)]
+
+
 def _library_path():
     # CLPOOL_LIBRARY points at another build of the library (development of the C side).
     override = os.environ.get("CLPOOL_LIBRARY")
@@ -81,6 +87,11 @@ _STATUS_FUNCTIONS = {
                                c_uint, POINTER(c_void_p), POINTER(c_void_p)],
     "clpool_average_pool_host": [_p, POINTER(AveragePoolParams), c_int, POINTER(Shape), _p, _p],
     "clpool_lp_pool_host": [_p, POINTER(LpPoolParams), c_int, POINTER(Shape), _p, _p],
+    "clpool_max_unpool_params_init": [POINTER(MaxUnpoolParams), c_int32, POINTER(c_int64)],
+    "clpool_max_unpool_output_shape": [POINTER(Shape), POINTER(MaxUnpoolParams), POINTER(Shape)],
+    "clpool_enqueue_max_unpool": [_p, _p, POINTER(MaxUnpoolParams), c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t,
+                                  _p, c_size_t, _p, c_size_t, c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_max_unpool_host": [_p, POINTER(MaxUnpoolParams), c_int, POINTER(Shape), _p, _p, _p, POINTER(c_uint32)],
     "clpool_global_pool_output_shape": [POINTER(Shape), POINTER(Shape)],
     "clpool_enqueue_global_max_pool": [_p, _p, c_int, POINTER(Shape), _p, c_size_t, _p, c_size_t, c_uint,
                                        POINTER(c_void_p), POINTER(c_void_p)],

@@ -3,17 +3,19 @@ pyopencl: the enqueue call on the arrays' queue). No op logic lives here."""
 import builtins
 import operator
 import sys
-from ctypes import byref, c_int64, c_size_t, c_void_p
+from ctypes import byref, c_int64, c_size_t, c_uint32, c_void_p
 
 import numpy as np
 
 from . import _errors
 from ._context import Context, default_context, queue_context
 from ._dtypes import dtype_code
-from ._lib import AveragePoolParams, LpPoolParams, MaxPoolParams, Shape, check, dims_of, lib, shape_of
+from ._lib import (AveragePoolParams, LpPoolParams, MaxPoolParams, MaxUnpoolParams, Shape, check, dims_of, lib,
+                   shape_of)
 
 _INT64 = np.dtype(np.int64)
 _AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "SAME_LOWER": 2, "VALID": 3}
+_INDICES_OF = {"inferred": 0, "output": 1}  # clpool_unpool_indices
 
 
 def _cl_array_type():
@@ -75,8 +77,8 @@ _params_cache = {}
 
 def _params(build, window, extra):
     """build(window, extra): the C params of a windowed op. window: (kernel_shape, strides, pads, dilations,
-    ceil_mode, auto_pad); extra: the op's own attribute (storage_order, count_include_pad or p). The last
-    few sets are kept (the C call only reads them)."""
+    ceil_mode, auto_pad); extra: the op's own attribute (storage_order, count_include_pad or p; MaxUnpool's
+    checked (output_shape, indices code) pair). The last few sets are kept (the C call only reads them)."""
     def ints(values):
         return None if values is None else tuple(map(operator.index, values))
     kernel_shape, strides, pads, dilations, ceil_mode, auto_pad = window
@@ -141,6 +143,36 @@ def _build_lp_pool_params(window, p):
         params.p = float(p)
     except (TypeError, ValueError):
         raise _errors.InvalidArgumentError(f"p must be a number, not {p!r}") from None
+    return params
+
+
+def _output_shape(values):
+    """MaxUnpool's output_shape as a tuple of int64 values, or None. Checked before the params cache sees it:
+    the cache's keys compare equal for 2.0 and 2, which would skip the integer check."""
+    if values is None:
+        return None
+    try:
+        values = tuple(values)
+    except TypeError:
+        raise _errors.InvalidArgumentError(f"output_shape must be a sequence of integers or None, not {values!r}") \
+            from None
+    return tuple(_int("output_shape", v) for v in values)
+
+
+def _indices_of(value):
+    code = _INDICES_OF.get(value) if isinstance(value, str) else None
+    if code is None:
+        raise _errors.InvalidArgumentError(f"indices_of {value!r} is not one of 'inferred', 'output'")
+    return code
+
+
+def _build_max_unpool_params(window, extra):
+    output_shape, indices = extra
+    params = _window_params(MaxUnpoolParams, lib.clpool_max_unpool_params_init, window)
+    if output_shape is not None:
+        params.has_output_shape = 1
+        params.output_shape = shape_of(output_shape)
+    params.indices = indices
     return params
 
 
@@ -280,6 +312,106 @@ def lp_pool(x, kernel_shape, p=2, strides=None, pads=None, dilations=None, ceil_
     tap inside; p > 0 (int or float). Float dtypes only."""
     params = _params(_build_lp_pool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad), p)
     return _sum_pool(x, "lp", params, ctx, wait_for)
+
+
+def _check_counter(skipped, queue):
+    """skipped= of max_unpool: a C-contiguous pyopencl array of one uint32 on the inputs' queue."""
+    if queue is None:
+        raise _errors.InvalidArgumentError("skipped= goes with pyopencl inputs (numpy inputs raise on skipped "
+                                           "indices instead)")
+    if not isinstance(skipped, _cl_array_type()):
+        raise _errors.InvalidArgumentError(f"skipped must be a pyopencl array, not {type(skipped).__name__}")
+    if skipped.dtype != np.uint32:
+        raise _errors.UnsupportedDtypeError(f"skipped must be uint32, not {skipped.dtype}")
+    if skipped.size != 1:
+        raise _errors.InvalidShapeError(f"skipped must hold one element, not {skipped.size} (shape "
+                                        f"{skipped.shape})")
+    own = _split((skipped,))  # its queue, once it is known to be C-contiguous
+    if own is not queue and own.int_ptr != queue.int_ptr:
+        raise _errors.InvalidArgumentError("pyopencl inputs are on different queues; pass them on one queue")
+
+
+def max_unpool(x, indices, kernel_shape, strides=None, pads=None, output_shape=None, indices_of="inferred",
+               ctx=None, wait_for=None, skipped=None):
+    """ONNX MaxUnpool: a zero-filled output with each element of `x` stored at its index.
+
+    Parameters
+    ----------
+    x : numpy.ndarray or pyopencl.array.Array
+        N x C x D1 x ... values: float32, float64, float16, bfloat16, int8 or uint8 (as max_pool).
+    indices : numpy.ndarray or pyopencl.array.Array
+        int64, the shape of `x`, where each element of `x` goes: ``(n * C + c) * plane_size + position``
+        in planes of the shape indices_of names, as max_pool's indices with storage_order 0 are. On the
+        same side as `x` (and on its queue).
+    kernel_shape, strides, pads : sequences of int
+        The attributes of the MaxPool that made the indices; strides default to 1, pads to 0.
+    output_shape : sequence of int, optional
+        The output's shape (ONNX's third input): the rank of `x`, with its N and C. Default: the inferred
+        N x C x ((D_i - 1) * strides_i + kernel_shape_i - pads_begin_i - pads_end_i).
+    indices_of : {"inferred", "output"}
+        Which plane the positions count in where output_shape differs from the inferred shape.
+        "inferred": the inferred shape's, that block placed at the output's origin (onnx.reference and the
+        ONNX node tests). "output": the output's own, as max_pool's indices of an input of that shape are
+        (PyTorch's max_unpool, ONNX Runtime); pass output_shape=x.shape of the pooled x for a round trip.
+    ctx, wait_for
+        As for the other ops (the clpool module's docstring).
+    skipped : pyopencl.array.Array, optional
+        pyopencl inputs only: one uint32 that the count of skipped indices is added to (saturating at
+        2**32 - 1), read after the op without a host wait in between. Without it, bad indices of device
+        inputs are skipped silently: checking them would need a host wait.
+
+    Returns
+    -------
+    numpy.ndarray or pyopencl.array.Array
+        The output, of `x`'s dtype. Where several elements share an index it holds one of their values.
+
+    Raises
+    ------
+    clpool.InvalidArgumentError
+        numpy inputs with indices outside their (n, c) plane of the output (or, "inferred", at coordinates
+        outside it): nothing is returned. Also a bad indices_of or output_shape, or skipped= with numpy
+        inputs.
+    clpool.UnsupportedDtypeError, clpool.InvalidShapeError
+        indices not int64 or not of the shape of `x`, skipped not uint32 or not of one element; and the C
+        library's checks.
+    """
+    params = _params(_build_max_unpool_params, (kernel_shape, strides, pads, None, 0, "NOTSET"),
+                     (_output_shape(output_shape), _indices_of(indices_of)))
+    queue = _split((x, indices))
+    if queue is None:
+        x, indices = _host(x), _host(indices)
+    if skipped is not None:
+        _check_counter(skipped, queue)
+    code = dtype_code(x.dtype)
+    in_shape = shape_of(x.shape)
+    out_shape = Shape()
+    check(lib.clpool_max_unpool_output_shape(byref(in_shape), byref(params), byref(out_shape)))
+    if indices.dtype != _INT64:
+        raise _errors.UnsupportedDtypeError(f"indices must be int64, not {indices.dtype}")
+    if tuple(indices.shape) != tuple(x.shape):
+        raise _errors.InvalidShapeError(f"indices have shape {tuple(indices.shape)} but X has {tuple(x.shape)}; "
+                                        "they must be the same")
+    dims = dims_of(out_shape)
+    if queue is None:
+        y = np.empty(dims, x.dtype)
+        count = c_uint32()
+        check(lib.clpool_max_unpool_host(_context(ctx).handle, byref(params), code, byref(in_shape), x.ctypes.data,
+                                         indices.ctypes.data, y.ctypes.data, byref(count)))
+        if count.value:
+            # The count saturates at 2**32 - 1 (the C counter's limit).
+            n = f"{count.value} or more" if count.value == 0xFFFFFFFF else str(count.value)
+            what = "1 index lies outside its" if count.value == 1 else f"{n} indices lie outside their"
+            raise _errors.InvalidArgumentError(f"{what} (n, c) plane of the output")
+        return y
+    counter = () if skipped is None else (skipped,)
+    dev = _Device(queue, None if ctx is None else _context(ctx), (x, indices) + counter, wait_for)
+    y = dev.empty(dims, x.dtype)
+    status = lib.clpool_enqueue_max_unpool(dev.ctx.handle, queue.int_ptr, byref(params), code, byref(in_shape),
+                                           *dev.mem(x), *dev.mem(indices), *dev.mem(y),
+                                           *(dev.mem(skipped) if counter else (None, 0)), dev.num_events,
+                                           dev.events, byref(dev.event))
+    dev.finish(status, (y,) + counter)
+    return y
 
 
 def _global_pool(x, which, p, ctx, wait_for):

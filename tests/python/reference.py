@@ -131,3 +131,39 @@ def elementwise_max(*inputs):
     if inputs[0].dtype.itemsize == 2 and inputs[0].dtype.kind not in "iu":  # float16, bfloat16: exact in float64
         return functools.reduce(np.maximum, [a.astype(np.float64) for a in inputs]).astype(inputs[0].dtype)
     return functools.reduce(np.maximum, inputs)
+
+
+def unpool_inferred_shape(x_shape, kernel, strides=None, pads=None):
+    """MaxUnpool's output shape from its attributes: N x C x ((X_i - 1) * strides_i + kernel_i - pads)."""
+    r = len(kernel)
+    strides = list(strides or [1] * r)
+    pads = list(pads or [0] * 2 * r)
+    return tuple(x_shape[:2]) + tuple((x_shape[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[r + i]
+                                      for i in range(r))
+
+
+def max_unpool(x, indices, kernel, strides=None, pads=None, output_shape=None, indices_of="inferred"):
+    """(y, skipped): the output zero-filled and each x element copied (bits unchanged) to its index. An index
+    counts positions in its own (n, c) plane of the inferred shape (indices_of "inferred": the element lands
+    at the same coordinates of the output, dropped where they lie outside it) or of the output's shape
+    ("output"); skipped counts those dropped: outside their plane, or (inferred) outside the output. Where
+    indices repeat, the library keeps any one of their values: the tests give such elements equal values."""
+    inferred = unpool_inferred_shape(x.shape, kernel, strides, pads)
+    out = tuple(output_shape) if output_shape is not None else inferred
+    space = inferred[2:] if indices_of == "inferred" else out[2:]
+    planes = x.shape[0] * x.shape[1]
+    plane_size = math.prod(space)
+    y = np.zeros((planes, math.prod(out[2:])), x.dtype)
+    if planes == 0:
+        return y.reshape(out), 0
+    per_plane = x.size // planes
+    xs = x.reshape(planes, per_plane)
+    plane_of = np.repeat(np.arange(planes, dtype=np.int64), per_plane).reshape(planes, per_plane)
+    idx, base = indices.reshape(planes, per_plane), plane_of * plane_size
+    ok = (idx >= base) & (idx < base + plane_size)  # compared before subtracting: no int64 wrap-around
+    coords = np.unravel_index(np.where(ok, idx - base, 0), space)
+    for c, limit in zip(coords, out[2:]):
+        ok &= c < limit
+    at = np.ravel_multi_index(tuple(c[ok] for c in coords), out[2:])
+    y[plane_of[ok], at] = xs[ok]
+    return y.reshape(out), int(ok.size - np.count_nonzero(ok))

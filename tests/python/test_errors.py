@@ -7,6 +7,8 @@ import clpool
 from clpool._lib import lib
 
 X = np.arange(72, dtype=np.float32).reshape(1, 2, 6, 6)
+# MaxUnpool indices for X: the first 36 positions of each (n, c) plane of [1, 2, 12, 12] (kernel and strides 2).
+I_X = (np.arange(72) % 36 + np.arange(72) // 36 * 144).reshape(X.shape)
 
 # (id, call, exception, builtin kind, message); a message naming a clpool_ function comes from the C library.
 C_ERRORS = [
@@ -88,6 +90,30 @@ C_ERRORS = [
                  "inputs have 2 (so far [2,3])"),
     ("max_rank_13", lambda: clpool.max(np.zeros((1,) * 13)), clpool.InvalidShapeError, ValueError,
      "clpool_max_output_shape: input_shapes[0] rank 13 is outside 0..12"),
+    ("unpool_kernel_rank", lambda: clpool.max_unpool(X, I_X, [2]), clpool.InvalidShapeError, ValueError,
+     "clpool_max_unpool_output_shape: kernel_shape has 1 dims but X has 2 spatial dims"),
+    ("unpool_stride_zero", lambda: clpool.max_unpool(X, I_X, [2, 2], strides=[2, 0]), clpool.InvalidArgumentError,
+     ValueError, "clpool_max_unpool_output_shape: strides[1] = 0 must be >= 1"),
+    ("unpool_pad_negative", lambda: clpool.max_unpool(X, I_X, [2, 2], pads=[0, -1, 0, 0]),
+     clpool.InvalidArgumentError, ValueError, "clpool_max_unpool_output_shape: pads[1] = -1 must be >= 0"),
+    ("unpool_inferred_below_1", lambda: clpool.max_unpool(X[:, :, :1], I_X[:, :, :1], [1, 2], pads=[1, 0, 0, 0]),
+     clpool.InvalidShapeError, ValueError, "clpool_max_unpool_output_shape: along spatial axis 0 the output size "
+                                           "(X 1 - 1) * stride 1 + kernel 1 - pads 1 - 0 = 0 is < 1"),
+    ("unpool_output_shape_rank", lambda: clpool.max_unpool(X, I_X, [2, 2], strides=[2, 2], output_shape=[1, 2, 12]),
+     clpool.InvalidShapeError, ValueError, "clpool_max_unpool_output_shape: output_shape [1,2,12] must have X's "
+                                           "rank and its N and C (X is [1,2,6,6])"),
+    ("unpool_output_shape_channels", lambda: clpool.max_unpool(X, I_X, [2, 2], output_shape=[1, 3, 12, 12]),
+     clpool.InvalidShapeError, ValueError, "clpool_max_unpool_output_shape: output_shape [1,3,12,12] must have "
+                                           "X's rank and its N and C (X is [1,2,6,6])"),
+    ("unpool_output_shape_zero", lambda: clpool.max_unpool(X, I_X, [2, 2], output_shape=[1, 2, 0, 12]),
+     clpool.InvalidShapeError, ValueError,
+     "clpool_max_unpool_output_shape: output_shape spatial dim 0 is 0; must be >= 1"),
+    ("unpool_output_shape_overflow", lambda: clpool.max_unpool(X, I_X, [2, 2], output_shape=[1, 2, 2 ** 62, 4]),
+     clpool.SizeOverflowError, ValueError, "clpool_max_unpool_output_shape: output_shape element count overflows "
+                                           "int64"),
+    ("unpool_int16", lambda: clpool.max_unpool(X.astype(np.int16), I_X, [2, 2], strides=[2, 2]),
+     clpool.UnsupportedDtypeError, TypeError, "clpool_enqueue_max_unpool: dtype int16 (5) is not supported by "
+                                              "MaxUnpool (float32, float64, float16, bfloat16, int8, uint8)"),
     ("device_no_match", lambda: clpool.Context(device="no-such-device"), clpool.NoDeviceError, RuntimeError,
      "no OpenCL device matches 'no-such-device'"),
 ]
@@ -130,6 +156,34 @@ PY_ERRORS = [
      "kernel_shape must hold integers, not 2.5"),
     ("ctx_type", lambda: clpool.max(X, ctx="0"), clpool.InvalidArgumentError, ValueError,
      "ctx must be a clpool.Context, not str"),
+    ("unpool_indices_int32", lambda: clpool.max_unpool(X, I_X.astype(np.int32), [2, 2], strides=[2, 2]),
+     clpool.UnsupportedDtypeError, TypeError, "indices must be int64, not int32"),
+    ("unpool_indices_float", lambda: clpool.max_unpool(X, X, [2, 2], strides=[2, 2]), clpool.UnsupportedDtypeError,
+     TypeError, "indices must be int64, not float32"),
+    ("unpool_indices_shape", lambda: clpool.max_unpool(X, I_X[0], [2, 2], strides=[2, 2]), clpool.InvalidShapeError,
+     ValueError, "indices have shape (2, 6, 6) but X has (1, 2, 6, 6); they must be the same"),
+    ("unpool_indices_of", lambda: clpool.max_unpool(X, I_X, [2, 2], strides=[2, 2], indices_of="OUTPUT"),
+     clpool.InvalidArgumentError, ValueError, "indices_of 'OUTPUT' is not one of 'inferred', 'output'"),
+    ("unpool_indices_of_type", lambda: clpool.max_unpool(X, I_X, [2, 2], strides=[2, 2], indices_of=1),
+     clpool.InvalidArgumentError, ValueError, "indices_of 1 is not one of 'inferred', 'output'"),
+    ("unpool_output_shape_not_sequence", lambda: clpool.max_unpool(X, I_X, [2, 2], output_shape=12),
+     clpool.InvalidArgumentError, ValueError, "output_shape must be a sequence of integers or None, not 12"),
+    ("unpool_output_shape_not_integer", lambda: clpool.max_unpool(X, I_X, [2, 2], output_shape=[1, 2, 12.0, 12]),
+     clpool.InvalidArgumentError, ValueError, "output_shape must hold integers, not 12.0"),
+    ("unpool_output_shape_past_int64", lambda: clpool.max_unpool(X, I_X, [2, 2], output_shape=[1, 2, 2 ** 64, 4]),
+     clpool.InvalidArgumentError, ValueError, "output_shape value 18446744073709551616 is outside the int64 range"),
+    ("unpool_strides_length", lambda: clpool.max_unpool(X, I_X, [2, 2], strides=[2]), clpool.InvalidArgumentError,
+     ValueError, "strides has 1 values but 2 are needed"),
+    ("unpool_pads_past_int64", lambda: clpool.max_unpool(X, I_X, [2, 2], pads=[0, 0, 2 ** 63, 0]),
+     clpool.InvalidArgumentError, ValueError, "pads value 9223372036854775808 is outside the int64 range"),
+    ("unpool_skipped_with_numpy", lambda: clpool.max_unpool(X, I_X, [2, 2], skipped=np.zeros(1, np.uint32)),
+     clpool.InvalidArgumentError, ValueError,
+     "skipped= goes with pyopencl inputs (numpy inputs raise on skipped indices instead)"),
+    # kernel 2, stride 1: planes of 7 x 7 = 49, so the second plane's indices (144 on) lie past its end (98)
+    ("unpool_index_outside_plane", lambda: clpool.max_unpool(X, I_X, [2, 2]), clpool.InvalidArgumentError,
+     ValueError, "36 indices lie outside their (n, c) plane of the output"),
+    ("unpool_one_index_outside_plane", lambda: clpool.max_unpool(X[:, :1, :1, :1], np.full((1, 1, 1, 1), -1), [1, 1]),
+     clpool.InvalidArgumentError, ValueError, "1 index lies outside its (n, c) plane of the output"),
 ]
 
 
@@ -194,6 +248,27 @@ def test_pyopencl_errors(queue):
     check_raises(lambda: clpool.global_max_pool(x.transpose((0, 1, 3, 2))), clpool.InvalidArgumentError,
                  ValueError, "pyopencl array of shape (1, 2, 6, 6) and strides (288, 144, 4, 24) is not "
                              "C-contiguous (device arrays are read in place, never copied)")
+    i_x, counter = cla.to_device(queue, I_X), cla.zeros(queue, 1, np.uint32)
+    check_raises(lambda: clpool.max_unpool(x, cla.Array(queue, X.shape, np.int64, data=buf), [2, 2], strides=[2, 2]),
+                 clpool.BufferTooSmallError, ValueError,
+                 "clpool_enqueue_max_unpool: indices buffer holds 64 bytes but offset 0 + 576 bytes are needed")
+    check_raises(lambda: clpool.max_unpool(x, i_x, [2, 2], strides=[2, 2], skipped=cla.Array(queue, 1, np.uint32,
+                                                                                             data=buf, offset=2)),
+                 clpool.InvalidArgumentError, ValueError,
+                 "clpool_enqueue_max_unpool: skipped offset 2 is not a multiple of the element size 4")
+    check_raises(lambda: clpool.max_unpool(x, I_X, [2, 2]), clpool.InvalidArgumentError, ValueError,
+                 "inputs mix pyopencl arrays and host arrays; pass one kind")
+    check_raises(lambda: clpool.max_unpool(x, i_x.astype(np.int32), [2, 2]), clpool.UnsupportedDtypeError,
+                 TypeError, "indices must be int64, not int32")
+    check_raises(lambda: clpool.max_unpool(x, i_x, [2, 2], skipped=counter.astype(np.int32)),
+                 clpool.UnsupportedDtypeError, TypeError, "skipped must be uint32, not int32")
+    check_raises(lambda: clpool.max_unpool(x, i_x, [2, 2], skipped=cla.zeros(queue, 2, np.uint32)),
+                 clpool.InvalidShapeError, ValueError, "skipped must hold one element, not 2 (shape (2,))")
+    check_raises(lambda: clpool.max_unpool(x, i_x, [2, 2], skipped=np.zeros(1, np.uint32)),
+                 clpool.InvalidArgumentError, ValueError, "skipped must be a pyopencl array, not ndarray")
+    check_raises(lambda: clpool.max_unpool(x, i_x, [2, 2], skipped=cla.zeros(other, 1, np.uint32)),
+                 clpool.InvalidArgumentError, ValueError,
+                 "pyopencl inputs are on different queues; pass them on one queue")
     foreign = clpool.Context.from_pyopencl(cl.CommandQueue(cl.Context([queue.device])))
     check_raises(lambda: clpool.global_max_pool(x, ctx=foreign), clpool.InvalidArgumentError, ValueError,
                  "ctx was made for another cl_context than the arrays' queue "

@@ -203,7 +203,8 @@ def test_params_structs_have_the_c_layout():
     from clpool import _lib
     kernel = (ctypes.c_int64 * 3)(2, 3, 4)
     for struct, init in [(_lib.WindowParams, "window"), (_lib.MaxPoolParams, "maxpool"),
-                         (_lib.AveragePoolParams, "average_pool"), (_lib.LpPoolParams, "lp_pool")]:
+                         (_lib.MaxUnpoolParams, "max_unpool"), (_lib.AveragePoolParams, "average_pool"),
+                         (_lib.LpPoolParams, "lp_pool")]:
         params = struct()
         _lib.check(getattr(_lib.lib, f"clpool_{init}_params_init")(ctypes.byref(params), 3, kernel))
         assert params.struct_size == ctypes.sizeof(struct)
@@ -212,7 +213,20 @@ def test_params_structs_have_the_c_layout():
         assert window.spatial_rank == 3 and list(window.kernel_shape[:4]) == [2, 3, 4, 0]
         assert list(window.strides[:3]) == list(window.dilations[:3]) == [1, 1, 1]
         assert list(window.pads) == [0] * 20 and window.ceil_mode == window.auto_pad == 0
+        if struct is _lib.MaxUnpoolParams:
+            assert params.has_output_shape == params.output_shape.rank == params.indices == 0
+            unpool = params
     assert params.p == 2.0
+    # MaxUnpool's fields after the window, each seen by the C checks at its offset.
+    x_shape, out = _lib.shape_of((1, 1, 2, 2, 2)), _lib.Shape()
+    unpool.indices = 2
+    with pytest.raises(clpool.InvalidArgumentError, match="indices = 2 is not a clpool_unpool_indices value"):
+        _lib.check(_lib.lib.clpool_max_unpool_output_shape(ctypes.byref(x_shape), ctypes.byref(unpool),
+                                                           ctypes.byref(out)))
+    unpool.indices, unpool.has_output_shape, unpool.output_shape = 1, 1, _lib.shape_of((1, 1, 5, 6, 7))
+    _lib.check(_lib.lib.clpool_max_unpool_output_shape(ctypes.byref(x_shape), ctypes.byref(unpool),
+                                                       ctypes.byref(out)))
+    assert _lib.dims_of(out) == (1, 1, 5, 6, 7)
 
 
 # Hand-computed values of the corners of the semantics on x = 1, 2, ..., n (1-D, stride 2 and p 1 or 1.5: the
@@ -354,6 +368,241 @@ def test_sum_pools_match_onnxruntime(lp):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"case {i}: {shape} {kernel} {attrs}")
         compared += 1
     assert compared >= 5, f"only {compared} cases compared"
+
+
+def max_unpool_cases(seed, count):
+    """Random MaxUnpool cases (x shape, kernel, attrs): rank 1, 2, 3 in turn, indices_of "inferred" and
+    "output" in turn, and by pairs no output_shape, one at least the inferred shape along every axis, one
+    smaller along some axis (as a 6-cycle: every form with both readings). Random: the shapes, kernels,
+    strides and pads (up to kernel - 1, so that the inferred shape may fall below 1: redrawn)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        j = len(cases)
+        r = j % 3 + 1
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(rng.integers(1, 5)) for _ in range(r)]
+        kernel = [int(rng.integers(1, 4)) for _ in range(r)]
+        attrs = dict(strides=[int(rng.integers(1, 4)) for _ in range(r)],
+                     pads=[int(rng.integers(0, k)) for k in kernel * 2], indices_of=["inferred", "output"][j % 2])
+        inferred = reference.unpool_inferred_shape(shape, kernel, attrs["strides"], attrs["pads"])
+        if min(inferred[2:]) < 1:
+            continue
+        form = j // 2 % 3
+        if form == 1:
+            attrs["output_shape"] = list(inferred[:2]) + [d + int(rng.integers(0, 3)) for d in inferred[2:]]
+        elif form == 2:
+            if max(inferred[2:]) == 1:
+                continue  # nothing to shrink
+            out = [max(1, d + int(rng.integers(-2, 3))) for d in inferred[2:]]
+            axis = int(rng.choice([i for i, d in enumerate(inferred[2:]) if d > 1]))
+            out[axis] = int(rng.integers(1, inferred[2 + axis]))
+            attrs["output_shape"] = list(inferred[:2]) + out
+        cases.append((shape, kernel, attrs))
+    return cases
+
+
+def unpool_data(rng, x, kernel, attrs, bad=0):
+    """(x, indices) for a MaxUnpool case: each index at a random position of its own (n, c) plane of the
+    index space whose element lands inside the output (distinct while the plane has room), elements that
+    share an index made equal (the library keeps any one of them), and then `bad` indices replaced by ones
+    outside their plane (neighbouring planes, far, the int64 extremes)."""
+    inferred = reference.unpool_inferred_shape(x.shape, kernel, attrs.get("strides"), attrs.get("pads"))
+    out = attrs.get("output_shape") or inferred
+    space = inferred[2:] if attrs.get("indices_of", "inferred") == "inferred" else out[2:]
+    grid = np.indices(space).reshape(len(space), -1)
+    valid = np.flatnonzero(np.all(grid < np.array(out[2:])[:, None], axis=0))
+    planes, per_plane, plane_size = x.shape[0] * x.shape[1], x.size // (x.shape[0] * x.shape[1]), grid.shape[1]
+    rows = [rng.choice(valid, per_plane, replace=per_plane > valid.size) for _ in range(planes)]
+    idx = (np.array(rows, np.int64) + np.arange(planes, dtype=np.int64)[:, None] * plane_size).ravel()
+    for e in rng.choice(idx.size, bad, replace=False):
+        base = e // per_plane * plane_size
+        idx[e] = [base - 1, base - plane_size, base + plane_size, base + plane_size + int(rng.integers(0, 9)),
+                  base + 10 ** 12, np.iinfo(np.int64).min, np.iinfo(np.int64).max][int(rng.integers(0, 7))]
+    _, first, inverse = np.unique(idx, return_index=True, return_inverse=True)
+    return x.ravel()[first[inverse.ravel()]].reshape(x.shape), idx.reshape(x.shape)
+
+
+def assert_bits(got, want, msg=""):
+    """The same dtype, shape and bits (NaN payloads and -0.0 included)."""
+    assert got.dtype == want.dtype and got.shape == want.shape, msg
+    as_bits = f"u{got.dtype.itemsize}"
+    np.testing.assert_array_equal(got.view(as_bits), want.view(as_bits), err_msg=msg)
+
+
+@pytest.mark.parametrize("on_device", [False, True], ids=["numpy", "pyopencl"])
+@pytest.mark.parametrize("dtype_name", dtype_params(MAXPOOL_DTYPES))
+def test_max_unpool(dtype_name, on_device, device, request):
+    """Bit-exact against the numpy reference, output_shape absent, larger and smaller, both readings; the
+    device variant with and without a skipped counter (which must stay 0)."""
+    dtype = np_dtype(dtype_name)
+    queue = request.getfixturevalue("queue") if on_device else None
+    rng = np.random.default_rng(400 + MAXPOOL_DTYPES.index(dtype_name))
+    offsets = np.random.default_rng(1)  # apart from rng: both variants run the same cases
+    for i, (shape, kernel, attrs) in enumerate(max_unpool_cases(13, CASES)):
+        x = random_data(rng, shape, dtype, nan=i % 3 == 1)
+        if dtype.kind not in "iu":
+            x.flat[-1] = np.float32(-0.0)  # a sign bit that a copy through float arithmetic might lose
+        x, idx = unpool_data(rng, x, kernel, attrs)
+        want, skipped = reference.max_unpool(x, idx, kernel, **attrs)
+        assert skipped == 0
+        msg = f"case {i}: {shape} {kernel} {attrs}"
+        args = (to_device(queue, x, offsets), to_device(queue, idx, offsets)) if on_device else (x, idx)
+        if expect_fp64_unsupported(dtype, device, lambda: clpool.max_unpool(*args, kernel, **attrs)):
+            return
+        if on_device:
+            import pyopencl.array as cla
+            counter = cla.zeros(queue, 1, np.uint32) if i % 2 else None
+            got = clpool.max_unpool(*args, kernel, skipped=counter, **attrs)
+            assert got.queue is queue and len(got.events) == 1
+            if counter is not None:
+                assert counter.get()[0] == 0, msg
+            got = got.get()
+        else:
+            got = clpool.max_unpool(*args, kernel, **attrs)
+        assert_bits(got, want, msg)
+
+
+@pytest.mark.parametrize("on_device", [False, True], ids=["numpy", "pyopencl"])
+def test_max_unpool_bad_indices(on_device, request):
+    """Indices outside their plane (and, "inferred", positions outside a smaller output): numpy inputs raise
+    with their count and return nothing; device inputs skip them, adding the count to skipped= (saturating)
+    or skipping silently without it."""
+    queue = request.getfixturevalue("queue") if on_device else None
+    rng = np.random.default_rng(17)
+    for i, (shape, kernel, attrs) in enumerate(max_unpool_cases(19, CASES)):
+        x = random_data(rng, shape, np.dtype(np.float32))
+        x, idx = unpool_data(rng, x, kernel, attrs, bad=min(x.size, 1 + i % 3))
+        want, skipped = reference.max_unpool(x, idx, kernel, **attrs)
+        msg = f"case {i}: {shape} {kernel} {attrs}"
+        assert skipped == min(x.size, 1 + i % 3), msg
+        if not on_device:
+            what = "1 index lies outside its" if skipped == 1 else f"{skipped} indices lie outside their"
+            with pytest.raises(clpool.InvalidArgumentError, match=rf"^{what} \(n, c\) plane of the output$"):
+                clpool.max_unpool(x, idx, kernel, **attrs)
+            continue
+        import pyopencl.array as cla
+        args = cla.to_device(queue, x), cla.to_device(queue, idx)
+        counter = cla.to_device(queue, np.array([5], np.uint32))
+        got = clpool.max_unpool(*args, kernel, skipped=counter, **attrs)
+        assert len(counter.events) >= 1 and counter.events[-1].int_ptr == got.events[0].int_ptr
+        assert_bits(got.get(), want, msg)
+        assert counter.get()[0] == 5 + skipped, msg
+        assert_bits(clpool.max_unpool(*args, kernel, **attrs).get(), want, msg)
+    # output_shape (3, 2) under the inferred (2, 4): index 2 is (0, 2) there, outside the output, and (1, 0)
+    # in the output's own plane; index 5 is (1, 1) there and (2, 1) in the output's plane.
+    x, idx = np.array([[[[1, 2]]]], np.float32), np.array([[[[2, 5]]]], np.int64)
+    attrs = dict(strides=[2, 2], output_shape=[1, 1, 3, 2])
+    if not on_device:
+        with pytest.raises(clpool.InvalidArgumentError, match="^1 index lies outside its"):
+            clpool.max_unpool(x, idx, [2, 2], **attrs)
+        np.testing.assert_array_equal(clpool.max_unpool(x, idx, [2, 2], indices_of="output", **attrs),
+                                      [[[[0, 0], [1, 0], [0, 2]]]])
+        return
+    import pyopencl.array as cla
+    x, idx = cla.to_device(queue, x), cla.to_device(queue, idx)
+    counter = cla.to_device(queue, np.array([2 ** 32 - 2], np.uint32))
+    np.testing.assert_array_equal(clpool.max_unpool(x, idx, [2, 2], skipped=counter, **attrs).get(),
+                                  [[[[0, 0], [0, 2], [0, 0]]]])
+    assert counter.get()[0] == 2 ** 32 - 1
+    clpool.max_unpool(x, idx, [2, 2], skipped=counter, **attrs)
+    assert counter.get()[0] == 2 ** 32 - 1  # saturated
+    np.testing.assert_array_equal(clpool.max_unpool(x, idx, [2, 2], indices_of="output", skipped=counter,
+                                                    **attrs).get(), [[[[0, 0], [1, 0], [0, 2]]]])
+
+
+ROUND_TRIPS = [  # (x shape, kernel, MaxPool attrs): x's shape is not MaxUnpool's inferred one
+    ((2, 3, 10), [3], dict(strides=[2])),
+    ((1, 2, 7, 6), [2, 3], dict(strides=[2, 2], pads=[0, 0, 0, 1], ceil_mode=1)),
+    ((1, 2, 5, 4, 6), [2, 2, 3], dict(strides=[2, 1, 2], pads=[0, 1, 1, 0, 0, 1], dilations=[1, 2, 1])),
+]
+
+
+@pytest.mark.parametrize("on_device", [False, True], ids=["numpy", "pyopencl"])
+@pytest.mark.parametrize("shape, kernel, attrs", ROUND_TRIPS, ids=["1d", "2d", "3d"])
+def test_max_pool_then_max_unpool_is_pytorch_round_trip(shape, kernel, attrs, on_device, request):
+    """max_pool's indices unpooled into x's shape, read as "output": PyTorch's max_unpool(max_pool(x)),
+    each argmax position holding its input value and every other position 0 (ties and a NaN included)."""
+    queue = request.getfixturevalue("queue") if on_device else None
+    x = random_data(np.random.default_rng(len(shape)), shape, np.dtype(np.float32), nan=True, ties=True)
+    unpool = dict(strides=attrs["strides"], pads=attrs.get("pads"), output_shape=x.shape, indices_of="output")
+    if on_device:
+        import pyopencl.array as cla
+        y, idx = clpool.max_pool(cla.to_device(queue, x), kernel, return_indices=True, **attrs)
+        got = clpool.max_unpool(y, idx, kernel, **unpool).get()
+        idx = idx.get()
+    else:
+        y, idx = clpool.max_pool(x, kernel, return_indices=True, **attrs)
+        got = clpool.max_unpool(y, idx, kernel, **unpool)
+    kept = np.zeros(x.size, bool)
+    kept[idx.ravel()] = True
+    assert_bits(got, np.where(kept.reshape(x.shape), x, np.float32(0)))
+    assert reference.unpool_inferred_shape(shape, kernel, attrs["strides"], attrs.get("pads")) != shape
+
+
+def unpool_model(attrs, kernel, with_output_shape, opset):
+    """A one-node float32 MaxUnpool model: inputs x, i and (with_output_shape) the shape."""
+    from onnx import TensorProto, helper
+    node_attrs = {k: v for k, v in attrs.items() if k in ("strides", "pads")}
+    inputs = ["x", "i"] + (["s"] if with_output_shape else [])
+    node = helper.make_node("MaxUnpool", inputs, ["y"], kernel_shape=kernel, **node_attrs)
+    types = [TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT64]
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, t, None) for n, t in zip(inputs, types)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+
+
+def unpool_feed(rng, shape, kernel, attrs):
+    x, idx = unpool_data(rng, rng.standard_normal(shape).astype(np.float32), kernel, attrs)
+    feed = {"x": x, "i": idx}
+    if "output_shape" in attrs:
+        feed["s"] = np.array(attrs["output_shape"], np.int64)
+    return feed
+
+
+def comparable_unpool_cases(seed, indices_of):
+    """max_unpool_cases with output_shape at least the inferred shape along every axis (onnx.reference and
+    ONNX Runtime refuse a smaller one) and the given reading; at least 3 with an output_shape that differs
+    from the inferred shape, where the reading matters."""
+    cases, differing = [], 0
+    for shape, kernel, attrs in max_unpool_cases(seed, 12):
+        attrs = dict(attrs, indices_of=indices_of)
+        if "output_shape" in attrs:
+            inferred = reference.unpool_inferred_shape(shape, kernel, attrs["strides"], attrs["pads"])
+            attrs["output_shape"] = [max(a, b) for a, b in zip(attrs["output_shape"], inferred)]
+            differing += tuple(attrs["output_shape"]) != inferred
+        cases.append((shape, kernel, attrs))
+    assert differing >= 3, f"only {differing} cases with another output_shape"
+    return cases
+
+
+def test_max_unpool_matches_onnx_reference():
+    """The "inferred" reading against onnx.reference at opset 22 (which places the inferred block at the
+    output's origin), the numpy reference too."""
+    pytest.importorskip("onnx")
+    from onnx.reference import ReferenceEvaluator
+    rng = np.random.default_rng(23)
+    for i, (shape, kernel, attrs) in enumerate(comparable_unpool_cases(29, "inferred")):
+        feed = unpool_feed(rng, shape, kernel, attrs)
+        want = ReferenceEvaluator(unpool_model(attrs, kernel, "s" in feed, 22)).run(None, feed)[0]
+        msg = f"case {i}: {shape} {kernel} {attrs}"
+        assert_bits(reference.max_unpool(feed["x"], feed["i"], kernel, **attrs)[0], want, msg)
+        assert_bits(clpool.max_unpool(feed["x"], feed["i"], kernel, **attrs), want, msg)
+
+
+def test_max_unpool_matches_onnxruntime():
+    """The "output" reading against ONNX Runtime's CPU kernel (float32 only there), the numpy reference
+    too."""
+    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")  # the model is built with onnx.helper
+    rng = np.random.default_rng(31)
+    for i, (shape, kernel, attrs) in enumerate(comparable_unpool_cases(37, "output")):
+        feed = unpool_feed(rng, shape, kernel, attrs)
+        model = unpool_model(attrs, kernel, "s" in feed, 22)
+        session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        want = session.run(None, feed)[0]
+        msg = f"case {i}: {shape} {kernel} {attrs}"
+        assert_bits(reference.max_unpool(feed["x"], feed["i"], kernel, **attrs)[0], want, msg)
+        assert_bits(clpool.max_unpool(feed["x"], feed["i"], kernel, **attrs), want, msg)
 
 
 def broadcast_shapes(rng, count):
