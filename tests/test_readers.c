@@ -1290,6 +1290,8 @@ static const char *expected_op(const char *dir)
         return "GlobalAveragePool";
     if (strncmp(dir, "test_max_", 9) == 0)
         return "Max";
+    if (strncmp(dir, "test_maxunpool", 14) == 0)
+        return "MaxUnpool";
     return NULL;
 }
 
