@@ -36,17 +36,26 @@ BUILD="$CLPOOL_ROOT/build"
 [ "$CONFIGURE" = default ] || BUILD="$CLPOOL_ROOT/build-sanitize"
 
 # The Python package and its test dependencies (onnx and onnxruntime: the references AveragePool and LpPool
-# are compared with) in a venv inside build/ (not for the sanitizer build: the
-# package builds its own Release library). pip must reach its index: when it cannot, this fails loudly.
+# are compared with; hypothesis and mypy: the property and type tests; auditwheel: the wheel's manylinux
+# check) in a venv inside build/ (not for the sanitizer build: the package builds its own Release library).
+# The package goes in as the wheel pip builds, after auditwheel finds it manylinux (libOpenCL.so.1 is the
+# system's). pip must reach its index: when it cannot, this fails loudly.
 python_args=()
 if [ "$CONFIGURE" = default ]; then
   venv="$BUILD/venv"
-  echo "=== Python package: pip install into $venv"
+  echo "=== Python package: a wheel, auditwheel show, pip install into $venv"
+  rm -rf "$BUILD/wheel"
   { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } &&
-    "$venv/bin/pip" install --quiet --retries 2 --timeout 30 pytest numpy pyopencl ml_dtypes mako onnx onnxruntime &&
-    "$venv/bin/pip" install --quiet --retries 2 --timeout 30 --force-reinstall --no-deps \
+    "$venv/bin/pip" install --quiet --retries 2 --timeout 30 pytest numpy pyopencl ml_dtypes mako onnx onnxruntime \
+      hypothesis mypy auditwheel &&
+    "$venv/bin/pip" wheel --quiet --retries 2 --timeout 30 --no-deps -w "$BUILD/wheel" \
       --config-settings=build-dir="$BUILD/python-build" "$CLPOOL_ROOT" ||
-    { echo "FAIL: could not create the venv or pip-install the Python package and its test dependencies" >&2; exit 1; }
+    { echo "FAIL: could not create the venv, its test dependencies or the package's wheel" >&2; exit 1; }
+  "$venv/bin/auditwheel" show "$BUILD"/wheel/clpool-*.whl 2>/dev/null | tr -s ' \n' ' ' |
+    grep -q 'consistent with the following platform tag: "manylinux' ||
+    { echo "FAIL: auditwheel does not find the wheel manylinux:" >&2; "$venv/bin/auditwheel" show "$BUILD"/wheel/*.whl >&2; exit 1; }
+  "$venv/bin/pip" install --quiet --force-reinstall --no-deps "$BUILD"/wheel/clpool-*.whl ||
+    { echo "FAIL: could not pip-install the package's wheel" >&2; exit 1; }
   python_args=(-DCLPOOL_PYTHON="$venv/bin/python")
 fi
 cmake --preset "$CONFIGURE" "${python_args[@]}" >/dev/null
