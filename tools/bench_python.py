@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Python binding overhead: host time per call of clpool.max_pool on pyopencl arrays against the bare C
 enqueue (clpool_enqueue_maxpool with arguments prepared once, called through ctypes, its event released),
-with a new output buffer per call (as the API returns a new array) and into one preallocated output.
+with a new output buffer per call (as the API returns a new array) and into one preallocated output; and
+of clpool.max_pool on numpy arrays against the blocking C helper clpool_maxpool_host on the same context
+(arguments prepared once, a new numpy output per call on both sides).
 
 Tiny MaxPool (1x1x4x4 float32, 2x2/s2) so that the op itself costs next to nothing; only the enqueue loop is
 timed (the queue is drained between batches, outside the clock). Prints medians over rounds.
@@ -82,12 +84,26 @@ def main():
         release(event)
         release_mem(out)
 
+    # The numpy path: the blocking helper on both sides, one context.
+    hctx = clpool.Context.from_pyopencl(queue)
+    xh = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    host, hhandle, xptr = _lib.lib.clpool_maxpool_host, hctx.handle, xh.ctypes.data
+
+    def numpy_api():
+        return clpool.max_pool(xh, [2, 2], strides=[2, 2], ctx=hctx)
+
+    def bare_host():
+        yh = np.empty((1, 1, 2, 2), np.float32)
+        host(hhandle, pparams, 1, pshape, xptr, yh.ctypes.data, None)
+
     version = _lib.lib.clpool_version_number
 
-    fns = {"api": api, "bare": bare, "bare_new_output": bare_new_output}
+    fns = {"api": api, "bare": bare, "bare_new_output": bare_new_output, "numpy_api": numpy_api,
+           "bare_host": bare_host}
     for fn in fns.values():  # programs built, allocator warm
         per_call_us(fn, args.calls, 3, queue)
     np.testing.assert_array_equal(api().get(), [[[[5, 7], [13, 15]]]])
+    np.testing.assert_array_equal(numpy_api(), [[[[5, 7], [13, 15]]]])
 
     floor = per_call_us(version, args.calls, args.rounds, queue)
     times = {name: [] for name in fns}
@@ -102,6 +118,10 @@ def main():
     print(f"ctypes call floor (clpool_version_number):            {floor:6.2f} us")
     print(f"Python overhead per call: {t['api'] - t['bare_new_output']:.1f} us over the C call with a new output "
           f"({t['api'] - t['bare']:.1f} us over the preallocated one); goal <= 20 us")
+    print(f"clpool.max_pool on numpy arrays:                      {t['numpy_api']:6.1f} us per call")
+    print(f"bare clpool_maxpool_host:                             {t['bare_host']:6.1f} us per call")
+    print(f"numpy path overhead per call: {t['numpy_api'] - t['bare_host']:.1f} us over clpool_maxpool_host; "
+          "goal <= 20 us")
 
 
 if __name__ == "__main__":
