@@ -528,6 +528,104 @@ START_TEST(test_accuracy_large_plane)
 }
 END_TEST
 
+/* ------------------------------------------------ accuracy, pinned */
+
+/*
+ * The documented bound (README, Semantics): GlobalAveragePool's sum within ACC_SUM_ULPS units of float32's
+ * u (2^-24; float64's 2^-53) of the sum of |terms|, then one rounding to the output type. Adversarial
+ * planes against a long double sum: one huge value among 10^6 and 10^7 small ones, whose partial sums a
+ * plain combination drops whole (each below half the huge value's ulp); alternating +-a with small
+ * residues (large cancellation); float16 and bfloat16 planes whose sums far exceed float16's range. A sum
+ * without compensation misses by hundreds of units there, and float16 accumulation overflows.
+ */
+#define ACC_SUM_ULPS 24.0
+
+static void pinned_plane(clpool_dtype dtype, int64_t n, int kind, void *data, long double *exact, long double *abs)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 0xacc0u + (uint64_t)kind);
+    *exact = *abs = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        double v;
+        if (kind == 0) /* huge first; a part of ~2000 small ones sums below half its ulp (128, 256 for float64) */
+            v = i == 0 ? (dtype == CLPOOL_FLOAT64 ? 0x1p60 : 0x1p30) : 0.03 + 0.01 * ref_rng_unit(&r);
+        else if (kind == 1) v = (i % 2 ? -1.0e4 : 1.0e4) + ref_rng_unit(&r) * 0.01; /* cancellation */
+        else v = 0.5 + ref_rng_unit(&r);                                             /* 16-bit: sums past 65504 */
+        ref_store(dtype, data, i, v);
+        const long double stored = ref_load(dtype, data, i); /* the value the op reads */
+        if (i > 0) *exact += stored; /* element 0 last: long double would drop small ones added to 2^60 */
+        *abs += fabsl(stored);
+    }
+    *exact += ref_load(dtype, data, 0);
+}
+
+START_TEST(test_accuracy_pinned)
+{
+    static const struct {
+        clpool_dtype dtype;
+        int64_t n;
+        int kind;
+    } planes[] = {{CLPOOL_FLOAT32, 1000000, 0}, {CLPOOL_FLOAT32, 10000000, 0}, {CLPOOL_FLOAT32, 1000000, 1},
+                  {CLPOOL_FLOAT64, 1000000, 0}, {CLPOOL_FLOAT16, 1000000, 2}, {CLPOOL_BFLOAT16, 1000000, 2}};
+    for (size_t i = 0; i < sizeof planes / sizeof planes[0]; ++i) {
+        const clpool_dtype dt = planes[i].dtype;
+        if (!cu_dtype_runs(dt, "pinned accuracy")) continue;
+        const int64_t n = planes[i].n;
+        void *data = malloc((size_t)n * ref_dtype_size(dt));
+        ck_assert_ptr_nonnull(data);
+        long double exact, abs;
+        pinned_plane(dt, n, planes[i].kind, data, &exact, &abs);
+        const clpool_shape shape = {3, {1, 1, n}};
+        unsigned char out[8];
+        cu_assert_ok(clpool_global_average_pool_host(cu_ctx, dt, &shape, data, out), "GlobalAveragePool", "pinned");
+        const double u = dt == CLPOOL_FLOAT64 ? 0x1p-53 : 0x1p-24;
+        /* the bound on the sum, divided by n, plus the output's rounding (an ulp of the mean's binade at most) */
+        const long double mean = exact / (long double)n;
+        const double out_ulp = dt == CLPOOL_FLOAT64 ? 0x1p-52 : dt == CLPOOL_FLOAT32 ? 0x1p-23
+                             : dt == CLPOOL_FLOAT16 ? 0x1p-10 : 0x1p-7;
+        const long double bound = ACC_SUM_ULPS * u * abs / (long double)n + out_ulp * fabsl(mean);
+        const long double got = ref_load(dt, out, 0), err = fabsl(got - mean);
+        ck_assert_msg(err <= bound,
+                      "%s plane %zu (%lld elements): mean %.12Lg, got %.12Lg, error %.3Lg > bound %.3Lg (%.1Lf u of "
+                      "the sum of |x|)",
+                      clpool_dtype_name(dt), i, (long long)n, mean, got, err, bound,
+                      err * (long double)n / ((long double)u * abs));
+        printf("note: pinned accuracy, %s plane %zu: error %.2Lf u of the sum of |x| (bound %.0f)\n",
+               clpool_dtype_name(dt), i, err * (long double)n / ((long double)u * abs), ACC_SUM_ULPS);
+        free(data);
+    }
+}
+END_TEST
+
+/*
+ * One rounding, to nearest even: float16 and bfloat16 planes of 1024 elements whose float32 sum and mean are
+ * exact, the mean at a tie (to the even neighbour), just above a midpoint, and at a midpoint whose lower
+ * neighbour is odd, so that truncation or a rounding of its own anywhere gives other bits.
+ */
+START_TEST(test_rounding_pinned)
+{
+    static const clpool_dtype dts[] = {CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    /* plane q: (1024 - m) elements of lo + m of lo + step, with lo = 1 + a * step; the mean is lo + m/1024 step */
+    static const struct { int a, m; } planes[] = {{0, 512}, {1, 512}, {0, 768}, {1, 768}, {2, 256}, {5, 512}};
+    enum { P = sizeof planes / sizeof planes[0], N = 1024 };
+    for (size_t t = 0; t < 2; ++t) {
+        const clpool_dtype dt = dts[t];
+        const double step = dt == CLPOOL_FLOAT16 ? 0x1p-10 : 0x1p-7;
+        uint16_t in[P * N], out[P], want[P];
+        for (int q = 0; q < P; ++q) {
+            const double lo = 1.0 + planes[q].a * step, sign = q % 2 ? -1.0 : 1.0;
+            for (int e = 0; e < N; ++e) ref_store(dt, in, q * N + e, sign * (e < N - planes[q].m ? lo : lo + step));
+            ref_store(dt, want, q, sign * (lo + step * planes[q].m / N)); /* exact in float32, rounded once */
+        }
+        const clpool_shape shape = {4, {1, P, 32, 32}};
+        cu_assert_ok(clpool_global_average_pool_host(cu_ctx, dt, &shape, in, out), "GlobalAveragePool", "rounding");
+        for (int q = 0; q < P; ++q)
+            ck_assert_msg(out[q] == want[q], "%s plane %d: bits 0x%04x, expected 0x%04x (round to nearest even)",
+                          clpool_dtype_name(dt), q, out[q], want[q]);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------- special values */
 
 /*
@@ -906,6 +1004,8 @@ int main(void)
     tcase_add_test(tc, test_group_sizes);
     tcase_add_test(tc, test_huge_planes);
     tcase_add_test(tc, test_accuracy_large_plane);
+    tcase_add_test(tc, test_accuracy_pinned);
+    tcase_add_test(tc, test_rounding_pinned);
 
     tc = cu_tcase(s, "semantics", 1);
     tcase_add_test(tc, test_nan_and_inf);

@@ -461,6 +461,58 @@ START_TEST(test_empty_windows)
 }
 END_TEST
 
+/* ------------------------------------------------ accuracy, pinned */
+
+/*
+ * The documented bound (README, Semantics), as the global pools': a window's sum (of |x|^p for LpPool)
+ * within 24 units of u (2^-24; 2^-53 for float64) of its sum of |terms|, then one rounding. Two windows of
+ * 10^6 taps each (AveragePool, LpPool p = 1 and 2; the general kernel: half a plane per window), one
+ * huge value and small ones below half its ulp: a lane sum without compensation drops every small one.
+ */
+START_TEST(test_accuracy_pinned)
+{
+    const int64_t taps = 1000000, n = 2 * taps;
+    float *x = malloc((size_t)n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    ref_rng r;
+    ref_rng_seed(&r, 0xacc5u);
+    long double exact[3][2] = {{0}}, abs[3][2] = {{0}};
+    for (int64_t i = n - 1; i >= 0; --i) { /* the huge one (element 0 of each window) added last, exactly */
+        x[i] = i % taps == 0 ? 0x1p30f : 0.03f + 0.01f * (float)ref_rng_unit(&r);
+        for (int k = 0; k < 3; ++k) {
+            const long double v = k == 2 ? (long double)x[i] * x[i] : fabsl((long double)x[i]);
+            exact[k][i / taps] += k == 0 ? (long double)x[i] : v;
+            abs[k][i / taps] += v;
+        }
+    }
+    const clpool_shape shape = {3, {1, 1, n}};
+    for (int k = 0; k < 3; ++k) {
+        sp_case c;
+        memset(&c, 0, sizeof c);
+        c.lp = k > 0;
+        c.p = k;
+        c.dtype = CLPOOL_FLOAT32;
+        c.shape = shape;
+        ck_assert_int_eq(clpool_window_params_init(&c.w, 1, &taps), CLPOOL_SUCCESS);
+        c.w.strides[0] = taps;
+        c.api = API_HOST;
+        float out[2];
+        cu_assert_ok(call_host(&c, x, out), "pinned", "pinned accuracy");
+        for (int o = 0; o < 2; ++o) {
+            const long double sum = exact[k][o], want = k == 0 ? sum / taps : k == 1 ? sum : sqrtl(sum);
+            /* the sum's bound carried through the finish (the mean; Lp's root halves a relative error) */
+            const long double sum_bound = 24.0L * 0x1p-24L * abs[k][o];
+            const long double bound = (k == 0 ? sum_bound / taps : k == 1 ? sum_bound : sum_bound / (2 * sqrtl(sum))) +
+                                      0x1p-23L * fabsl(want);
+            ck_assert_msg(fabsl((long double)out[o] - want) <= bound,
+                          "%s window %d: got %.10g, want %.10Lg, error %.3Lg > bound %.3Lg", k ? "LpPool" : "AveragePool",
+                          o, (double)out[o], want, fabsl((long double)out[o] - want), bound);
+        }
+    }
+    free(x);
+}
+END_TEST
+
 /* ------------------------------------------------------ planned paths */
 
 static void plan_of(const sp_case *c, clpool__plan *plan)
@@ -621,6 +673,7 @@ int main(void)
     tcase_add_test(tc, test_kinds);
     tc = cu_tcase(s, "fixed", 1);
     tcase_add_test(tc, test_divisors);
+    tcase_add_test(tc, test_accuracy_pinned);
     tcase_add_test(tc, test_empty_windows);
     tcase_add_test(tc, test_paths);
     tcase_add_test(tc, test_bad_inputs);
