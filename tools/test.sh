@@ -68,6 +68,7 @@ for preset in "${PRESETS[@]}"; do
   start=$(date +%s)
   log="$BUILD/ctest-$preset.log"
   result=PASS
+  [ "$preset" != sanitize ] || "$CLPOOL_ROOT/tools/coverage.sh" --reset "$BUILD"
   ctest --preset "$preset" -j"$(nproc)" 2>&1 | tee "$log" || true
   # A run with no tests, or with a failed one, is not a pass.
   grep -q "100% tests passed" "$log" || { result=FAIL; failed=1; }
@@ -79,6 +80,12 @@ for preset in "${PRESETS[@]}"; do
                 -P "$CLPOOL_ROOT/tests/program_count.cmake" 2>&1 | tail -n 1)")
     summary+=("oclgrind: $(grep -Eo 'paths reached on the GPU-type device \([0-9]+\)' \
                 "$BUILD/Testing/Temporary/LastTest.log" || echo 'no paths reached: skipped or failed')")
+  fi
+  if [ "$preset" = sanitize ]; then
+    # host/'s line and branch coverage over the run, against tests/coverage_floor
+    coverage=$("$CLPOOL_ROOT/tools/coverage.sh" "$BUILD" 2>&1) || failed=1
+    echo "$coverage"
+    summary+=("$coverage")
   fi
   if [ "$preset" = rusticl-full ]; then
     "$CLPOOL_ROOT/tests/check_paths.sh" --list "$BUILD/paths-rusticl-full.trace" > "$BUILD/rusticl_paths.txt"
