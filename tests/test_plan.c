@@ -472,6 +472,30 @@ START_TEST(unpool_plan_matches_table)
 }
 END_TEST
 
+/* Messages name OpenCL's errors: each code the library may meet by its own name, the rest as unknown. */
+START_TEST(cl_error_names)
+{
+    static const cl_int named[] = {CL_SUCCESS, CL_DEVICE_NOT_FOUND, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY,
+                                   CL_BUILD_PROGRAM_FAILURE, CL_INVALID_VALUE, CL_INVALID_MEM_OBJECT,
+                                   CL_INVALID_KERNEL_ARGS, CL_INVALID_WORK_GROUP_SIZE,
+                                   CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST};
+    ck_assert_str_eq(clpool__cl_error_name(CL_INVALID_ARG_SIZE), "CL_INVALID_ARG_SIZE");
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; ++i)
+        ck_assert_msg(strncmp(clpool__cl_error_name(named[i]), "CL_", 3) == 0, "%d", (int)named[i]);
+    /* every code from 0 to -70: a CL_ name, distinct from the others', or "unknown" */
+    const char *seen[71];
+    for (int e = 0; e <= 70; ++e) {
+        seen[e] = clpool__cl_error_name(-e);
+        ck_assert(seen[e] && *seen[e]);
+        for (int f = 0; f < e && strncmp(seen[e], "CL_", 3) == 0; ++f) ck_assert_str_ne(seen[e], seen[f]);
+    }
+    ck_assert_str_eq(clpool__cl_error_name(-9999), "unknown OpenCL error");
+    ck_assert_str_eq(clpool__cl_error_name(7), "unknown OpenCL error");
+    ck_assert_int_eq(clpool__cl_fail(CL_OUT_OF_RESOURCES, "clEnqueueNDRangeKernel(k)"), CLPOOL_ERROR_OPENCL);
+    ck_assert_str_eq(clpool_last_error(), "clEnqueueNDRangeKernel(k) failed: CL_OUT_OF_RESOURCES (-5)");
+}
+END_TEST
+
 /* Every path of the family table has its program's parts and kernels, ending in its family's file. */
 START_TEST(family_table_is_complete)
 {
@@ -549,6 +573,7 @@ int main(void)
     tcase_add_loop_test(tc, max_plan_matches_table, 0, (int)(sizeof max_cases / sizeof max_cases[0]));
     tcase_add_loop_test(tc, unpool_plan_matches_table, 0, (int)(sizeof unpool_cases / sizeof unpool_cases[0]));
     tcase_add_test(tc, family_table_is_complete);
+    tcase_add_test(tc, cl_error_names);
     tcase_add_test(tc, window_params_init);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
