@@ -1,9 +1,11 @@
 """ctypes declarations of the public C API (include/clpool/clpool.h) and status checking."""
 import ctypes
+import ctypes.util
 import os
 import sys
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
                     c_uint, c_uint32, c_uint64, c_void_p)
+from typing import Any, Dict, List, Sequence, Tuple
 
 from . import _errors
 
@@ -25,10 +27,10 @@ class DeviceInfoC(Structure):
 
 
 # clpool_window_params' fields, which are also clpool_maxpool_params' leading fields.
-_WINDOW_FIELDS = [("struct_size", c_size_t), ("spatial_rank", c_int32),
-                  ("kernel_shape", c_int64 * MAX_SPATIAL), ("strides", c_int64 * MAX_SPATIAL),
-                  ("dilations", c_int64 * MAX_SPATIAL), ("pads", c_int64 * (2 * MAX_SPATIAL)),
-                  ("ceil_mode", c_int32), ("auto_pad", c_int)]
+_WINDOW_FIELDS: List[Tuple[str, Any]] = [
+    ("struct_size", c_size_t), ("spatial_rank", c_int32), ("kernel_shape", c_int64 * MAX_SPATIAL),
+    ("strides", c_int64 * MAX_SPATIAL), ("dilations", c_int64 * MAX_SPATIAL), ("pads", c_int64 * (2 * MAX_SPATIAL)),
+    ("ceil_mode", c_int32), ("auto_pad", c_int)]
 
 
 class WindowParams(Structure):
@@ -53,7 +55,7 @@ class MaxUnpoolParams(Structure):
                 ("output_shape", Shape), ("indices", c_int)]
 
 
-def _library_path():
+def _library_path() -> str:
     # CLPOOL_LIBRARY points at another build of the library (development of the C side).
     override = os.environ.get("CLPOOL_LIBRARY")
     if override:
@@ -62,10 +64,28 @@ def _library_path():
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
 
 
-lib = ctypes.CDLL(_library_path())
+def _load_opencl() -> None:
+    # The wheel's library is not linked to libOpenCL.so.1 (manylinux): the system's ICD loader goes into the
+    # global scope first, where the library's clXxx symbols resolve. A build linked to it loads it anyway.
+    for name in ("libOpenCL.so.1", ctypes.util.find_library("OpenCL")):
+        if name:
+            try:
+                ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+                return
+            except OSError:
+                pass
+
+
+if sys.platform.startswith("linux"):
+    _load_opencl()
+try:
+    lib = ctypes.CDLL(_library_path())
+except OSError as e:
+    raise ImportError(f"{e} (clpool needs an OpenCL ICD loader, libOpenCL.so.1: on Debian the package "
+                      "ocl-icd-libopencl1, and an OpenCL driver such as pocl-opencl-icd)") from e
 
 _p = c_void_p  # opaque pointers: clpool_context*, cl_mem, cl_command_queue, cl_event
-_STATUS_FUNCTIONS = {
+_STATUS_FUNCTIONS: Dict[str, List[Any]] = {
     "clpool_device_count": [POINTER(c_uint32)],
     "clpool_device_get_info": [c_uint32, POINTER(DeviceInfoC)],
     "clpool_context_create": [c_char_p, POINTER(c_void_p)],
@@ -129,14 +149,14 @@ lib.clpool_context_cl_context.argtypes = [_p]
 lib.clpool_context_cl_context.restype = c_void_p
 
 
-def check(status):
+def check(status: int) -> None:
     """Raise the clpool.Error subclass of a non-zero status with the C library's message."""
     if status:
         raise _errors.from_status(status, lib.clpool_status_string(status).decode(),
                                   lib.clpool_last_error().decode(errors="replace"))
 
 
-def shape_of(dims):
+def shape_of(dims: Sequence[int]) -> Shape:
     """A clpool_shape from a sequence of ints. A rank past MAX_RANK is passed on for the C side to reject."""
     s = Shape()
     s.rank = len(dims)
@@ -145,5 +165,5 @@ def shape_of(dims):
     return s
 
 
-def dims_of(shape):
+def dims_of(shape: Shape) -> Tuple[int, ...]:
     return tuple(shape.dims[i] for i in range(shape.rank))

@@ -1,11 +1,23 @@
-"""The ops: argument conversion, shape inference and one C call each (numpy: the blocking *_host call;
-pyopencl: the enqueue call on the arrays' queue). No op logic lives here."""
+"""The ops: argument checking and conversion, shape inference and one C call each (numpy: the blocking *_host
+call; pyopencl: the enqueue call on the chosen queue). No op logic lives here.
+
+A wrong Python type raises InvalidTypeError (a TypeError), a wrong value of the right type an Error of the
+ValueError kind; the attributes' types are all checked before any of their values, so that a wrong type is
+reported as one whatever the other attributes hold."""
+from __future__ import annotations
+
 import builtins
+import math
+import numbers
 import operator
 import sys
+from collections.abc import Sequence as _SequenceABC
 from ctypes import byref, c_int64, c_size_t, c_uint32, c_void_p
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, SupportsIndex, Tuple, Type,
+                    TypeVar, Union, cast, overload)
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _errors
 from ._context import Context, default_context, queue_context
@@ -13,31 +25,165 @@ from ._dtypes import dtype_code
 from ._lib import (AveragePoolParams, LpPoolParams, MaxPoolParams, MaxUnpoolParams, Shape, check, dims_of, lib,
                    shape_of)
 
+if TYPE_CHECKING:
+    from typing import Literal
+
+    # pyopencl is optional: without it its types are Any (the ignore keeps --strict quiet then).
+    import pyopencl as cl  # type: ignore[import-not-found, unused-ignore]
+    import pyopencl.array as cla  # type: ignore[import-not-found, unused-ignore]
+
+_NDArray = npt.NDArray[Any]
+# Integer attributes: a sequence of ints (numpy integers too) or a 1-d integer array.
+_Ints = Union[Sequence[SupportsIndex], npt.NDArray[np.integer[Any]]]
+_Real = Union[float, np.floating[Any], np.integer[Any]]
+_Scalar = Union[int, float, np.generic]  # Max's scalar inputs: Python bool, int, float; numpy scalars
+
 _INT64 = np.dtype(np.int64)
 _AUTO_PAD = {"NOTSET": 0, "SAME_UPPER": 1, "SAME_LOWER": 2, "VALID": 3}
 _INDICES_OF = {"inferred": 0, "output": 1}  # clpool_unpool_indices
 
 
-def _cl_array_type():
+# ----------------------------------------------------------------------------------------- argument checks
+
+def _show(value: Any) -> str:
+    """A short description of a value for a message: its repr up to 60 characters, a huge int by its size
+    (Python refuses to print ints past 4300 digits)."""
+    if isinstance(value, int) and value.bit_length() > 200:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails must not hide the error being reported
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _as_int(name: str, value: Any, what: str = "must be an integer") -> int:
+    """An integer attribute (int, bool or numpy integer: anything with __index__); its range is checked
+    apart, after every type (_fit)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise _errors.InvalidTypeError(f"{name} {what}, not {_show(value)}") from None
+
+
+def _fit(name: str, value: int, bits: int = 64) -> int:
+    """A value that fits its C field (int64, or int32 for the flags): ctypes would silently keep the low bits
+    of a larger one (2**64 + 2 would run as 2)."""
+    if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
+        raise _errors.InvalidArgumentError(f"{name} value {_show(value)} is outside the int{bits} range")
+    return value
+
+
+def _as_ints(name: str, values: Any) -> List[int]:
+    """A sequence of integers as a list of ints. A str, a set (no order), a mapping or a scalar is refused: each
+    would be read as something other than what was meant."""
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise _errors.InvalidTypeError(f"{name} must be a sequence of integers, not a {values.ndim}-d array")
+        values = values.tolist()
+    elif isinstance(values, (str, bytes, bytearray)) or not isinstance(values, _SequenceABC):
+        raise _errors.InvalidTypeError(f"{name} must be a sequence of integers, not {_show(values)}")
+    return [_as_int(name, v, "must hold integers") for v in values]
+
+
+def _as_real(name: str, value: Any) -> float:
+    """A real number (int, float, numpy integer or floating, a 0-d array of one). A str is refused, not
+    parsed; a complex value is refused, not truncated."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not isinstance(value, numbers.Real):
+        raise _errors.InvalidTypeError(f"{name} must be a real number, not {_show(value)}")
+    try:
+        return float(value)
+    except OverflowError:  # an int past float64's range
+        raise _errors.InvalidArgumentError(f"{name} value {_show(value)} is outside the float64 range") from None
+
+
+def _as_bool(name: str, value: Any) -> bool:
+    """A flag: a bool, numpy bool, or the integer 0 or 1."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    v = _as_int(name, value, "must be a bool")
+    if v not in (0, 1):
+        raise _errors.InvalidArgumentError(f"{name} must be a bool, 0 or 1, not {_show(v)}")
+    return bool(v)
+
+
+def _as_str(name: str, value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode(errors="replace")
+    if not isinstance(value, str):
+        raise _errors.InvalidTypeError(f"{name} must be a str, not {_show(value)}")
+    return value
+
+
+def _check_ctx(ctx: Any) -> Optional[Context]:
+    if ctx is not None and not isinstance(ctx, Context):
+        raise _errors.InvalidTypeError(f"ctx must be a clpool.Context, not {type(ctx).__name__}")
+    return ctx
+
+
+def _check_events(wait_for: Any) -> List[Any]:
+    """wait_for as a list of pyopencl events (any iterable of them; None is none)."""
+    if wait_for is None:
+        return []
+    if isinstance(wait_for, (str, bytes)):
+        raise _errors.InvalidTypeError(f"wait_for must be a sequence of pyopencl.Event, not {_show(wait_for)}")
+    try:
+        events = list(wait_for)
+    except TypeError:
+        raise _errors.InvalidTypeError(f"wait_for must be a sequence of pyopencl.Event, not "
+                                       f"{type(wait_for).__name__}") from None
+    cl = sys.modules.get("pyopencl")
+    for e in events:
+        if cl is None or not isinstance(e, cl.Event):
+            raise _errors.InvalidTypeError(f"wait_for must hold pyopencl.Event objects, not {type(e).__name__}")
+    return events
+
+
+def _check_queue(queue: Any) -> Any:
+    if queue is not None:
+        cl = sys.modules.get("pyopencl")
+        if cl is None or not isinstance(queue, cl.CommandQueue):
+            raise _errors.InvalidTypeError(f"queue must be a pyopencl.CommandQueue, not {type(queue).__name__}")
+    return queue
+
+
+def _cl_array_type() -> Any:
     # pyopencl is optional: an object can only be a pyopencl array once pyopencl.array is imported.
     mod = sys.modules.get("pyopencl.array")
     return mod.Array if mod is not None else None
 
 
-def _split(inputs):
-    """The pyopencl queue of the inputs, or None when they are all host arrays. Mixing is an error."""
+def _side(inputs: Sequence[Any], queue: Any, events: List[Any]) -> Any:
+    """The pyopencl queue a call enqueues on, or None when the inputs are all host arrays. Mixing is an
+    error; so are wait_for= and queue= with host arrays (they would be ignored)."""
     cl_type = _cl_array_type()
-    if cl_type is None:
-        return None
-    on_device = [isinstance(a, cl_type) for a in inputs]
+    on_device = [cl_type is not None and isinstance(a, cl_type) for a in inputs]
     if not any(on_device):
+        if queue is not None:
+            raise _errors.InvalidArgumentError("queue= goes with pyopencl inputs; numpy inputs run on ctx's queue "
+                                               "(ctx=clpool.Context.from_pyopencl(queue) runs them on its device)")
+        if events:
+            raise _errors.InvalidArgumentError("wait_for= goes with pyopencl inputs; numpy inputs run blocking and "
+                                               "wait for nothing (wait for the events first: "
+                                               "pyopencl.wait_for_events)")
         return None
     if not all(on_device):
         raise _errors.InvalidArgumentError("inputs mix pyopencl arrays and host arrays; pass one kind")
-    queue = inputs[0].queue
+    if queue is None:
+        queue = inputs[0].queue
+        for a in inputs:
+            if a.queue is None:
+                raise _errors.InvalidArgumentError("a pyopencl input has no queue; pass queue=")
+            if a.queue is not queue and a.queue.int_ptr != queue.int_ptr:
+                raise _errors.InvalidArgumentError("pyopencl inputs are on different queues; pass them on one queue "
+                                                   "(or pass queue=)")
+    else:
+        for a in inputs:
+            if a.context.int_ptr != queue.context.int_ptr:
+                raise _errors.InvalidArgumentError("queue= belongs to another cl_context than the pyopencl inputs")
     for a in inputs:
-        if a.queue is not queue and a.queue.int_ptr != queue.int_ptr:
-            raise _errors.InvalidArgumentError("pyopencl inputs are on different queues; pass them on one queue")
         if not a.flags.c_contiguous:
             raise _errors.InvalidArgumentError(
                 f"pyopencl array of shape {a.shape} and strides {a.strides} is not C-contiguous "
@@ -45,48 +191,116 @@ def _split(inputs):
     return queue
 
 
-def _host(a):
-    """A C-contiguous native-byte-order numpy array (copied only when it is not one already)."""
-    a = np.asarray(a)
-    if not a.dtype.isnative:
-        a = a.astype(a.dtype.newbyteorder("="))
-    return a if a.flags.c_contiguous else a.copy(order="C")  # np.ascontiguousarray would make 0-d arrays 1-d
+def _host(a: Any, name: str = "x") -> _NDArray:
+    """A C-contiguous native-byte-order numpy array (copied only when it is not one already). Array-likes
+    are converted as numpy converts them; what numpy cannot make an array of numbers of is refused."""
+    if not isinstance(a, np.ndarray):
+        if a is None or isinstance(a, (str, bytes, bytearray, dict, set, frozenset)):
+            raise _errors.InvalidTypeError(f"{name} must be a numpy array or a pyopencl array, not "
+                                           f"{type(a).__name__}")
+        try:
+            converted = np.asarray(a)
+        except (TypeError, ValueError) as e:  # e.g. a ragged nested list
+            raise _errors.InvalidTypeError(f"{name} is not an array ({e})") from None
+        if converted.dtype.kind in "OUS":
+            raise _errors.InvalidTypeError(f"{name} must be an array of numbers, not {_show(a)}")
+        a = converted
+    elif isinstance(a, np.ma.MaskedArray):  # its mask would be dropped silently
+        raise _errors.InvalidTypeError(f"{name} is a masked array; pass {name}.filled(value) or its data")
+    arr: _NDArray = a
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr if arr.flags.c_contiguous else arr.copy(order="C")  # np.ascontiguousarray makes 0-d arrays 1-d
 
 
-def _int(name, value, bits=64):
-    """An integer attribute value that fits the C field (int64, or int32 for the flags): ctypes would
-    silently keep the low bits of a larger one (2**64 + 2 would run as 2)."""
+def _check_out_layout(out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str) -> None:
+    """What every out= array must match: the result's dtype and shape, C-contiguous."""
+    if out.dtype != dtype:
+        raise _errors.UnsupportedDtypeError(f"{name} has dtype {out.dtype} but the result is {dtype}")
+    if tuple(out.shape) != dims:
+        raise _errors.InvalidShapeError(f"{name} has shape {tuple(out.shape)} but the result has shape {dims}")
+    if not out.flags.c_contiguous:
+        raise _errors.InvalidArgumentError(f"{name} of shape {tuple(out.shape)} and strides {out.strides} is not "
+                                           "C-contiguous (outputs are written in place)")
+
+
+def _np_empty(dims: Tuple[int, ...], dtype: np.dtype[Any]) -> _NDArray:
     try:
-        v = operator.index(value)
-    except TypeError:
-        raise _errors.InvalidArgumentError(f"{name} must hold integers, not {value!r}") from None
-    if not -(1 << (bits - 1)) <= v < 1 << (bits - 1):
-        raise _errors.InvalidArgumentError(f"{name} value {v} is outside the int{bits} range")
-    return v
+        return np.empty(dims, dtype)
+    except MemoryError:
+        raise _errors.OutOfHostMemoryError(f"no host memory for an output of shape {dims} and dtype {dtype}") \
+            from None
+    except ValueError as e:  # numpy's "array is too big"
+        raise _errors.SizeOverflowError(f"an output of shape {dims} and dtype {dtype}: {e}") from None
 
 
-def _ints(name, values, count):
-    values = [_int(name, v) for v in values]
-    if len(values) != count:
-        raise _errors.InvalidArgumentError(f"{name} has {len(values)} values but {count} are needed")
-    return values
+def _host_out(out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str = "out") -> _NDArray:
+    """A new output, or out= checked: a writeable numpy array of the result's dtype and shape, C-contiguous."""
+    if out is None:
+        return _np_empty(dims, dtype)
+    _check_out_type(out, False, name)
+    _check_out_layout(out, dims, dtype, name)
+    if not out.flags.writeable:
+        raise _errors.InvalidArgumentError(f"{name} is read-only")
+    return cast(_NDArray, out)  # _check_out_type made sure of it
 
 
-_params_cache = {}
+def _check_out_type(out: Any, on_device: bool, name: str) -> None:
+    if out is None:
+        return
+    if on_device:
+        cl_type = _cl_array_type()
+        if cl_type is None or not isinstance(out, cl_type):
+            raise _errors.InvalidTypeError(f"{name} must be a pyopencl.array.Array for pyopencl inputs, not "
+                                           f"{type(out).__name__}")
+    elif not isinstance(out, np.ndarray):
+        raise _errors.InvalidTypeError(f"{name} must be a numpy.ndarray for numpy inputs, not {type(out).__name__}")
 
 
-def _params(build, window, extra):
+def _check_host_disjoint(a: Optional[_NDArray], b: Optional[_NDArray], what: str) -> None:
+    # Both are C-contiguous, so overlapping bounds are overlapping elements.
+    if a is not None and b is not None and a.size and b.size and np.may_share_memory(a, b):
+        raise _errors.InvalidArgumentError(f"{what} overlap in memory")
+
+
+def _context(ctx: Optional[Context]) -> Context:
+    return default_context() if ctx is None else ctx
+
+
+# ------------------------------------------------------------------------------------------------ params
+
+class _NoKey(Exception):
+    """Arguments that are not plain ints and strs: built without the cache."""
+
+
+def _key_ints(values: Any) -> Optional[Tuple[int, ...]]:
+    if values is None:
+        return None
+    if type(values) is not list and type(values) is not tuple:
+        raise _NoKey
+    for v in values:
+        if type(v) is not int:
+            raise _NoKey
+    return tuple(values)
+
+
+_params_cache: Dict[Any, Any] = {}
+
+
+def _params(build: Callable[[Any, Any], Any], window: Tuple[Any, ...], extra: Any) -> Any:
     """build(window, extra): the C params of a windowed op. window: (kernel_shape, strides, pads, dilations,
     ceil_mode, auto_pad); extra: the op's own attribute (storage_order, count_include_pad or p; MaxUnpool's
-    checked (output_shape, indices code) pair). The last few sets are kept (the C call only reads them)."""
-    def ints(values):
-        return None if values is None else tuple(map(operator.index, values))
+    (output_shape, indices_of) pair). The last few sets of plain lists, tuples, ints and strs are kept (the C
+    call only reads them); anything else is checked and built on each call."""
     kernel_shape, strides, pads, dilations, ceil_mode, auto_pad = window
+    key: Optional[Tuple[Any, ...]]
     try:
-        key = (build, ints(kernel_shape), ints(strides), ints(pads), ints(dilations), operator.index(ceil_mode),
+        if type(ceil_mode) is not int or type(auto_pad) is not str:
+            raise _NoKey
+        key = (build, _key_ints(kernel_shape), _key_ints(strides), _key_ints(pads), _key_ints(dilations), ceil_mode,
                auto_pad, type(extra), extra)
         params = _params_cache.get(key)
-    except TypeError:  # not integers or not hashable: the full build reports it
+    except (_NoKey, TypeError):  # TypeError: an unhashable extra; the full build reports it
         key = params = None
     if params is None:
         params = build(window, extra)
@@ -97,92 +311,93 @@ def _params(build, window, extra):
     return params
 
 
-def _set_window(params, rank, strides, pads, dilations, ceil_mode, auto_pad):
-    """The window attributes into params (a MaxPoolParams or WindowParams: the same leading fields)."""
-    if strides is not None:
-        params.strides[:rank] = _ints("strides", strides, rank)
-    if dilations is not None:
-        params.dilations[:rank] = _ints("dilations", dilations, rank)
-    if pads is not None:
-        params.pads[:2 * rank] = _ints("pads", pads, 2 * rank)
-    params.ceil_mode = _int("ceil_mode", ceil_mode, 32)
-    if isinstance(auto_pad, bytes):
-        auto_pad = auto_pad.decode()
+def _typed_window(window: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """The window attributes with their types checked (lists of ints, an int, a str), values unchecked."""
+    kernel_shape, strides, pads, dilations, ceil_mode, auto_pad = window
+    return (_as_ints("kernel_shape", kernel_shape),
+            None if strides is None else _as_ints("strides", strides),
+            None if pads is None else _as_ints("pads", pads),
+            None if dilations is None else _as_ints("dilations", dilations),
+            _as_int("ceil_mode", ceil_mode), _as_str("auto_pad", auto_pad))
+
+
+_P = TypeVar("_P", MaxPoolParams, AveragePoolParams, LpPoolParams, MaxUnpoolParams)
+
+
+def _fill_window(struct: Type[_P], init: Any, typed: Tuple[Any, ...]) -> _P:
+    """A struct (MaxPoolParams, AveragePoolParams, LpPoolParams or MaxUnpoolParams) set to its C defaults by
+    init for the window's kernel_shape, then to the window's other (type-checked) attributes."""
+    kernel, strides, pads, dilations, ceil_mode, auto_pad = typed
+    kernel = [_fit("kernel_shape", k) for k in kernel]
+    params = struct()
+    check(init(byref(params), len(kernel), (c_int64 * builtins.max(len(kernel), 1))(*kernel)))
+    window = getattr(params, "window", params)  # MaxPoolParams has the window's fields at its start
+    rank = len(kernel)
+    for name, values, count in (("strides", strides, rank), ("dilations", dilations, rank), ("pads", pads, 2 * rank)):
+        if values is not None:
+            values = [_fit(name, v) for v in values]
+            if len(values) != count:
+                raise _errors.InvalidArgumentError(f"{name} has {len(values)} values but {count} are needed")
+            getattr(window, name)[:count] = values
+    window.ceil_mode = _fit("ceil_mode", ceil_mode, 32)
     if auto_pad not in _AUTO_PAD:
         raise _errors.InvalidArgumentError(f"auto_pad {auto_pad!r} is not one of NOTSET, SAME_UPPER, "
                                            "SAME_LOWER, VALID")
-    params.auto_pad = _AUTO_PAD[auto_pad]
-
-
-def _window_params(struct, init, window):
-    """A struct (MaxPoolParams, AveragePoolParams or LpPoolParams) set to its C defaults by init for the
-    window's kernel_shape, then to the window's other attributes."""
-    kernel_shape, strides, pads, dilations, ceil_mode, auto_pad = window
-    kernel = [_int("kernel_shape", k) for k in kernel_shape]
-    params = struct()
-    check(init(byref(params), len(kernel), (c_int64 * builtins.max(len(kernel), 1))(*kernel)))
-    _set_window(getattr(params, "window", params), len(kernel), strides, pads, dilations, ceil_mode, auto_pad)
+    window.auto_pad = _AUTO_PAD[auto_pad]
     return params
 
 
-def _build_maxpool_params(window, storage_order):
-    params = _window_params(MaxPoolParams, lib.clpool_maxpool_params_init, window)
-    params.storage_order = _int("storage_order", storage_order, 32)
+def _build_maxpool_params(window: Tuple[Any, ...], storage_order: Any) -> MaxPoolParams:
+    typed, storage_order = _typed_window(window), _as_int("storage_order", storage_order)
+    params = _fill_window(MaxPoolParams, lib.clpool_maxpool_params_init, typed)
+    params.storage_order = _fit("storage_order", storage_order, 32)
     return params
 
 
-def _build_average_pool_params(window, count_include_pad):
-    params = _window_params(AveragePoolParams, lib.clpool_average_pool_params_init, window)
-    params.count_include_pad = _int("count_include_pad", count_include_pad, 32)
+def _build_average_pool_params(window: Tuple[Any, ...], count_include_pad: Any) -> AveragePoolParams:
+    typed, count_include_pad = _typed_window(window), _as_int("count_include_pad", count_include_pad)
+    params = _fill_window(AveragePoolParams, lib.clpool_average_pool_params_init, typed)
+    params.count_include_pad = _fit("count_include_pad", count_include_pad, 32)
     return params
 
 
-def _build_lp_pool_params(window, p):
-    params = _window_params(LpPoolParams, lib.clpool_lp_pool_params_init, window)
-    try:
-        params.p = float(p)
-    except (TypeError, ValueError):
-        raise _errors.InvalidArgumentError(f"p must be a number, not {p!r}") from None
+def _build_lp_pool_params(window: Tuple[Any, ...], p: Any) -> LpPoolParams:
+    typed, p = _typed_window(window), _as_real("p", p)
+    params = _fill_window(LpPoolParams, lib.clpool_lp_pool_params_init, typed)
+    params.p = p
     return params
 
 
-def _output_shape(values):
-    """MaxUnpool's output_shape as a tuple of int64 values, or None. Checked before the params cache sees it:
-    the cache's keys compare equal for 2.0 and 2, which would skip the integer check."""
-    if values is None:
-        return None
-    try:
-        values = tuple(values)
-    except TypeError:
-        raise _errors.InvalidArgumentError(f"output_shape must be a sequence of integers or None, not {values!r}") \
-            from None
-    return tuple(_int("output_shape", v) for v in values)
-
-
-def _indices_of(value):
-    code = _INDICES_OF.get(value) if isinstance(value, str) else None
-    if code is None:
-        raise _errors.InvalidArgumentError(f"indices_of {value!r} is not one of 'inferred', 'output'")
-    return code
-
-
-def _build_max_unpool_params(window, extra):
-    output_shape, indices = extra
-    params = _window_params(MaxUnpoolParams, lib.clpool_max_unpool_params_init, window)
+def _build_max_unpool_params(window: Tuple[Any, ...], extra: Any) -> MaxUnpoolParams:
+    output_shape, indices_of = extra  # their types checked already (max_unpool)
+    params = _fill_window(MaxUnpoolParams, lib.clpool_max_unpool_params_init, _typed_window(window))
     if output_shape is not None:
         params.has_output_shape = 1
-        params.output_shape = shape_of(output_shape)
-    params.indices = indices
+        params.output_shape = shape_of([_fit("output_shape", v) for v in output_shape])
+    code = _INDICES_OF.get(indices_of)
+    if code is None:
+        raise _errors.InvalidArgumentError(f"indices_of {indices_of!r} is not one of 'inferred', 'output'")
+    params.indices = code
     return params
 
+
+# ---------------------------------------------------------------------------------------- the device side
 
 _fast_arrays = True
 
 
-class _Device:
-    """The pyopencl side of one call: context, queue, wait list, and the op's event on the outputs."""
+def _overlap(a: Any, b: Any) -> bool:
+    """Whether two pyopencl arrays share bytes of one buffer."""
+    if a.base_data is None or b.base_data is None or not a.nbytes or not b.nbytes:
+        return False
+    return bool(a.base_data.int_ptr == b.base_data.int_ptr and a.offset < b.offset + b.nbytes
+                and b.offset < a.offset + a.nbytes)
 
-    def __init__(self, queue, ctx, inputs, wait_for):
+
+class _Device:
+    """The pyopencl side of one call: context, queue, wait list, outputs, and the op's event on the outputs."""
+
+    def __init__(self, queue: Any, ctx: Optional[Context], inputs: Sequence[Any], events: List[Any]) -> None:
         self.cl, self.cla, self.queue = sys.modules["pyopencl"], sys.modules["pyopencl.array"], queue
         if ctx is None:
             ctx = queue_context(queue)
@@ -191,33 +406,74 @@ class _Device:
                                                "(use clpool.Context.from_pyopencl(queue) or ctx=None)")
         self.ctx = ctx
         self.allocator = inputs[0].allocator if inputs else None
-        events = [e for a in inputs for e in a.events]
-        if wait_for:
-            events.extend(wait_for)
-        self.num_events = len(events)
-        self.events = (c_void_p * len(events))(*[e.int_ptr for e in events]) if events else None
+        self.wait = [e for a in inputs for e in a.events] + events
+        self.outputs: List[Any] = []
+        self.given = False  # whether an output came from out= (a new one overlaps nothing)
         self.event = c_void_p()
+        self.keep: List[Any] = []  # buffers made for the call (Max's scalars), alive until it is enqueued
 
-    def empty(self, dims, dtype):
+    def empty(self, dims: Tuple[int, ...], dtype: np.dtype[Any]) -> Any:
         global _fast_arrays
-        if _fast_arrays:
-            # pyopencl's own fast constructor (what its array methods use) skips ~15 us of argument
-            # checks per output; a pyopencl without it gets the public constructor from then on.
-            strides, size = [], dtype.itemsize
-            for d in reversed(dims):
-                strides.append(size)
-                size *= builtins.max(d, 1)
-            size = 1
-            for d in dims:
-                size *= d
-            try:
-                return self.cla.Array(None, dims, dtype, allocator=self.allocator, strides=tuple(reversed(strides)),
-                                      _fast=True, _size=size, _context=self.queue.context, _queue=self.queue)
-            except TypeError:
-                _fast_arrays = False
-        return self.cla.empty(self.queue, dims, dtype, allocator=self.allocator)
+        try:
+            if _fast_arrays:
+                # pyopencl's own fast constructor (what its array methods use) skips ~15 us of argument
+                # checks per output; a pyopencl without it gets the public constructor from then on.
+                strides, size = [], dtype.itemsize
+                for d in reversed(dims):
+                    strides.append(size)
+                    size *= builtins.max(d, 1)
+                size = 1
+                for d in dims:
+                    size *= d
+                try:
+                    return self.cla.Array(None, dims, dtype, allocator=self.allocator,
+                                          strides=tuple(reversed(strides)), _fast=True, _size=size,
+                                          _context=self.queue.context, _queue=self.queue)
+                except TypeError:
+                    _fast_arrays = False
+            return self.cla.empty(self.queue, dims, dtype, allocator=self.allocator)
+        except self.cl.Error as e:
+            raise _errors.OpenCLError(f"allocating an output of shape {dims} and dtype {dtype} failed: {e}") \
+                from None
 
-    def mem(self, a):
+    def out(self, out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str = "out") -> Any:
+        """A new output on the queue, or out= checked: a pyopencl array of the queue's cl_context, of the
+        result's dtype and shape, C-contiguous, not overlapping an input; written at its offset, after its
+        events."""
+        if out is None:
+            y = self.empty(dims, dtype)
+        else:
+            _check_out_type(out, True, name)
+            if out.context.int_ptr != self.queue.context.int_ptr:
+                raise _errors.InvalidArgumentError(f"{name} belongs to another cl_context than the queue")
+            _check_out_layout(out, dims, dtype, name)
+            self.wait.extend(out.events)
+            self.given = True
+            y = out
+        self.outputs.append(y)
+        return y
+
+    def check_disjoint(self, names: Sequence[str], arrays: Sequence[Any], inputs: Sequence[Any]) -> None:
+        """Outputs that overlap an input or each other would be read after being written: refused (Max's
+        exact in-place use is the C library's to check)."""
+        if not self.given and len(arrays) == len(self.outputs):
+            return
+        for i, (name, a) in enumerate(zip(names, arrays)):
+            if any(_overlap(a, b) for b in inputs):
+                raise _errors.InvalidArgumentError(f"{name} overlaps an input in its buffer")
+            for other, b in zip(names[i + 1:], arrays[i + 1:]):
+                if _overlap(a, b):
+                    raise _errors.InvalidArgumentError(f"{name} and {other} overlap in their buffer")
+
+    def upload(self, value: _NDArray) -> Any:
+        """A 0-d host value as a (cl_mem, 0) input, in a buffer made with its contents (nothing enqueued)."""
+        mf = self.cl.mem_flags
+        raw = value.reshape(1).view(np.uint8)  # as bytes: not every dtype (bfloat16) exports a buffer
+        buf = self.cl.Buffer(self.queue.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=raw)
+        self.keep.append(buf)
+        return buf.int_ptr, 0
+
+    def mem(self, a: Any) -> Tuple[int, int]:
         """(cl_mem, byte offset) of an array. An empty array has no buffer: a small one stands in."""
         if a.base_data is None:
             if self.ctx._empty_buffer is None:
@@ -225,115 +481,413 @@ class _Device:
             return self.ctx._empty_buffer.int_ptr, 0
         return a.base_data.int_ptr, a.offset
 
-    def finish(self, status, outputs):
+    def waits(self) -> Tuple[int, Any, Any]:
+        """The C call's wait list and event arguments (each event once)."""
+        events = list(dict.fromkeys(e.int_ptr for e in self.wait))
+        array = (c_void_p * len(events))(*events) if events else None
+        return len(events), array, byref(self.event)
+
+    def finish(self, status: int, extra: Sequence[Any] = ()) -> None:
         """Check the status; hand the op's event to pyopencl (which releases it) and to the outputs."""
         check(status)
         event = self.cl.Event.from_int_ptr(self.event.value, retain=False)
-        for o in outputs:
+        for o in list(self.outputs) + list(extra):
             o.add_event(event)
 
 
-def _context(ctx):
-    if ctx is None:
-        return default_context()
-    if not isinstance(ctx, Context):
-        raise _errors.InvalidArgumentError(f"ctx must be a clpool.Context, not {type(ctx).__name__}")
-    return ctx
+def _prepare(inputs: Sequence[Any], ctx: Any, wait_for: Any, queue: Any) -> Tuple[Any, Optional[_Device]]:
+    """The common arguments checked (types first), and the side: (host inputs, None) for numpy inputs,
+    (inputs, _Device) for pyopencl ones."""
+    ctx = _check_ctx(ctx)
+    events = _check_events(wait_for)
+    queue = _side(inputs, _check_queue(queue), events)
+    if queue is None:
+        names = ["x", "indices"] if len(inputs) == 2 else ["x"]
+        return [_host(a, n) for a, n in zip(inputs, names)], None
+    return list(inputs), _Device(queue, ctx, inputs, events)
 
 
-def max_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
-             storage_order=0, return_indices=False, ctx=None, wait_for=None):
-    """ONNX MaxPool. Returns y, or (y, indices) with int64 indices when return_indices is true."""
+def _host_handle(ctx: Optional[Context]) -> int:
+    return _context(ctx).handle
+
+
+# -------------------------------------------------------------------------------------------- docstrings
+
+def _doc(text: str) -> Callable[[Any], Any]:
+    """The docstring with the parameters every op shares put in for the line "<common>"."""
+    def apply(f: Any) -> Any:
+        f.__doc__ = text.replace("    <common>\n", _COMMON)
+        return f
+    return apply
+
+
+_COMMON = """\
+    ctx : clpool.Context, optional
+        The context to run on. Default: numpy inputs use a module-level context made on first use
+        (``CLPOOL_DEVICE``, else the first GPU, else the first device); pyopencl inputs one adopted from
+        the queue (made once per queue). With pyopencl inputs it must be of the queue's cl_context.
+    wait_for : sequence of pyopencl.Event, optional
+        pyopencl inputs only: events the op waits for, besides the inputs' and outputs' own ``events``.
+        A non-empty ``wait_for`` with numpy inputs is refused: they have nothing to wait for.
+    queue : pyopencl.CommandQueue, optional
+        pyopencl inputs only: the queue to enqueue on (and to make the outputs on) instead of the inputs'
+        own; it must be of their cl_context. With it the inputs may come from several queues.
+"""
+
+_OUT = """\
+    out : numpy.ndarray or pyopencl.array.Array, optional
+        The array to write the result into and return: of the result's shape and dtype, C-contiguous, on
+        the inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
+        cl_context, written at its offset after its events, not overlapping an input).
+"""
+
+_RAISES = """\
+    clpool.InvalidTypeError
+        An argument of the wrong type (an attribute that is not an integer or a sequence of them, a str
+        where a number goes, ``out`` on the other side, ``ctx`` not a Context, ...).
+    clpool.InvalidArgumentError, clpool.InvalidShapeError
+        Attribute values and shapes the op refuses (the C library's checks and message), a closed
+        ``ctx``, ``wait_for`` or ``queue`` with numpy inputs, a non-contiguous pyopencl input or ``out``.
+    clpool.UnsupportedDtypeError
+        A dtype the op does not take, or an ``out`` of another dtype.
+    clpool.UnsupportedDeviceError
+        float64 on a device without cl_khr_fp64.
+"""
+
+_WINDOW = """\
+    kernel_shape : sequence of int
+        The window's size along each spatial axis (the input's rank minus 2 values, each >= 1).
+    strides : sequence of int, optional
+        The step between windows along each spatial axis; default 1 each.
+    pads : sequence of int, optional
+        Explicit padding, in the layout ``[begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}]`` (all the
+        begins, then all the ends, n the number of spatial axes); default 0 each. Must be 0 when
+        ``auto_pad`` is not ``"NOTSET"``.
+    dilations : sequence of int, optional
+        The step between a window's taps along each spatial axis; default 1 each.
+    ceil_mode : int, default 0
+        1 (or True): output sizes round up, a last window may start past the input's end but not inside
+        the end padding; 0: they round down.
+    auto_pad : {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"}, default "NOTSET"
+        "NOTSET": the explicit ``pads``. "SAME_UPPER"/"SAME_LOWER": pads making the output size
+        ceil(input / stride), an odd total's extra at the end/begin. "VALID": no padding.
+"""
+
+
+def _sections(text: str) -> str:
+    return text.replace("    <window>\n", _WINDOW).replace("    <out>\n", _OUT).replace("    <raises>\n", _RAISES)
+
+
+# ------------------------------------------------------------------------------------------------ MaxPool
+
+@overload
+def max_pool(x: cla.Array, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads: Optional[_Ints] = None,
+             dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0, auto_pad: str = "NOTSET",
+             storage_order: SupportsIndex = 0, return_indices: Literal[False] = False, ctx: Optional[Context] = None,
+             wait_for: Optional[Sequence[cl.Event]] = None, *, out: Optional[cla.Array] = None,
+             queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def max_pool(x: cla.Array, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads: Optional[_Ints] = None,
+             dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0, auto_pad: str = "NOTSET",
+             storage_order: SupportsIndex = 0, *, return_indices: Literal[True], ctx: Optional[Context] = None,
+             wait_for: Optional[Sequence[cl.Event]] = None,
+             out: Optional[Tuple[Optional[cla.Array], Optional[cla.Array]]] = None,
+             queue: Optional[cl.CommandQueue] = None) -> Tuple[cla.Array, cla.Array]: ...
+@overload
+def max_pool(x: npt.ArrayLike, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads: Optional[_Ints] = None,
+             dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0, auto_pad: str = "NOTSET",
+             storage_order: SupportsIndex = 0, return_indices: Literal[False] = False, ctx: Optional[Context] = None,
+             wait_for: None = None, *, out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
+@overload
+def max_pool(x: npt.ArrayLike, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads: Optional[_Ints] = None,
+             dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0, auto_pad: str = "NOTSET",
+             storage_order: SupportsIndex = 0, *, return_indices: Literal[True], ctx: Optional[Context] = None,
+             wait_for: None = None, out: Optional[Tuple[Optional[_NDArray], Optional[_NDArray]]] = None,
+             queue: None = None) -> Tuple[_NDArray, _NDArray]: ...
+@overload
+def max_pool(x: Any, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads: Optional[_Ints] = None,
+             dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0, auto_pad: str = "NOTSET",
+             storage_order: SupportsIndex = 0, return_indices: bool = False, ctx: Optional[Context] = None,
+             wait_for: Optional[Sequence[cl.Event]] = None, *, out: Any = None,
+             queue: Optional[cl.CommandQueue] = None) -> Any: ...
+
+
+@_doc(_sections('''ONNX MaxPool: the maximum of each window's taps inside the input (padding never wins).
+
+    A NaN tap wins over numbers (the first NaN stays); on ties the first tap in row-major order wins, and
+    its index is the one returned.
+
+    Parameters
+    ----------
+    x : numpy.ndarray or pyopencl.array.Array
+        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16, bfloat16 (ml_dtypes), int8 or
+        uint8. numpy inputs may be any array-like (converted as numpy converts them).
+    <window>
+    storage_order : int, default 0
+        How the indices count positions in each (n, c) plane: 0 row-major, 1 column-major.
+    return_indices : bool, default False
+        Also return the int64 indices: ``(n * C + c) * plane_size + position`` of each output's maximum.
+    <common>
+    out : numpy.ndarray or pyopencl.array.Array, or a pair of them, optional
+        The array to write y into and return (a ``(y, indices)`` pair with ``return_indices``, either of
+        them None to have it made): of the result's shape and dtype (int64 for indices), C-contiguous, on
+        the inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
+        cl_context, written at its offset after its events, not overlapping the input or each other).
+
+    Returns
+    -------
+    y : numpy.ndarray or pyopencl.array.Array
+        N x C x the output sizes, of x's dtype; a numpy array for numpy inputs (the call blocks), else a
+        pyopencl array on the queue carrying the op's event (the call only enqueues).
+    indices : numpy.ndarray or pyopencl.array.Array
+        With ``return_indices`` only: int64, y's shape.
+
+    Raises
+    ------
+    <raises>
+
+    Examples
+    --------
+    >>> import numpy as np, clpool
+    >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    >>> clpool.max_pool(x, kernel_shape=[2, 2], strides=[2, 2])
+    array([[[[ 5.,  7.],
+             [13., 15.]]]], dtype=float32)
+    >>> y, i = clpool.max_pool(x, [3, 3], strides=[2, 2], pads=[1, 1, 1, 1], return_indices=True)
+    >>> i.ravel().tolist()
+    [5, 7, 13, 15]
+    >>> y = np.empty((1, 1, 2, 2), np.float32)
+    >>> clpool.max_pool(x, [2, 2], strides=[2, 2], out=y) is y
+    True
+    '''))
+def max_pool(x: Union[npt.ArrayLike, cla.Array], kernel_shape: _Ints, strides: Optional[_Ints] = None,
+             pads: Optional[_Ints] = None, dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0,
+             auto_pad: str = "NOTSET", storage_order: SupportsIndex = 0, return_indices: bool = False,
+             ctx: Optional[Context] = None, wait_for: Optional[Sequence[cl.Event]] = None, *,
+             out: Union[_NDArray, cla.Array, Tuple[Any, Any], None] = None,
+             queue: Optional[cl.CommandQueue] = None) -> Any:
+    with_indices = _as_bool("return_indices", return_indices)
+    if with_indices:
+        if out is None:
+            out = (None, None)
+        elif not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise _errors.InvalidTypeError(f"with return_indices, out must be a (y, indices) pair (either may be "
+                                           f"None), not {type(out).__name__}")
+        y_out, i_out = out
+    else:
+        if isinstance(out, (tuple, list)):
+            raise _errors.InvalidTypeError("out must be an array (a (y, indices) pair goes with "
+                                           "return_indices=True)")
+        y_out, i_out = out, None
+    (a,), dev = _prepare((x,), ctx, wait_for, queue)
+    _check_out_type(y_out, dev is not None, "out")
+    _check_out_type(i_out, dev is not None, "out indices")
     params = _params(_build_maxpool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad),
                      storage_order)
-    queue = _split((x,))
-    if queue is None:
-        x = _host(x)
-    code = dtype_code(x.dtype)
-    in_shape = shape_of(x.shape)
+    code = dtype_code(a.dtype)
+    in_shape = shape_of(a.shape)
     out_shape = Shape()
     check(lib.clpool_maxpool_output_shape(byref(in_shape), byref(params), byref(out_shape)))
     dims = dims_of(out_shape)
-    if queue is None:
-        y = np.empty(dims, x.dtype)
-        idx = np.empty(dims, np.int64) if return_indices else None
-        check(lib.clpool_maxpool_host(_context(ctx).handle, byref(params), code, byref(in_shape), x.ctypes.data,
-                                      y.ctypes.data, idx.ctypes.data if return_indices else None))
+    if dev is None:
+        y = _host_out(y_out, dims, a.dtype)
+        idx = _host_out(i_out, dims, _INT64, "out indices") if with_indices else None
+        _check_host_disjoint(y, idx, "out and out indices")
+        check(lib.clpool_maxpool_host(_host_handle(ctx), byref(params), code, byref(in_shape), a.ctypes.data,
+                                      y.ctypes.data, None if idx is None else idx.ctypes.data))
     else:
-        dev = _Device(queue, None if ctx is None else _context(ctx), (x,), wait_for)
-        y = dev.empty(dims, x.dtype)
-        idx = dev.empty(dims, _INT64) if return_indices else None
-        idx_mem = dev.mem(idx) if return_indices else (None, 0)
-        status = lib.clpool_enqueue_maxpool(dev.ctx.handle, queue.int_ptr, byref(params), code, byref(in_shape),
-                                            *dev.mem(x), *dev.mem(y), *idx_mem, dev.num_events, dev.events,
-                                            byref(dev.event))
-        dev.finish(status, (y, idx) if return_indices else (y,))
-    return (y, idx) if return_indices else y
+        y = dev.out(y_out, dims, a.dtype)
+        idx = dev.out(i_out, dims, _INT64, "out indices") if with_indices else None
+        dev.check_disjoint(["out", "out indices"][:len(dev.outputs)], dev.outputs, (a,))
+        status = lib.clpool_enqueue_maxpool(dev.ctx.handle, dev.queue.int_ptr, byref(params), code, byref(in_shape),
+                                            *dev.mem(a), *dev.mem(y), *(dev.mem(idx) if with_indices else (None, 0)),
+                                            *dev.waits())
+        dev.finish(status)
+    return (y, idx) if with_indices else y
 
 
-def _sum_pool(x, which, params, ctx, wait_for):
-    """AveragePool (which "average") or LpPool ("lp") with their C params: shape inference and one C call."""
-    queue = _split((x,))
-    if queue is None:
-        x = _host(x)
+# -------------------------------------------------------------------------------- AveragePool and LpPool
+
+def _sum_pool(x: Any, which: str, build: Callable[[Any, Any], Any], window: Tuple[Any, ...], extra: Any, ctx: Any,
+              wait_for: Any, out: Any, queue: Any) -> Any:
+    """AveragePool (which "average") or LpPool ("lp"): the arguments checked, the C params built by build,
+    shape inference and one C call."""
+    (x,), dev = _prepare((x,), ctx, wait_for, queue)
+    _check_out_type(out, dev is not None, "out")
+    params = _params(build, window, extra)
     code = dtype_code(x.dtype)
     in_shape = shape_of(x.shape)
     out_shape = Shape()
     check(getattr(lib, f"clpool_{which}_pool_output_shape")(byref(in_shape), byref(params), byref(out_shape)))
     dims = dims_of(out_shape)
-    if queue is None:
-        y = np.empty(dims, x.dtype)
-        check(getattr(lib, f"clpool_{which}_pool_host")(_context(ctx).handle, byref(params), code, byref(in_shape),
+    if dev is None:
+        y = _host_out(out, dims, x.dtype)
+        check(getattr(lib, f"clpool_{which}_pool_host")(_host_handle(ctx), byref(params), code, byref(in_shape),
                                                          x.ctypes.data, y.ctypes.data))
         return y
-    dev = _Device(queue, None if ctx is None else _context(ctx), (x,), wait_for)
-    y = dev.empty(dims, x.dtype)
-    status = getattr(lib, f"clpool_enqueue_{which}_pool")(dev.ctx.handle, queue.int_ptr, byref(params), code,
-                                                          byref(in_shape), *dev.mem(x), *dev.mem(y), dev.num_events,
-                                                          dev.events, byref(dev.event))
-    dev.finish(status, (y,))
+    y = dev.out(out, dims, x.dtype)
+    dev.check_disjoint(["out"], [y], (x,))
+    status = getattr(lib, f"clpool_enqueue_{which}_pool")(dev.ctx.handle, dev.queue.int_ptr, byref(params), code,
+                                                          byref(in_shape), *dev.mem(x), *dev.mem(y), *dev.waits())
+    dev.finish(status)
     return y
 
 
-def average_pool(x, kernel_shape, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
-                 count_include_pad=0, ctx=None, wait_for=None):
-    """ONNX AveragePool: the sum of each window's taps inside the input divided by their count, or with
-    count_include_pad by the count of its taps inside the padded input (explicit or auto pads, never the
-    ceil_mode overrun). A window with no tap inside the input gives NaN, 0 with count_include_pad. Float
-    dtypes only."""
-    params = _params(_build_average_pool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad),
-                     count_include_pad)
-    return _sum_pool(x, "average", params, ctx, wait_for)
+@overload
+def average_pool(x: cla.Array, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads: Optional[_Ints] = None,
+                 dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0, auto_pad: str = "NOTSET",
+                 count_include_pad: SupportsIndex = 0, ctx: Optional[Context] = None,
+                 wait_for: Optional[Sequence[cl.Event]] = None, *, out: Optional[cla.Array] = None,
+                 queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def average_pool(x: npt.ArrayLike, kernel_shape: _Ints, strides: Optional[_Ints] = None,
+                 pads: Optional[_Ints] = None, dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0,
+                 auto_pad: str = "NOTSET", count_include_pad: SupportsIndex = 0, ctx: Optional[Context] = None,
+                 wait_for: None = None, *, out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
 
 
-def lp_pool(x, kernel_shape, p=2, strides=None, pads=None, dilations=None, ceil_mode=0, auto_pad="NOTSET",
-            ctx=None, wait_for=None):
-    """ONNX LpPool: (sum over each window's taps inside the input of |x|^p)^(1/p), 0 for a window with no
-    tap inside; p > 0 (int or float). Float dtypes only."""
-    params = _params(_build_lp_pool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad), p)
-    return _sum_pool(x, "lp", params, ctx, wait_for)
+@_doc(_sections('''ONNX AveragePool: the mean of each window's taps.
+
+    Each output is the sum of its window's taps inside the input divided by their count, or, with
+    ``count_include_pad``, by the count of its taps inside the padded input (explicit or auto pads, never
+    the ceil_mode overrun past the end pads). A window with no tap inside the input gives NaN, 0 with
+    ``count_include_pad``. Sums are compensated, in float32 (float64 for float64), rounded once.
+
+    Parameters
+    ----------
+    x : numpy.ndarray or pyopencl.array.Array
+        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16 or bfloat16. numpy inputs may be
+        any array-like.
+    <window>
+    count_include_pad : int, default 0
+        1 (or True): divide by the taps inside the padded input; 0: by those inside the input.
+    <common>
+    <out>
+
+    Returns
+    -------
+    numpy.ndarray or pyopencl.array.Array
+        N x C x the output sizes, of x's dtype; numpy for numpy inputs (blocking), else a pyopencl array on
+        the queue carrying the op's event.
+
+    Raises
+    ------
+    <raises>
+
+    Examples
+    --------
+    >>> import numpy as np, clpool
+    >>> x = np.arange(1, 7, dtype=np.float32).reshape(1, 1, 6)
+    >>> clpool.average_pool(x, [3], strides=[2], pads=[1, 1], ceil_mode=1).ravel().tolist()
+    [1.5, 3.0, 5.0, 6.0]
+    >>> clpool.average_pool(x, [3], strides=[2], pads=[1, 1], ceil_mode=1, count_include_pad=1).ravel().tolist()
+    [1.0, 3.0, 5.0, 3.0]
+    '''))
+def average_pool(x: Union[npt.ArrayLike, cla.Array], kernel_shape: _Ints, strides: Optional[_Ints] = None,
+                 pads: Optional[_Ints] = None, dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0,
+                 auto_pad: str = "NOTSET", count_include_pad: SupportsIndex = 0, ctx: Optional[Context] = None,
+                 wait_for: Optional[Sequence[cl.Event]] = None, *, out: Union[_NDArray, cla.Array, None] = None,
+                 queue: Optional[cl.CommandQueue] = None) -> Any:
+    return _sum_pool(x, "average", _build_average_pool_params,
+                     (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad), count_include_pad, ctx, wait_for,
+                     out, queue)
 
 
-def _check_counter(skipped, queue):
-    """skipped= of max_unpool: a C-contiguous pyopencl array of one uint32 on the inputs' queue."""
-    if queue is None:
+@overload
+def lp_pool(x: cla.Array, kernel_shape: _Ints, p: _Real = 2, strides: Optional[_Ints] = None,
+            pads: Optional[_Ints] = None, dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0,
+            auto_pad: str = "NOTSET", ctx: Optional[Context] = None, wait_for: Optional[Sequence[cl.Event]] = None,
+            *, out: Optional[cla.Array] = None, queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def lp_pool(x: npt.ArrayLike, kernel_shape: _Ints, p: _Real = 2, strides: Optional[_Ints] = None,
+            pads: Optional[_Ints] = None, dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0,
+            auto_pad: str = "NOTSET", ctx: Optional[Context] = None, wait_for: None = None, *,
+            out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
+
+
+@_doc(_sections('''ONNX LpPool: the p-norm of each window's taps.
+
+    Each output is (sum over its window's taps inside the input of abs(x)**p)**(1/p); padding adds 0, so a
+    window with no tap inside the input gives 0. Sums as for average_pool.
+
+    Parameters
+    ----------
+    x : numpy.ndarray or pyopencl.array.Array
+        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16 or bfloat16. numpy inputs may be
+        any array-like.
+    <window>
+    p : int or float, default 2
+        The norm's order: > 0 and finite (integer p of ONNX opsets 2 on, float p of opset 1). A str is
+        refused, not parsed.
+    <common>
+    <out>
+
+    Returns
+    -------
+    numpy.ndarray or pyopencl.array.Array
+        N x C x the output sizes, of x's dtype; numpy for numpy inputs (blocking), else a pyopencl array on
+        the queue carrying the op's event.
+
+    Raises
+    ------
+    <raises>
+
+    Examples
+    --------
+    >>> import numpy as np, clpool
+    >>> x = np.array([[[3, 4, 0, 5]]], np.float32)
+    >>> clpool.lp_pool(x, kernel_shape=[2], strides=[2], p=2).ravel().tolist()
+    [5.0, 5.0]
+    >>> clpool.lp_pool(x, [2], strides=[2], p=1).ravel().tolist()
+    [7.0, 5.0]
+    '''))
+def lp_pool(x: Union[npt.ArrayLike, cla.Array], kernel_shape: _Ints, p: _Real = 2, strides: Optional[_Ints] = None,
+            pads: Optional[_Ints] = None, dilations: Optional[_Ints] = None, ceil_mode: SupportsIndex = 0,
+            auto_pad: str = "NOTSET", ctx: Optional[Context] = None, wait_for: Optional[Sequence[cl.Event]] = None,
+            *, out: Union[_NDArray, cla.Array, None] = None, queue: Optional[cl.CommandQueue] = None) -> Any:
+    return _sum_pool(x, "lp", _build_lp_pool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad),
+                     p, ctx, wait_for, out, queue)
+
+
+# ---------------------------------------------------------------------------------------------- MaxUnpool
+
+def _check_counter(skipped: Any, dev: Optional[_Device], explicit_queue: bool) -> None:
+    """skipped= of max_unpool: a C-contiguous pyopencl array of one uint32, on the inputs' queue (of the
+    queue='s cl_context when one is given)."""
+    if dev is None:
         raise _errors.InvalidArgumentError("skipped= goes with pyopencl inputs (numpy inputs raise on skipped "
                                            "indices instead)")
     if not isinstance(skipped, _cl_array_type()):
-        raise _errors.InvalidArgumentError(f"skipped must be a pyopencl array, not {type(skipped).__name__}")
+        raise _errors.InvalidTypeError(f"skipped must be a pyopencl array, not {type(skipped).__name__}")
     if skipped.dtype != np.uint32:
         raise _errors.UnsupportedDtypeError(f"skipped must be uint32, not {skipped.dtype}")
     if skipped.size != 1:
         raise _errors.InvalidShapeError(f"skipped must hold one element, not {skipped.size} (shape "
                                         f"{skipped.shape})")
-    own = _split((skipped,))  # its queue, once it is known to be C-contiguous
-    if own is not queue and own.int_ptr != queue.int_ptr:
+    if not skipped.flags.c_contiguous:
+        raise _errors.InvalidArgumentError("skipped is not C-contiguous")
+    queue = dev.queue
+    if explicit_queue:
+        if skipped.context.int_ptr != queue.context.int_ptr:
+            raise _errors.InvalidArgumentError("skipped belongs to another cl_context than the queue")
+    elif skipped.queue is None or (skipped.queue is not queue and skipped.queue.int_ptr != queue.int_ptr):
         raise _errors.InvalidArgumentError("pyopencl inputs are on different queues; pass them on one queue")
 
 
-def max_unpool(x, indices, kernel_shape, strides=None, pads=None, output_shape=None, indices_of="inferred",
-               ctx=None, wait_for=None, skipped=None):
-    """ONNX MaxUnpool: a zero-filled output with each element of `x` stored at its index.
+@overload
+def max_unpool(x: cla.Array, indices: cla.Array, kernel_shape: _Ints, strides: Optional[_Ints] = None,
+               pads: Optional[_Ints] = None, output_shape: Optional[_Ints] = None, indices_of: str = "inferred",
+               ctx: Optional[Context] = None, wait_for: Optional[Sequence[cl.Event]] = None,
+               skipped: Optional[cla.Array] = None, *, out: Optional[cla.Array] = None,
+               queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def max_unpool(x: npt.ArrayLike, indices: npt.ArrayLike, kernel_shape: _Ints, strides: Optional[_Ints] = None,
+               pads: Optional[_Ints] = None, output_shape: Optional[_Ints] = None, indices_of: str = "inferred",
+               ctx: Optional[Context] = None, wait_for: None = None, skipped: None = None, *,
+               out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
+
+
+@_doc(_sections('''ONNX MaxUnpool: a zero-filled output with each element of `x` stored at its index.
 
     Parameters
     ----------
@@ -342,23 +896,27 @@ def max_unpool(x, indices, kernel_shape, strides=None, pads=None, output_shape=N
     indices : numpy.ndarray or pyopencl.array.Array
         int64, the shape of `x`, where each element of `x` goes: ``(n * C + c) * plane_size + position``
         in planes of the shape indices_of names, as max_pool's indices with storage_order 0 are. On the
-        same side as `x` (and on its queue).
-    kernel_shape, strides, pads : sequences of int
-        The attributes of the MaxPool that made the indices; strides default to 1, pads to 0.
+        same side as `x` (and of its cl_context).
+    kernel_shape : sequence of int
+        The kernel_shape of the MaxPool that made the indices.
+    strides : sequence of int, optional
+        Its strides; default 1 each.
+    pads : sequence of int, optional
+        Its pads, ``[begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}]``; default 0 each.
     output_shape : sequence of int, optional
         The output's shape (ONNX's third input): the rank of `x`, with its N and C. Default: the inferred
         N x C x ((D_i - 1) * strides_i + kernel_shape_i - pads_begin_i - pads_end_i).
-    indices_of : {"inferred", "output"}
+    indices_of : {"inferred", "output"}, default "inferred"
         Which plane the positions count in where output_shape differs from the inferred shape.
         "inferred": the inferred shape's, that block placed at the output's origin (onnx.reference and the
         ONNX node tests). "output": the output's own, as max_pool's indices of an input of that shape are
         (PyTorch's max_unpool, ONNX Runtime); pass output_shape=x.shape of the pooled x for a round trip.
-    ctx, wait_for
-        As for the other ops (the clpool module's docstring).
+    <common>
     skipped : pyopencl.array.Array, optional
         pyopencl inputs only: one uint32 that the count of skipped indices is added to (saturating at
         2**32 - 1), read after the op without a host wait in between. Without it, bad indices of device
         inputs are skipped silently: checking them would need a host wait.
+    <out>
 
     Returns
     -------
@@ -369,121 +927,344 @@ def max_unpool(x, indices, kernel_shape, strides=None, pads=None, output_shape=N
     ------
     clpool.InvalidArgumentError
         numpy inputs with indices outside their (n, c) plane of the output (or, "inferred", at coordinates
-        outside it): nothing is returned. Also a bad indices_of or output_shape, or skipped= with numpy
-        inputs.
+        outside it): nothing is returned (an ``out`` may have been written). Also a bad indices_of or
+        output_shape value, or skipped= with numpy inputs.
     clpool.UnsupportedDtypeError, clpool.InvalidShapeError
         indices not int64 or not of the shape of `x`, skipped not uint32 or not of one element; and the C
         library's checks.
-    """
-    params = _params(_build_max_unpool_params, (kernel_shape, strides, pads, None, 0, "NOTSET"),
-                     (_output_shape(output_shape), _indices_of(indices_of)))
-    queue = _split((x, indices))
-    if queue is None:
-        x, indices = _host(x), _host(indices)
+    <raises>
+
+    Examples
+    --------
+    >>> import numpy as np, clpool
+    >>> x = np.array([[[[1, 2], [3, 4]]]], np.float32)
+    >>> idx = np.array([[[[0, 3], [9, 15]]]])  # positions in the 4 x 4 plane
+    >>> clpool.max_unpool(x, idx, kernel_shape=[2, 2], strides=[2, 2])
+    array([[[[1., 0., 0., 2.],
+             [0., 0., 0., 0.],
+             [0., 3., 0., 0.],
+             [0., 0., 0., 4.]]]], dtype=float32)
+    >>> x = np.arange(25, dtype=np.float32).reshape(1, 1, 5, 5)   # PyTorch's max_unpool(max_pool(x))
+    >>> y, i = clpool.max_pool(x, [2, 2], strides=[2, 2], return_indices=True)
+    >>> u = clpool.max_unpool(y, i, [2, 2], strides=[2, 2], output_shape=x.shape, indices_of="output")
+    >>> u[0, 0, :2].tolist()
+    [[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 6.0, 0.0, 8.0, 0.0]]
+    '''))
+def max_unpool(x: Union[npt.ArrayLike, cla.Array], indices: Union[npt.ArrayLike, cla.Array], kernel_shape: _Ints,
+               strides: Optional[_Ints] = None, pads: Optional[_Ints] = None, output_shape: Optional[_Ints] = None,
+               indices_of: str = "inferred", ctx: Optional[Context] = None,
+               wait_for: Optional[Sequence[cl.Event]] = None, skipped: Optional[cla.Array] = None, *,
+               out: Union[_NDArray, cla.Array, None] = None, queue: Optional[cl.CommandQueue] = None) -> Any:
+    # output_shape's and indices_of's types are checked here, their values with the window's (the params
+    # cache's keys compare 2.0 equal to 2, which would skip the integer check).
+    shape_ints = None if output_shape is None else tuple(_as_ints("output_shape", output_shape))
+    if not isinstance(indices_of, str):
+        raise _errors.InvalidTypeError(f"indices_of must be a str ('inferred' or 'output'), not {_show(indices_of)}")
+    (a, idx), dev = _prepare((x, indices), ctx, wait_for, queue)
+    _check_out_type(out, dev is not None, "out")
     if skipped is not None:
-        _check_counter(skipped, queue)
-    code = dtype_code(x.dtype)
-    in_shape = shape_of(x.shape)
+        _check_counter(skipped, dev, queue is not None)
+    params = _params(_build_max_unpool_params, (kernel_shape, strides, pads, None, 0, "NOTSET"),
+                     (shape_ints, indices_of))
+    code = dtype_code(a.dtype)
+    in_shape = shape_of(a.shape)
     out_shape = Shape()
     check(lib.clpool_max_unpool_output_shape(byref(in_shape), byref(params), byref(out_shape)))
-    if indices.dtype != _INT64:
-        raise _errors.UnsupportedDtypeError(f"indices must be int64, not {indices.dtype}")
-    if tuple(indices.shape) != tuple(x.shape):
-        raise _errors.InvalidShapeError(f"indices have shape {tuple(indices.shape)} but X has {tuple(x.shape)}; "
+    if idx.dtype != _INT64:
+        raise _errors.UnsupportedDtypeError(f"indices must be int64, not {idx.dtype}")
+    if tuple(idx.shape) != tuple(a.shape):
+        raise _errors.InvalidShapeError(f"indices have shape {tuple(idx.shape)} but X has {tuple(a.shape)}; "
                                         "they must be the same")
     dims = dims_of(out_shape)
-    if queue is None:
-        y = np.empty(dims, x.dtype)
+    if dev is None:
+        y = _host_out(out, dims, a.dtype)
         count = c_uint32()
-        check(lib.clpool_max_unpool_host(_context(ctx).handle, byref(params), code, byref(in_shape), x.ctypes.data,
-                                         indices.ctypes.data, y.ctypes.data, byref(count)))
+        check(lib.clpool_max_unpool_host(_host_handle(ctx), byref(params), code, byref(in_shape), a.ctypes.data,
+                                         idx.ctypes.data, y.ctypes.data, byref(count)))
         if count.value:
             # The count saturates at 2**32 - 1 (the C counter's limit).
             n = f"{count.value} or more" if count.value == 0xFFFFFFFF else str(count.value)
             what = "1 index lies outside its" if count.value == 1 else f"{n} indices lie outside their"
             raise _errors.InvalidArgumentError(f"{what} (n, c) plane of the output")
         return y
-    counter = () if skipped is None else (skipped,)
-    dev = _Device(queue, None if ctx is None else _context(ctx), (x, indices) + counter, wait_for)
-    y = dev.empty(dims, x.dtype)
-    status = lib.clpool_enqueue_max_unpool(dev.ctx.handle, queue.int_ptr, byref(params), code, byref(in_shape),
-                                           *dev.mem(x), *dev.mem(indices), *dev.mem(y),
-                                           *(dev.mem(skipped) if counter else (None, 0)), dev.num_events,
-                                           dev.events, byref(dev.event))
-    dev.finish(status, (y,) + counter)
+    if skipped is not None:
+        dev.wait.extend(skipped.events)
+    y = dev.out(out, dims, a.dtype)
+    counter = [] if skipped is None else [skipped]
+    dev.check_disjoint(["out"] + ["skipped"] * len(counter), [y] + counter, (a, idx))
+    status = lib.clpool_enqueue_max_unpool(dev.ctx.handle, dev.queue.int_ptr, byref(params), code, byref(in_shape),
+                                           *dev.mem(a), *dev.mem(idx), *dev.mem(y),
+                                           *(dev.mem(skipped) if counter else (None, 0)), *dev.waits())
+    dev.finish(status, counter)
     return y
 
 
-def _global_pool(x, which, p, ctx, wait_for):
-    queue = _split((x,))
-    if queue is None:
-        x = _host(x)
+# ----------------------------------------------------------------------------------------- global pools
+
+def _global_pool(x: Any, which: str, p: float, ctx: Any, wait_for: Any, out: Any, queue: Any) -> Any:
+    (x,), dev = _prepare((x,), ctx, wait_for, queue)
+    _check_out_type(out, dev is not None, "out")
     code = dtype_code(x.dtype)
     in_shape = shape_of(x.shape)
     out_shape = Shape()
     check(lib.clpool_global_pool_output_shape(byref(in_shape), byref(out_shape)))
     dims = dims_of(out_shape)
     lp = which == "lp"
-    if queue is None:
-        y = np.empty(dims, x.dtype)
+    if dev is None:
+        y = _host_out(out, dims, x.dtype)
         args = (code, byref(in_shape), x.ctypes.data, y.ctypes.data)
-        handle = _context(ctx).handle
+        handle = _host_handle(ctx)
         if lp:
             check(lib.clpool_global_lp_pool_host(handle, p, *args))
         else:
             check(getattr(lib, f"clpool_global_{which}_pool_host")(handle, *args))
         return y
-    dev = _Device(queue, None if ctx is None else _context(ctx), (x,), wait_for)
-    y = dev.empty(dims, x.dtype)
-    args = (code, byref(in_shape), *dev.mem(x), *dev.mem(y), dev.num_events, dev.events, byref(dev.event))
+    y = dev.out(out, dims, x.dtype)
+    dev.check_disjoint(["out"], [y], (x,))
+    cl_args = (code, byref(in_shape), *dev.mem(x), *dev.mem(y), *dev.waits())
     if lp:
-        status = lib.clpool_enqueue_global_lp_pool(dev.ctx.handle, queue.int_ptr, p, *args)
+        status = lib.clpool_enqueue_global_lp_pool(dev.ctx.handle, dev.queue.int_ptr, p, *cl_args)
     else:
-        status = getattr(lib, f"clpool_enqueue_global_{which}_pool")(dev.ctx.handle, queue.int_ptr, *args)
-    dev.finish(status, (y,))
+        status = getattr(lib, f"clpool_enqueue_global_{which}_pool")(dev.ctx.handle, dev.queue.int_ptr, *cl_args)
+    dev.finish(status)
     return y
 
 
-def global_max_pool(x, ctx=None, wait_for=None):
-    """ONNX GlobalMaxPool: the maximum over every axis after the first two (NaN propagates)."""
-    return _global_pool(x, "max", 0.0, ctx, wait_for)
+_GLOBAL_DOC = '''ONNX Global%(Name)sPool: %(what)s over every axis after the first two.
+
+    %(notes)s
+
+    Parameters
+    ----------
+    x : numpy.ndarray or pyopencl.array.Array
+        N x C x D1 x ... x Dn, n >= 1: float32, float64, float16 or bfloat16. numpy inputs may be any
+        array-like.%(p)s
+    <common>
+    <out>
+
+    Returns
+    -------
+    numpy.ndarray or pyopencl.array.Array
+        N x C x 1 x ... x 1 (x's rank), of x's dtype; numpy for numpy inputs (blocking), else a pyopencl
+        array on the queue carrying the op's event.
+
+    Raises
+    ------
+    <raises>
+
+    Examples
+    --------
+    >>> import numpy as np, clpool
+    %(example)s
+    '''
 
 
-def global_average_pool(x, ctx=None, wait_for=None):
-    """ONNX GlobalAveragePool: the mean over every axis after the first two."""
-    return _global_pool(x, "average", 0.0, ctx, wait_for)
+def _global_doc(name: str, what: str, notes: str, example: str, p: str = "") -> str:
+    return _sections(_GLOBAL_DOC % {"Name": name, "what": what, "notes": notes, "example": example, "p": p})
 
 
-def global_lp_pool(x, p=2, ctx=None, wait_for=None):
-    """ONNX GlobalLpPool: (sum |x|^p)^(1/p) over every axis after the first two; p > 0 (int or float)."""
-    return _global_pool(x, "lp", float(p), ctx, wait_for)
+@overload
+def global_max_pool(x: cla.Array, ctx: Optional[Context] = None, wait_for: Optional[Sequence[cl.Event]] = None, *,
+                    out: Optional[cla.Array] = None, queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def global_max_pool(x: npt.ArrayLike, ctx: Optional[Context] = None, wait_for: None = None, *,
+                    out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
 
 
-def max(*inputs, ctx=None, wait_for=None):  # noqa: A001 (the ONNX name)
-    """ONNX Max: element-wise maximum of one or more arrays of one dtype with numpy broadcasting."""
-    queue = _split(inputs)
+@_doc(_global_doc("Max", "the maximum", "NaN propagates. The output is one element per (n, c) plane.",
+                  ">>> x = np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2)\n"
+                  "    >>> clpool.global_max_pool(x).ravel().tolist()\n"
+                  "    [3.0, 7.0]\n"
+                  "    >>> clpool.global_max_pool(x).shape\n"
+                  "    (1, 2, 1, 1)"))
+def global_max_pool(x: Union[npt.ArrayLike, cla.Array], ctx: Optional[Context] = None,
+                    wait_for: Optional[Sequence[cl.Event]] = None, *, out: Union[_NDArray, cla.Array, None] = None,
+                    queue: Optional[cl.CommandQueue] = None) -> Any:
+    return _global_pool(x, "max", 0.0, ctx, wait_for, out, queue)
+
+
+@overload
+def global_average_pool(x: cla.Array, ctx: Optional[Context] = None, wait_for: Optional[Sequence[cl.Event]] = None,
+                        *, out: Optional[cla.Array] = None, queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def global_average_pool(x: npt.ArrayLike, ctx: Optional[Context] = None, wait_for: None = None, *,
+                        out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
+
+
+@_doc(_global_doc("Average", "the mean", "The sum is compensated (Kahan), in float32 (float64 for float64), "
+                  "rounded once to x's dtype;\n    NaN and infinities propagate.",
+                  ">>> x = np.arange(8, dtype=np.float32).reshape(1, 2, 4)\n"
+                  "    >>> clpool.global_average_pool(x).ravel().tolist()\n"
+                  "    [1.5, 5.5]"))
+def global_average_pool(x: Union[npt.ArrayLike, cla.Array], ctx: Optional[Context] = None,
+                        wait_for: Optional[Sequence[cl.Event]] = None, *, out: Union[_NDArray, cla.Array, None] = None,
+                        queue: Optional[cl.CommandQueue] = None) -> Any:
+    return _global_pool(x, "average", 0.0, ctx, wait_for, out, queue)
+
+
+@overload
+def global_lp_pool(x: cla.Array, p: _Real = 2, ctx: Optional[Context] = None,
+                   wait_for: Optional[Sequence[cl.Event]] = None, *, out: Optional[cla.Array] = None,
+                   queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def global_lp_pool(x: npt.ArrayLike, p: _Real = 2, ctx: Optional[Context] = None, wait_for: None = None, *,
+                   out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
+
+
+@_doc(_global_doc("Lp", "(sum of abs(x)**p)**(1/p)", "Sums as for global_average_pool; NaN and infinities "
+                  "propagate.",
+                  ">>> x = np.array([[[3, 4]], [[1, 0]]], np.float32)\n"
+                  "    >>> clpool.global_lp_pool(x, p=2).ravel().tolist()\n"
+                  "    [5.0, 1.0]",
+                  "\n    p : int or float, default 2\n"
+                  "        The norm's order: > 0 and finite. A str is refused, not parsed."))
+def global_lp_pool(x: Union[npt.ArrayLike, cla.Array], p: _Real = 2, ctx: Optional[Context] = None,
+                   wait_for: Optional[Sequence[cl.Event]] = None, *, out: Union[_NDArray, cla.Array, None] = None,
+                   queue: Optional[cl.CommandQueue] = None) -> Any:
+    return _global_pool(x, "lp", _as_real("p", p), ctx, wait_for, out, queue)
+
+
+# ---------------------------------------------------------------------------------------------------- Max
+
+def _is_python_scalar(a: Any) -> bool:
+    # numpy's float64 is a Python float too, but a numpy scalar keeps its dtype.
+    return isinstance(a, (int, float)) and not isinstance(a, np.generic)
+
+
+def _scalar_as(value: Any, dtype: np.dtype[Any], index: int) -> _NDArray:
+    """A Python bool, int or float as a 0-d array of the arrays' dtype, as numpy takes Python scalars (NEP 50):
+    it must fit the dtype (a finite float may not round to infinity); a float with integer arrays is refused,
+    since numpy would make the result float64."""
+    where = f"inputs[{index}] ({_show(value)})"
+    if dtype.kind in "iu":
+        if isinstance(value, float):
+            raise _errors.UnsupportedDtypeError(f"{where} is a Python float but the arrays are {dtype} (numpy's "
+                                                "result would be float64); pass an array of one dtype")
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise _errors.InvalidArgumentError(f"{where} does not fit {dtype} ({info.min}..{info.max})")
+        return np.array(int(value), dtype)
+    try:
+        f = float(value)
+    except OverflowError:
+        raise _errors.InvalidArgumentError(f"{where} does not fit {dtype}") from None
+    with np.errstate(over="ignore"):
+        v = np.array(f, dtype)
+    if math.isfinite(f) and not np.isfinite(v.astype(np.float64)):
+        raise _errors.InvalidArgumentError(f"{where} does not fit {dtype} (it rounds to infinity)")
+    return v
+
+
+@overload
+def max(first: cla.Array, /, *inputs: Union[cla.Array, _Scalar], ctx: Optional[Context] = None,  # noqa: A001
+        wait_for: Optional[Sequence[cl.Event]] = None, out: Optional[cla.Array] = None,
+        queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+# Without pyopencl installed cla.Array is Any, and the overload above takes these calls too: the ignore says so.
+@overload
+def max(first: _Scalar, second: cla.Array, /,  # type: ignore[overload-cannot-match, unused-ignore]
+        *inputs: Union[cla.Array, _Scalar], ctx: Optional[Context] = None,
+        wait_for: Optional[Sequence[cl.Event]] = None, out: Optional[cla.Array] = None,
+        queue: Optional[cl.CommandQueue] = None) -> cla.Array: ...
+@overload
+def max(*inputs: npt.ArrayLike, ctx: Optional[Context] = None, wait_for: None = None,  # noqa: A001
+        out: Optional[_NDArray] = None, queue: None = None) -> _NDArray: ...
+
+
+@_doc(_sections('''ONNX Max: the element-wise maximum of one or more arrays with numpy broadcasting.
+
+    NaN propagates (numpy.maximum); on ties, -0.0 against +0.0 included, the earlier input wins.
+
+    Parameters
+    ----------
+    *inputs : numpy.ndarray, pyopencl.array.Array, or scalars
+        At least one array; all arrays of one dtype (float32, float64, float16, bfloat16, int8, int16,
+        int32, int64, uint8, uint16, uint32, uint64) and all on one side. Shapes broadcast as numpy's do.
+        A Python bool, int or float takes the arrays' dtype, as numpy takes Python scalars (NEP 50): it must
+        fit that dtype, and a float with integer arrays is refused (numpy would make float64). A numpy
+        scalar keeps its own dtype, which must then be the arrays'. numpy inputs may be any array-like.
+    <common>
+    out : numpy.ndarray or pyopencl.array.Array, optional
+        The array to write the result into and return: of the broadcast shape and the dtype, C-contiguous,
+        on the inputs' side. It may be one of the inputs (in place): for numpy inputs any of them; for
+        pyopencl inputs one of the first four, at its offset, of the output's shape (the C library refuses
+        any other overlap).
+
+    Returns
+    -------
+    numpy.ndarray or pyopencl.array.Array
+        The broadcast shape, the inputs' dtype; numpy for numpy inputs (blocking), else a pyopencl array on
+        the queue carrying the op's event.
+
+    Raises
+    ------
+    clpool.InvalidTypeError
+        No array input, or an input that is no array or scalar of numbers.
+    clpool.InvalidArgumentError
+        A Python scalar that does not fit the dtype.
+    <raises>
+
+    Notes
+    -----
+    ``from clpool import *`` does not import ``max`` (it would hide the built-in); call it as ``clpool.max``.
+
+    Examples
+    --------
+    >>> import numpy as np, clpool
+    >>> a = np.array([[1, 5], [3, 2]], np.float32)
+    >>> clpool.max(a, np.array([2, 4], np.float32)).tolist()   # broadcast over the rows
+    [[2.0, 5.0], [3.0, 4.0]]
+    >>> clpool.max(a, 2.5).tolist()                             # a Python float takes float32
+    [[2.5, 5.0], [3.0, 2.5]]
+    >>> clpool.max(a, 3, out=a) is a                            # in place
+    True
+    >>> a.tolist()
+    [[3.0, 5.0], [3.0, 3.0]]
+    '''))
+def max(*inputs: Any, ctx: Optional[Context] = None, wait_for: Optional[Sequence[cl.Event]] = None,  # noqa: A001
+        out: Union[_NDArray, cla.Array, None] = None, queue: Optional[cl.CommandQueue] = None) -> Any:
+    ctx = _check_ctx(ctx)
+    events = _check_events(wait_for)
+    queue = _check_queue(queue)
+    is_scalar = [_is_python_scalar(a) for a in inputs]
+    arrays = [a for a, s in zip(inputs, is_scalar) if not s]
+    if inputs and not arrays:
+        raise _errors.InvalidTypeError("Max needs at least one array input (a Python scalar takes the arrays' "
+                                       "dtype)")
+    for a in inputs:
+        if isinstance(a, complex) and not isinstance(a, np.generic):
+            raise _errors.InvalidTypeError(f"Max takes no complex numbers, not {_show(a)}")
+    # numpy scalars keep their dtype; with pyopencl inputs they are uploaded as Python scalars are.
+    on_host = [a for a in arrays if not isinstance(a, np.generic)] or arrays
+    queue = _side(on_host, queue, events)
+    dev = None
     if queue is None:
-        inputs = [_host(a) for a in inputs]
-    n = len(inputs)
-    shapes = (Shape * builtins.max(n, 1))(*[shape_of(a.shape) for a in inputs])
-    out_shape = Shape()
-    check(lib.clpool_max_output_shape(n, shapes, byref(out_shape)))
-    dtype = inputs[0].dtype
-    for a in inputs[1:]:
+        converted = [None if s else _host(a, f"inputs[{i}]") for i, (a, s) in enumerate(zip(inputs, is_scalar))]
+    else:
+        dev = _Device(queue, ctx, [a for a in arrays if not isinstance(a, np.generic)], events)
+        converted = [None if s else (np.asarray(a) if isinstance(a, np.generic) else a)
+                     for a, s in zip(inputs, is_scalar)]
+    _check_out_type(out, dev is not None, "out")
+    typed = [a for a in converted if a is not None]
+    dtype = typed[0].dtype if typed else np.dtype(np.float32)
+    for a in typed[1:]:
         if a.dtype != dtype:
             raise _errors.UnsupportedDtypeError(f"Max inputs must share one dtype: got {dtype} and {a.dtype}")
-    code = dtype_code(dtype)
+    code = dtype_code(dtype) if typed else 0
+    values = [_scalar_as(inputs[i], dtype, i) if a is None else a for i, a in enumerate(converted)]
+    n = len(values)
+    shapes = (Shape * builtins.max(n, 1))(*[shape_of(a.shape) for a in values])
+    out_shape = Shape()
+    check(lib.clpool_max_output_shape(n, shapes, byref(out_shape)))
     dims = dims_of(out_shape)
-    if queue is None:
-        y = np.empty(dims, dtype)
-        ptrs = (c_void_p * n)(*[a.ctypes.data for a in inputs])
-        check(lib.clpool_max_host(_context(ctx).handle, code, n, shapes, ptrs, y.ctypes.data))
+    if dev is None:
+        y = _host_out(out, dims, dtype)
+        ptrs = (c_void_p * n)(*[a.ctypes.data for a in values])
+        check(lib.clpool_max_host(_host_handle(ctx), code, n, shapes, ptrs, y.ctypes.data))
         return y
-    dev = _Device(queue, None if ctx is None else _context(ctx), inputs, wait_for)
-    y = dev.empty(dims, dtype)
-    mems = [dev.mem(a) for a in inputs]
-    status = lib.clpool_enqueue_max(dev.ctx.handle, queue.int_ptr, code, n, shapes,
+    y = dev.out(out, dims, dtype)
+    mems = [dev.mem(a) if isinstance(a, dev.cla.Array) else dev.upload(a) for a in values]
+    status = lib.clpool_enqueue_max(dev.ctx.handle, dev.queue.int_ptr, code, n, shapes,
                                     (c_void_p * n)(*[m for m, _ in mems]), (c_size_t * n)(*[o for _, o in mems]),
-                                    *dev.mem(y), dev.num_events, dev.events, byref(dev.event))
-    dev.finish(status, (y,))
+                                    *dev.mem(y), *dev.waits())
+    dev.finish(status)
     return y
