@@ -4,7 +4,7 @@ on the same float32 shapes, in one run.
 
 Each peer case is a one-node ONNX model built with `onnx`, run with
 onnxruntime's CPUExecutionProvider (default thread settings); its time is the
-median wall time of `InferenceSession.run` over --repeat runs after a warm-up, each
+median wall time of ONNX Runtime's `run` over --repeat runs after a warm-up, each
 run after a read of 64 MiB (twice a 32 MiB L3) evicts its data, as
 `clpool bench` evicts the caches before each run. clpool's time is its device
 time from `clpool bench`. Prints a Markdown table:
@@ -68,7 +68,8 @@ CASES = {
 EVICT = np.ones(16 << 20, dtype=np.float32)  # 64 MiB, read before each timed run
 
 
-def session(op, inputs, outputs, attrs):
+def ort_model(op, inputs, outputs, attrs):
+    """A one-node model of `op` loaded into ONNX Runtime's CPU provider."""
     node = helper.make_node(op, [v.name for v in inputs], [v.name for v in outputs], **attrs)
     model = helper.make_model(helper.make_graph([node], "peer", inputs, outputs),
                               opset_imports=[helper.make_opsetid("", 13 if op == "Max" else 12)], ir_version=8)
@@ -76,13 +77,13 @@ def session(op, inputs, outputs, attrs):
 
 
 def unpool_feed(attrs, x_shape, y_shape):
-    """MaxUnpool's session and feed: X and Indices from ORT's own MaxPool of a random input of the output's shape."""
+    """MaxUnpool's loaded model and feed: X and Indices from ORT's own MaxPool of a random input of the output's shape."""
     value = lambda name, t, shape: helper.make_tensor_value_info(name, t, shape)
-    pool = session("MaxPool", [value("x", TensorProto.FLOAT, y_shape)],
+    pool = ort_model("MaxPool", [value("x", TensorProto.FLOAT, y_shape)],
                    [value("y", TensorProto.FLOAT, None), value("idx", TensorProto.INT64, None)], attrs)
     x, idx = pool.run(None, {"x": np.random.default_rng(1).random(y_shape, dtype=np.float32)})
     assert list(x.shape) == x_shape
-    sess = session("MaxUnpool", [value("x0", TensorProto.FLOAT, x_shape), value("x1", TensorProto.INT64, x_shape),
+    sess = ort_model("MaxUnpool", [value("x0", TensorProto.FLOAT, x_shape), value("x1", TensorProto.INT64, x_shape),
                                  value("x2", TensorProto.INT64, [len(y_shape)])],
                    [value("y", TensorProto.FLOAT, None)], attrs)
     return sess, {"x0": x, "x1": idx, "x2": np.array(y_shape, dtype=np.int64)}
@@ -96,7 +97,7 @@ def ort_time(op, attrs, shapes, n_out, repeat):
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
     if n_out == 2:
         outputs.append(helper.make_tensor_value_info("idx", TensorProto.INT64, None))
-    sess = session(op, inputs, outputs, attrs)
+    sess = ort_model(op, inputs, outputs, attrs)
     rng = np.random.default_rng(1)
     feed = {f"x{i}": rng.random(s, dtype=np.float32) for i, s in enumerate(shapes)}
     return timed(sess, feed, repeat)

@@ -360,10 +360,10 @@ def test_sum_pools_match_onnxruntime(lp):
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18 if lp else 19)], ir_version=8)
         try:
-            session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+            loaded = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
         except Exception:  # an attribute set ORT's kernel refuses (it checks more than the spec)
             continue
-        want = session.run(None, {"x": x})[0]
+        want = loaded.run(None, {"x": x})[0]
         got = (clpool.lp_pool if lp else clpool.average_pool)(x, kernel, **attrs)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"case {i}: {shape} {kernel} {attrs}")
         compared += 1
@@ -598,8 +598,8 @@ def test_max_unpool_matches_onnxruntime():
     for i, (shape, kernel, attrs) in enumerate(comparable_unpool_cases(37, "output")):
         feed = unpool_feed(rng, shape, kernel, attrs)
         model = unpool_model(attrs, kernel, "s" in feed, 22)
-        session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-        want = session.run(None, feed)[0]
+        loaded = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        want = loaded.run(None, feed)[0]
         msg = f"case {i}: {shape} {kernel} {attrs}"
         assert_bits(reference.max_unpool(feed["x"], feed["i"], kernel, **attrs)[0], want, msg)
         assert_bits(clpool.max_unpool(feed["x"], feed["i"], kernel, **attrs), want, msg)
