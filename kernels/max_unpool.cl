@@ -58,9 +58,25 @@ static void store16(__global T *yp, const long16 k, const T16 v)
     yp[k.sc] = v.sc, yp[k.sd] = v.sd, yp[k.se] = v.se, yp[k.sf] = v.sf;
 }
 
-/* Store X elements [e, end) of plane q at their indices; returns the count of those skipped. */
-static ulong scatter_run(__global T *y, __global const T *x, __global const long *idx,
-                         const clpool__max_unpool_sizes s, const remap_dims *r, long q, long e, long end)
+/* Zeroes ahead of the stores, at least this many bytes at a time (a few lines, well inside L1). */
+#define ZERO_AHEAD (4096 / (long)sizeof(T))
+
+/* Zeroes the plane from *frontier past position k (ZERO_AHEAD at least), where k has reached the frontier. */
+static void zero_ahead(__global T *yp, long *frontier, const long k, const long plane)
+{
+    if (k < *frontier) return;
+    const long to = min(max(k + 1, *frontier + ZERO_AHEAD), plane);
+    for (long i = *frontier; i < to; ++i) yp[i] = 0;
+    *frontier = to;
+}
+
+/* Store X elements [e, end) of plane q at their indices; returns the count of those skipped. Elements of the
+ * plane from *frontier on are zeroed before the first store reaches them (the whole-plane kernel); a
+ * frontier at the plane's end zeroes nothing (the output zeroed already). With MaxPool's Indices, which grow
+ * with X, the zeroes are still in L1 when the stores land; any order stays exact: a store goes below the
+ * frontier, and zeroes only ever go above it. */
+static ulong store_run(__global T *y, __global const T *x, __global const long *idx,
+                       const clpool__max_unpool_sizes s, const remap_dims *r, long q, long e, long end, long *frontier)
 {
     __global T *yp = y + s.y_offset + q * s.y_plane;
     const long base = q * s.idx_plane;
@@ -68,44 +84,10 @@ static ulong scatter_run(__global T *y, __global const T *x, __global const long
     for (; !s.remap && e + 16 <= end; e += 16) {
         const long16 k = vload16(0, idx + s.idx_offset + e) - base;
         if (MASK_ANY(convert_ulong16(k) >= (ulong)s.idx_plane)) break; /* the scalar loop sorts them out */
-        store16(yp, k, vload16(0, x + s.x_offset + e));
-    }
-    for (; e < end; ++e) {
-        long k = idx[s.idx_offset + e] - base;
-        if ((ulong)k >= (ulong)s.idx_plane || (s.remap && (k = remap_position(r, (int)s.ns, k)) < 0))
-            ++bad;
-        else
-            yp[k] = x[s.x_offset + e];
-    }
-    return bad;
-}
-
-/* Zeroes ahead of the stores, at least this many bytes at a time (a few lines, well inside L1). */
-#define ZERO_AHEAD (4096 / (long)sizeof(T))
-
-/* Plane q whole: its X elements stored at their indices, each element of the plane zeroed once and before any
- * store to it: zeroes run ahead of the largest index stored so far (the frontier), so with MaxPool's Indices,
- * which grow with X, the zeroes are still in L1 when the stores land. Any index order stays exact: a store
- * goes below the frontier, and zeroes only ever go above it. */
-static ulong unpool_plane(__global T *y, __global const T *x, __global const long *idx,
-                          const clpool__max_unpool_sizes s, const remap_dims *r, long q)
-{
-    __global T *yp = y + s.y_offset + q * s.y_plane;
-    const long base = q * s.idx_plane, end = (q + 1) * s.x_plane;
-    long e = q * s.x_plane, frontier = 0;
-    ulong bad = 0;
-    for (; !s.remap && e + 16 <= end; e += 16) {
-        const long16 k = vload16(0, idx + s.idx_offset + e) - base;
-        if (MASK_ANY(convert_ulong16(k) >= (ulong)s.idx_plane)) break; /* the scalar loop sorts them out */
         const long8 m8 = max(k.lo, k.hi);
         const long4 m4 = max(m8.lo, m8.hi);
         const long2 m2 = max(m4.lo, m4.hi);
-        const long top = max(m2.lo, m2.hi);
-        if (top >= frontier) {
-            const long to = min(max(top + 1, frontier + ZERO_AHEAD), s.y_plane);
-            for (long i = frontier; i < to; ++i) yp[i] = 0;
-            frontier = to;
-        }
+        zero_ahead(yp, frontier, max(m2.lo, m2.hi), s.y_plane);
         store16(yp, k, vload16(0, x + s.x_offset + e));
     }
     for (; e < end; ++e) {
@@ -114,14 +96,9 @@ static ulong unpool_plane(__global T *y, __global const T *x, __global const lon
             ++bad;
             continue;
         }
-        if (k >= frontier) {
-            const long to = min(max(k + 1, frontier + ZERO_AHEAD), s.y_plane);
-            for (long i = frontier; i < to; ++i) yp[i] = 0;
-            frontier = to;
-        }
+        zero_ahead(yp, frontier, k, s.y_plane);
         yp[k] = x[s.x_offset + e];
     }
-    for (long i = frontier; i < s.y_plane; ++i) yp[i] = 0;
     return bad;
 }
 
@@ -135,7 +112,11 @@ __kernel void max_unpool_planes(__global T *y, __global const T *x, __global con
     if (item >= s.items) return;
     const long q0 = item * s.per_item, q1 = min(q0 + s.per_item, s.planes);
     ulong bad = 0;
-    for (long q = q0; q < q1; ++q) bad += unpool_plane(y, x, idx, s, &r, q);
+    for (long q = q0; q < q1; ++q) {
+        long frontier = 0;
+        bad += store_run(y, x, idx, s, &r, q, q * s.x_plane, (q + 1) * s.x_plane, &frontier);
+        zero_ahead(y + s.y_offset + q * s.y_plane, &frontier, s.y_plane - 1, s.y_plane); /* the rest */
+    }
     add_skipped(skipped, s, bad);
 }
 
@@ -162,7 +143,8 @@ __kernel void max_unpool_scatter(__global T *y, __global const T *x, __global co
     ulong bad = 0;
     while (e < end) { /* a run per plane the range touches */
         const long q = e / s.x_plane, run_end = min(end, (q + 1) * s.x_plane);
-        bad += scatter_run(y, x, idx, s, &r, q, e, run_end);
+        long frontier = s.y_plane; /* zeroed by the first pass */
+        bad += store_run(y, x, idx, s, &r, q, e, run_end, &frontier);
         e = run_end;
     }
     add_skipped(skipped, s, bad);
