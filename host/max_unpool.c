@@ -144,13 +144,10 @@ clpool_status clpool_enqueue_max_unpool(clpool_context *ctx, cl_command_queue qu
 {
     static const char *fn = "clpool_enqueue_max_unpool";
     CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
-    if (!clpool__maxpool_dtype_ok(dtype))
-        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
-                            "%s: dtype %s (%d) is not supported by MaxUnpool (float32, float64, float16, bfloat16, "
-                            "int8, uint8)",
-                            fn, clpool_dtype_name(dtype), (int)dtype);
+    clpool_status status = clpool__maxpool_dtype_check(dtype, fn, "MaxUnpool");
+    if (status != CLPOOL_SUCCESS) return status;
     clpool_shape out, index_space;
-    clpool_status status = unpool_shape(x_shape, params, fn, &out, &index_space);
+    status = unpool_shape(x_shape, params, fn, &out, &index_space);
     if (status != CLPOOL_SUCCESS) return status;
     if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
     if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;

@@ -71,14 +71,16 @@ clpool_status clpool_maxpool_output_shape(const clpool_shape *input, const clpoo
     return status;
 }
 
-int clpool__maxpool_dtype_ok(clpool_dtype dtype)
+clpool_status clpool__maxpool_dtype_check(clpool_dtype dtype, const char *fn, const char *op)
 {
     switch (dtype) {
     case CLPOOL_FLOAT32: case CLPOOL_FLOAT64: case CLPOOL_FLOAT16:
     case CLPOOL_BFLOAT16: case CLPOOL_INT8: case CLPOOL_UINT8:
-        return 1;
+        return CLPOOL_SUCCESS;
     default:
-        return 0;
+        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
+                            "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16, int8, uint8)",
+                            fn, clpool_dtype_name(dtype), (int)dtype, op);
     }
 }
 
@@ -106,12 +108,10 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
 {
     static const char *fn = "clpool_enqueue_maxpool";
     CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
-    if (!clpool__maxpool_dtype_ok(dtype))
-        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
-                            "%s: dtype %s (%d) is not supported by MaxPool (float32, float64, float16, bfloat16, int8, uint8)",
-                            fn, clpool_dtype_name(dtype), (int)dtype);
+    clpool_status status = clpool__maxpool_dtype_check(dtype, fn, "MaxPool");
+    if (status != CLPOOL_SUCCESS) return status;
     clpool__pool_desc desc;
-    const clpool_status status = clpool__maxpool_describe(input_shape, params, dtype, indices != NULL, fn, &desc);
+    status = clpool__maxpool_describe(input_shape, params, dtype, indices != NULL, fn, &desc);
     if (status != CLPOOL_SUCCESS) return status;
     return clpool__window_enqueue(ctx, queue, &desc, clpool__maxpool_plan_call, input_shape, input, input_offset, output,
                                   output_offset, indices, indices_offset, num_wait, wait, event, fn);

@@ -154,8 +154,9 @@ typedef struct clpool__max_unpool_desc {
     int64_t x_off, idx_off, y_off, skip_off;
 } clpool__max_unpool_desc;
 
-/* The dtypes MaxPool takes (float32, float64, float16, bfloat16, int8, uint8), and so MaxUnpool. */
-int clpool__maxpool_dtype_ok(clpool_dtype dtype);
+/* The dtypes MaxPool takes (float32, float64, float16, bfloat16, int8, uint8), and so MaxUnpool: an error
+ * naming `fn` and `op` for any other. */
+clpool_status clpool__maxpool_dtype_check(clpool_dtype dtype, const char *fn, const char *op);
 /* CPUs with planes to spread: max_unpool_planes; else zero then scatter. Elements move as bits: one program
  * per element size. Every call of a size shares its program, so the plan is its own first tier. */
 void clpool__max_unpool_plan_call(const clpool__device_caps *caps, const clpool__max_unpool_desc *desc,
