@@ -20,6 +20,7 @@ Exit status: 0 every mutant caught, 1 one survived (or could not be applied), 2 
 Each test process runs with the environment ctest gives it (ctest --show-only=json-v1), minus the tag
 filters that split a suite across ctests."""
 import argparse
+import functools
 import json
 import os
 import pathlib
@@ -41,22 +42,21 @@ def touched(path):
     return [line[6:].strip() for line in path.read_text().splitlines() if line.startswith("+++ b/")]
 
 
+@functools.lru_cache(maxsize=None)
 def ctest_env(build, suite):
-    """The test's command and environment as ctest runs it."""
+    """The test's command and environment as ctest runs it (asked once per suite)."""
     out = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1", "-R", f"^{suite}$"],
                          capture_output=True, text=True, check=True).stdout
     tests = json.loads(out)["tests"]
     if not tests:
         raise SystemExit(f"mutants.py: ctest has no test {suite} in {build}")
-    env, cwd = dict(os.environ), str(build)
+    env, cwd = {}, str(build)
     for prop in tests[0].get("properties", []):
         if prop["name"] == "ENVIRONMENT":
             env.update(item.split("=", 1) for item in prop["value"])
         if prop["name"] == "WORKING_DIRECTORY":
             cwd = prop["value"]
-    for key in ("CK_EXCLUDE_TAGS", "CK_INCLUDE_TAGS", "CK_RUN_CASE", "CK_RUN_SUITE"):
-        env.pop(key, None)
-    return tests[0]["command"], env, cwd
+    return tuple(tests[0]["command"]), tuple(env.items()), cwd
 
 
 def apply(patch, scratch):
@@ -73,8 +73,11 @@ def run_catch(catch, build, args, kind="", scratch=None, extra=None):
         cmd, cwd = [args.python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", tests,
                     str(ROOT / "tests" / "python")], str(ROOT)
     else:
-        cmd, env, cwd = ctest_env(pathlib.Path(args.build).resolve(), what)
-        cmd = [str(build / "tests" / what)] + cmd[1:]
+        command, test_env, cwd = ctest_env(pathlib.Path(args.build).resolve(), what)
+        cmd = [str(build / "tests" / what), *command[1:]]
+        env = dict(os.environ, **dict(test_env))
+        for key in ("CK_EXCLUDE_TAGS", "CK_INCLUDE_TAGS", "CK_RUN_CASE", "CK_RUN_SUITE"):
+            env.pop(key, None)
         env["CLPOOL_CHECK_TESTS"] = tests
     env.update(extra or {})
     return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=1800).returncode == 0

@@ -554,6 +554,15 @@ _RAISES = """\
         float64 on a device without cl_khr_fp64.
 """
 
+# The sum pools' Returns section.
+_RETURNS = """\
+    Returns
+    -------
+    numpy.ndarray or pyopencl.array.Array
+        N x C x the output sizes, of x's dtype; numpy for numpy inputs (blocking), else a pyopencl array on
+        the queue carrying the op's event.
+"""
+
 _WINDOW = """\
     kernel_shape : sequence of int
         The window's size along each spatial axis (the input's rank minus 2 values, each >= 1).
@@ -575,7 +584,8 @@ _WINDOW = """\
 
 
 def _sections(text: str) -> str:
-    return text.replace("    <window>\n", _WINDOW).replace("    <out>\n", _OUT).replace("    <raises>\n", _RAISES)
+    return (text.replace("    <window>\n", _WINDOW).replace("    <out>\n", _OUT).replace("    <raises>\n", _RAISES)
+            .replace("    <returns>\n", _RETURNS))
 
 
 # ------------------------------------------------------------------------------------------------ MaxPool
@@ -764,11 +774,7 @@ def average_pool(x: npt.ArrayLike, kernel_shape: _Ints, strides: Optional[_Ints]
     <common>
     <out>
 
-    Returns
-    -------
-    numpy.ndarray or pyopencl.array.Array
-        N x C x the output sizes, of x's dtype; numpy for numpy inputs (blocking), else a pyopencl array on
-        the queue carrying the op's event.
+    <returns>
 
     Raises
     ------
@@ -822,11 +828,7 @@ def lp_pool(x: npt.ArrayLike, kernel_shape: _Ints, p: _Real = 2, strides: Option
     <common>
     <out>
 
-    Returns
-    -------
-    numpy.ndarray or pyopencl.array.Array
-        N x C x the output sizes, of x's dtype; numpy for numpy inputs (blocking), else a pyopencl array on
-        the queue carrying the op's event.
+    <returns>
 
     Raises
     ------
