@@ -62,6 +62,9 @@
 /* sum_pool_nd's output rows per work-item on CPU SIMD: a row's own work is a few vectors per tap, and
  * the columns' setup (lane offsets, divisors, tap ranges) is shared by the rows. */
 #define SUM_ROWS 8
+/* sum_pool_2d's output rows per work-item on CPU SIMD: the first row sums KH input rows, each further
+ * one SH (the ring), so long bands approach one row's sums per input row. */
+#define SUM_2D_ROWS 32
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
 
@@ -671,6 +674,39 @@ void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpoo
     l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }
 
+/* The sum pools' 2-D kernel: 2-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK taps,
+ * windows at most MAX_2D_WINDOW tall (its ring of row sums), row strides its lanes pick, int lane math. */
+static int use_sum_2d(const clpool__device_caps *caps, const clpool__pool_desc *d)
+{
+    if (d->w.ns != 2 || d->w.in[0] > INT32_MAX / 2 || d->w.in[1] > INT32_MAX / 2) return 0;
+    if (d->w.dilations[0] != 1 || d->w.dilations[1] != 1) return 0;
+    return d->w.kernel_shape[0] <= MAX_2D_WINDOW && d->w.kernel_shape[1] <= CLPOOL__SUM_CHUNK &&
+           d->w.strides[1] <= vector_stride_max(vector_width(caps, d));
+}
+
+/* A work-item per VW outputs of a band of output rows: SUM_2D_ROWS on CPU SIMD, halved while the device
+ * would idle; 1 elsewhere. */
+static void plan_sum_2d(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
+{
+    const int vw = vector_width(caps, d);
+    clpool__launch_start(l, CLPOOL__PATH_SUM_POOL_2D, "sum_pool_2d");
+    reduce_options(d, &l->options);
+    clpool__options_define(&l->options, "KH", d->w.kernel_shape[0]);
+    clpool__options_define(&l->options, "KW", d->w.kernel_shape[1]);
+    clpool__options_define(&l->options, "SH", d->w.strides[0]);
+    clpool__options_define(&l->options, "SW", d->w.strides[1]);
+    clpool__options_define(&l->options, "VW", vw);
+    clpool__launch_buffer(l, d->input);
+    clpool__launch_buffer(l, d->output);
+    const int64_t col_items = ceil_div(d->w.out[1], vw), oh = d->w.out[0];
+    int64_t rows = caps->cpu_simd ? (oh < SUM_2D_ROWS ? oh : SUM_2D_ROWS) : 1;
+    while (rows > 1 && d->w.planes * col_items * ceil_div(oh, rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
+        rows = (rows + 1) / 2;
+    geometry_block(d, d->w.planes * col_items * ceil_div(oh, rows), l);
+    l->block.geom.rows = rows;
+    clpool__launch_p(l, d->dtype, d->p);
+}
+
 /* The sum pools' general kernel: NB blocks of VW outputs along the last dim per work-item, as plan_nd. A
  * general p, whose pow dominates, takes the first tier's kernel (one output per work-item). */
 void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__plan *plan)
@@ -686,8 +722,13 @@ void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__p
         return;
     }
     memset(plan, 0, sizeof *plan);
-    plan->path = CLPOOL__PATH_SUM_POOL_ND;
     plan->launches = 1;
+    if (use_sum_2d(caps, d)) {
+        plan->path = CLPOOL__PATH_SUM_POOL_2D;
+        plan_sum_2d(caps, d, &plan->launch[0]);
+        return;
+    }
+    plan->path = CLPOOL__PATH_SUM_POOL_ND;
     clpool__launch *l = &plan->launch[0];
     const int vw = vector_width(caps, d);
     const int64_t ow = d->w.out[d->w.ns - 1], sw = d->w.strides[d->w.ns - 1];

@@ -16,6 +16,8 @@ typedef int64_t clpool__i64;
 #endif
 
 #define CLPOOL__ARGS_MAX_SPATIAL 10 /* clpool.h's CLPOOL_MAX_SPATIAL */
+/* The windowed sums' plain run: taps of a window row, or rows of a group (kernels/reduce_sum.h). */
+#define CLPOOL__SUM_CHUNK 16
 #define CLPOOL__ARGS_MAX_RANK 12    /* clpool.h's CLPOOL_MAX_RANK */
 #define CLPOOL__ARGS_MAX_ARITY 4    /* Max's inputs per pass */
 

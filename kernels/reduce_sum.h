@@ -28,6 +28,18 @@ static inline AT kahan_value(kahan k)
     return isfinite(k.plain) ? k.sum - k.comp : k.plain;
 }
 
+/* The windowed sums' order, on every path. A window row (its taps along the last dim) is summed plainly
+ * from 0 in tap order, pads adding nothing. Rows of at most CLPOOL__SUM_CHUNK taps add plainly in groups of
+ * sum_group_rows consecutive rows (row-major over the whole window), and each group holding a row inside
+ * the input is Kahan-added; longer rows are cut into chunks of CLPOOL__SUM_CHUNK taps, each Kahan-added.
+ * Plain adds cost a quarter of Kahan's and keep the sum within the documented 24 u of the sum of |terms|
+ * (a window of at most CLPOOL__SUM_CHUNK taps is one plain sum). A zero's sign never changes a Kahan sum
+ * started at +0, so any path may add 0 for a tap or a row in the padding (not for a whole group). */
+static inline long sum_group_rows(long row_taps)
+{
+    return row_taps <= CLPOOL__SUM_CHUNK ? CLPOOL__SUM_CHUNK / row_taps : 1;
+}
+
 /* 16-lane vector form of the accumulator: independent Kahan sums per lane
  * (SIMD, and 16 dependency chains instead of one), merged into a scalar one. */
 #if defined(DT_FLOAT64)

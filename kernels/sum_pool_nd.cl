@@ -5,10 +5,10 @@
  * last dim's stride class -DSW as MaxPool's maxpool_nd. A work-item owns NB
  * blocks of VW neighbouring outputs along the last dim of g.rows output rows;
  * lane l's tap kw reads column (ow0 + l) * stride - pad + kw * dilation. Each
- * lane keeps a Kahan sum of its taps' contributions in the accumulation type,
- * in row-major tap order, with the same operations as the first tier's scalar
- * sum (reduce_sum.h), so both paths give the same bits. Taps in the padding
- * add nothing; where a lane's sum is not finite the work-item sums again
+ * lane sums its taps' contributions in the accumulation type in the order of
+ * reduce_sum.h's CLPOOL__SUM_CHUNK rule (plain rows and groups, Kahan-added), with
+ * the first tier's operations, so both paths give the same bits. Taps in the
+ * padding add 0; where a lane's sum is not finite the work-item sums again
  * plainly, which gives IEEE's inf or NaN. The divisor counts taps per dim
  * (window_taps_counted). Built after reduce_sum.h, window.h and window_lanes.h.
  */
@@ -18,55 +18,6 @@
 #ifndef NB_MAX
 #define NB_MAX 1
 #endif
-
-/* The accumulation type's VW-lane vector, an element's contribution and the
- * finish in it; a mask of AT's width (long lanes for double). */
-typedef CTV(VW) ATV;
-typedef CLPOOL_XPASTE(uint, VW) UINTV;
-CLPOOL_DEFINE_CONTRIBUTION(ATV, _v)
-CLPOOL_DEFINE_FINISH(ATV, _v)
-#if defined(DT_FLOAT64)
-#define AT_MASK(m) CONVERT_LONGV(VW, m)
-#else
-#define AT_MASK(m) (m)
-#endif
-
-/* Lane sums: Kahan (plain = 0) or plain (the second pass). */
-static inline void lane_add(ATV *sum, ATV *comp, ATV c, int plain)
-{
-    if (plain) {
-        *sum += c;
-        return;
-    }
-    const ATV y = c - *comp;
-    const ATV t = *sum + y;
-    *comp = (t - *sum) - y;
-    *sum = t;
-}
-
-/* VW outputs' rounding to T and store: whole blocks as vectors (float16: vstore_halfN_rte, core OpenCL C;
- * bfloat16: float_to_bfloat16's rounding lane-wise), a partial block element by element. */
-static inline void store_block(__global T *out, ATV r, int lanes)
-{
-    if (lanes == VW) {
-#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
-        VSTOREV(VW, r, out);
-#elif defined(DT_FLOAT16)
-        CLPOOL_XPASTE(CLPOOL_XPASTE(vstore_half, VW), _rte)(r, 0, (__global half *)out);
-#else
-        const UINTV u = CLPOOL_XPASTE(as_uint, VW)(r);
-        const UINTV rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-        const UINTV quiet = (u >> 16) | 0x40u; /* NaN: quieted, as float_to_bfloat16 */
-        VSTOREV(VW, CLPOOL_XPASTE(convert_ushort, VW)(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u)), out);
-#endif
-        return;
-    }
-    AT v[VW];
-    VSTOREV(VW, r, v);
-    for (int l = 0; l < lanes; ++l) STORE(out, l, v[l]);
-}
-
-#define CONVERT_ATV(x) CLPOOL_XPASTE(CLPOOL_XPASTE(convert_, AT_NAME), VW)(x)
 
 /* A work-item: NB (a constant in each kernel) blocks of VW outputs of g.rows consecutive output rows. What
  * depends only on the columns (lane offsets, the last dim's tap counts and tap ranges) is set up once. */
@@ -84,13 +35,17 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
     const long col0 = ow0 * STRIDE_W - g.w.pad_begin[LAST];
     const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
     long lane_at[NB_MAX * VW], lane_taps[NB_MAX * VW];
+    int lane_first[NB_MAX * VW], lane_end[NB_MAX * VW]; /* each lane's taps inside the row */
     for (int l = 0; l < NB * VW; ++l) {
         lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
         const long c = col0 + l * STRIDE_W;
+        lane_first[l] = (int)min(tap_ceil_div(-c, DW), KW);
+        lane_end[l] = (int)min(tap_ceil_div(W - c, DW), KW);
         /* a window inside the row counts every tap; only those at its ends need the divisions */
         lane_taps[l] = c >= 0 && c + (KW - 1) * DW < W ? KW : window_taps_counted(c, W, g.w.pad_end[LAST], DW, KW, g.w.count_pad);
     }
     const row_taps taps = row_taps_of(col0, col0 + (live - 1) * STRIDE_W, W, KW, DW);
+    const long per_group = sum_group_rows(KW);
 
     for (long out_row = first_row; out_row < end_row; ++out_row) {
         long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
@@ -104,10 +59,11 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
                                                g.w.kernel_shape[d], g.w.count_pad);
             empty |= lo[d] >= hi[d];
         }
-        ATV sum[NB_MAX], comp[NB_MAX];
+        ATV sum[NB_MAX], comp[NB_MAX], group[NB_MAX];
         for (int plain = 0;; plain = 1) {
 #pragma unroll
-            for (int b = 0; b < NB; ++b) sum[b] = comp[b] = 0;
+            for (int b = 0; b < NB; ++b) sum[b] = comp[b] = group[b] = 0;
+            long group_at = -1; /* the group of rows summed in group[] (rows of at most CLPOOL__SUM_CHUNK taps) */
             for (; !empty;) { /* j[] holds each dim's first tap (the odometer ends where it starts) */
                 const long row_at = tap_row(&g.w, start, j) * W;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
@@ -115,33 +71,62 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
 #else
                 const long fast_hi = taps.in_hi;
 #endif
-                for (long kw = taps.any_lo; kw < taps.any_hi; ++kw) {
-                    const long c = col0 + kw * DW; /* lane 0's column */
-                    const long at = row_at + c;
-                    if (kw >= taps.in_lo && kw < fast_hi) {
+                const long row_at_window = window_row_at(&g.w, j);
+                const long at_group = per_group == 1 ? row_at_window : row_at_window / per_group;
+                if (KW <= CLPOOL__SUM_CHUNK && at_group != group_at) {
 #pragma unroll
-                        for (int b = 0; b < NB; ++b)
-                            lane_add(&sum[b], &comp[b], contribution_v(TO_CTV(VW, INSIDE_TAP(plane, at, b, lane_at)), p),
-                                     plain);
-                    } else { /* lanes in the padding add nothing */
-                        const long stride = STRIDE_W;
-                        const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
-                        const int end = (int)min(tap_ceil_div(W - c, stride), (long)(NB * VW));
+                    for (int b = 0; b < NB; ++b) {
+                        if (group_at >= 0) lane_add(&sum[b], &comp[b], group[b], plain);
+                        group[b] = 0;
+                    }
+                    group_at = at_group;
+                }
+                for (long kw = taps.any_lo; kw < taps.any_hi;) { /* the row's chunks */
+                    const long chunk_at = kw;
+                    const long chunk_end = min(taps.any_hi, (kw / CLPOOL__SUM_CHUNK + 1) * CLPOOL__SUM_CHUNK);
+                    ATV s[NB_MAX];
 #pragma unroll
-                        for (int b = 0; b < NB; ++b) {
-                            const INTV(VW) lane = LANE_IDS + b * VW;
-                            const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
-                            /* padding lanes keep their state: a Kahan add of 0 would fold the correction in */
-                            ATV s = sum[b], k = comp[b];
-                            lane_add(&s, &k, contribution_v(TO_CTV(VW, v), p), plain);
-                            const INTV(VW) inside = (lane >= first) & (lane < end);
-                            sum[b] = select(sum[b], s, AT_MASK(inside));
-                            comp[b] = select(comp[b], k, AT_MASK(inside));
+                    for (int b = 0; b < NB; ++b) s[b] = 0;
+                    for (; kw < chunk_end; ++kw) {
+                        const long c = col0 + kw * DW; /* lane 0's column */
+                        const long at = row_at + c;
+                        if (kw >= taps.in_lo && kw < fast_hi) {
+#pragma unroll
+                            for (int b = 0; b < NB; ++b)
+                                s[b] += contribution_v(TO_CTV(VW, INSIDE_TAP(plane, at, b, lane_at)), p);
+                        } else { /* lanes in the padding add 0 */
+                            const long stride = STRIDE_W;
+                            const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
+                            const int end = (int)min(tap_ceil_div(W - c, stride), (long)(NB * VW));
+#pragma unroll
+                            for (int b = 0; b < NB; ++b) {
+                                const INTV(VW) lane = LANE_IDS + b * VW;
+                                const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
+                                const INTV(VW) inside = (lane >= first) & (lane < end);
+                                s[b] += select((ATV)0, contribution_v(TO_CTV(VW, v), p), AT_MASK(inside));
+                            }
                         }
+                    }
+#pragma unroll
+                    for (int b = 0; b < NB; ++b) {
+                        if (KW <= CLPOOL__SUM_CHUNK) { /* a lane without taps inside has none in any row: its sums stay 0 */
+                            group[b] += s[b];
+                            continue;
+                        }
+                        ATV t = sum[b], k = comp[b];
+                        lane_add(&t, &k, s[b], plain);
+                        /* lanes whose chunk has no tap inside keep their state */
+                        const INTV(VW) chunk = (VLOADV(VW, lane_first + b * VW) < (int)chunk_end) &
+                                               (VLOADV(VW, lane_end + b * VW) > (int)chunk_at);
+                        sum[b] = select(sum[b], t, AT_MASK(chunk));
+                        comp[b] = select(comp[b], k, AT_MASK(chunk));
                     }
                 }
                 if (!next_tap_row(lo, hi, j)) break;
             }
+#pragma unroll
+            for (int b = 0; b < NB; ++b)
+                if (group_at >= 0) lane_add(&sum[b], &comp[b], group[b], plain);
             if (plain) break;
             int finite = 1;
 #pragma unroll
@@ -153,18 +138,8 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
         for (int b = 0; b < NB; ++b) {
             const int lanes = min(live - b * VW, VW);
             if (lanes <= 0) break;
-            ATV r = sum[b] - comp[b];
-#if OP == CLPOOL__OP_REDUCE_LP && (LP_KIND == 0 || LP_KIND == 3)
-            /* pow per lane: PoCL 3.1's double8 pow returns wrong values (reduce_sum.h); Lp needs no count */
-            (void)outer_count;
-            AT v[VW];
-            VSTOREV(VW, r, v);
-            for (int l = 0; l < VW; ++l) v[l] = finish(v[l], 0, p);
-            r = VLOADV(VW, v);
-#else
-            r = finish_v(r, CONVERT_ATV(VLOADV(VW, lane_taps + b * VW) * outer_count), p);
-#endif
-            store_block(out + g.out_offset + out_row * OW + ow0 + b * VW, r, lanes);
+            finish_store(out + g.out_offset + out_row * OW + ow0 + b * VW, sum[b] - comp[b],
+                         CONVERT_ATV(VLOADV(VW, lane_taps + b * VW) * outer_count), p, lanes);
         }
     }
 }

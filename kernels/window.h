@@ -62,6 +62,14 @@ static inline long tap_row(const clpool__window_geom *w, const long *start, cons
     return row;
 }
 
+/* The place of the tap row j[] among the window's rows (row-major over the outer dims' taps). */
+static inline long window_row_at(const clpool__window_geom *w, const long *j)
+{
+    long r = 0;
+    for (int d = 0; d < LAST; ++d) r = r * w->kernel_shape[d] + j[d];
+    return r;
+}
+
 /* Steps j[] to the next row of taps in row-major order; 0 after the last
  * (j[] is then back at lo[]). */
 static inline int next_tap_row(const long *lo, const long *hi, long *j)

@@ -7,8 +7,8 @@
  * while that key's specialised program is not built; results are
  * bit-identical to every other path (same taps in the same order, the same
  * reduction). OP_REDUCE_MAX: MaxPool (reduce_max.h's MAX_BETTER, Indices);
- * OP_REDUCE_AVG, OP_REDUCE_LP: AveragePool, LpPool (reduce_sum.h's Kahan sum
- * of the contributions, the divisor counted per dim, p the last argument).
+ * OP_REDUCE_AVG, OP_REDUCE_LP: AveragePool, LpPool (reduce_sum.h's windowed
+ * sum of the contributions, the divisor counted per dim, p the last argument).
  */
 #if OP == CLPOOL__OP_REDUCE_MAX
 #define SUM_ARG
@@ -64,18 +64,40 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
     const long plane = rem;
     __global const T *src = in + in_offset + plane * in_plane;
 #if OP != CLPOOL__OP_REDUCE_MAX
-    /* Taps inside the input in row-major order; pads add nothing. */
+    /* Window rows in row-major order, summed by reduce_sum.h's CLPOOL__SUM_CHUNK rule (pads add nothing). */
     kahan acc = {0, 0, 0};
     int empty = 0; /* no tap inside the input: the sum is 0 */
     for (int d = 0; d < ns; ++d) empty |= lo[d] >= hi[d];
+    const int last = ns - 1;
+    const long dw = dilations[last], row_taps = kernel_shape[last], per_group = sum_group_rows(row_taps);
+    AT group = 0;
+    long group_at = -1; /* the group summed in `group` */
     while (!empty) {
-        long at = 0;
-        for (int d = 0; d < ns; ++d) at = at * in_dims[d] + start[d] + j[d] * dilations[d];
-        kahan_add(&acc, contribution((AT)LOAD(src, at), p));
-        int d = ns - 1;
+        long row = 0, r = 0; /* the row's first element and its place among the window's rows */
+        for (int d = 0; d < last; ++d) {
+            row = row * in_dims[d] + start[d] + j[d] * dilations[d];
+            r = r * kernel_shape[d] + j[d];
+        }
+        row = row * in_dims[last] + start[last];
+        if (r / per_group != group_at) {
+            if (group_at >= 0) kahan_add(&acc, group);
+            group = 0;
+            group_at = r / per_group;
+        }
+        for (long kw = lo[last]; kw < hi[last];) { /* a row longer than CLPOOL__SUM_CHUNK: its chunks one by one */
+            const long chunk_end = min(hi[last], (kw / CLPOOL__SUM_CHUNK + 1) * CLPOOL__SUM_CHUNK);
+            AT s = 0;
+            for (; kw < chunk_end; ++kw) s += contribution((AT)LOAD(src, row + kw * dw), p);
+            if (row_taps > CLPOOL__SUM_CHUNK)
+                kahan_add(&acc, s);
+            else
+                group += s;
+        }
+        int d = last - 1;
         while (d >= 0 && ++j[d] >= hi[d]) j[d] = lo[d], --d;
         if (d < 0) break;
     }
+    if (group_at >= 0 && row_taps <= CLPOOL__SUM_CHUNK) kahan_add(&acc, group);
     STORE(out + out_offset, item, finish(kahan_value(acc), (AT)count, p));
     (void)indices, (void)with_indices, (void)col_major, (void)idx_offset;
 #else

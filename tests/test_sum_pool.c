@@ -26,6 +26,7 @@
 
 #include "../host/planners.h"
 #include "check_util.h"
+#include "windows.h"
 #include "reference.h"
 
 /* --------------------------------------------------------------- cases */
@@ -262,7 +263,8 @@ static void fill(ref_rng *r, const sp_case *c, void *data, int64_t n)
 }
 
 /* A random call of (dtype, kind) at spatial rank ns whose last dim has stride last_stride; NULL-free and
- * valid (redrawn until the reference accepts it). */
+ * valid (redrawn until the reference accepts it). 2-D windows, whose kernel sum_pool_2d compiles in,
+ * take their kernel, first stride and dilations from the suite-wide catalogue (windows.h). */
 static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, int64_t last_stride, sp_case *c)
 {
     for (;;) {
@@ -272,6 +274,8 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, in
         c->p = lp_values[kind];
         int64_t k[CLPOOL_MAX_SPATIAL];
         for (int32_t i = 0; i < ns; ++i) k[i] = ref_rng_range(r, 1, ns > 2 ? 3 : 5);
+        const cu_window cw = cu_catalogue_window(dtype, 2, (int)ref_rng_range(r, 0, CU_CATALOGUE_WINDOWS - 1));
+        if (ns == 2) memcpy(k, cw.kernel, sizeof k);
         ck_assert_int_eq(clpool_window_params_init(&c->w, ns, k), CLPOOL_SUCCESS);
         c->shape.rank = ns + 2;
         c->shape.dims[0] = ref_rng_range(r, 1, 2);
@@ -280,6 +284,10 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, in
             c->shape.dims[2 + i] = ref_rng_range(r, 1, ns == 1 ? 70 : ns == 2 ? 24 : 9);
             c->w.strides[i] = i == ns - 1 ? last_stride : ref_rng_range(r, 1, 3);
             c->w.dilations[i] = ref_rng_chance(r, 0.25) ? ref_rng_range(r, 2, 3) : 1;
+            if (ns == 2) {
+                c->w.strides[0] = cw.strides[0];
+                c->w.dilations[i] = cw.dilations[i];
+            }
         }
         const double mode = ref_rng_unit(r);
         c->w.auto_pad = mode < 0.6 ? CLPOOL_AUTO_PAD_NOTSET : (clpool_auto_pad)ref_rng_range(r, 1, 3);
@@ -380,6 +388,47 @@ START_TEST(test_kinds)
             ck_assert_ptr_nonnull(in);
             fill(&r, &c, in, n_in);
             tally_case(&t, &c, in, "kinds");
+            free(in);
+        }
+    }
+    cu_tally_check(&t);
+}
+END_TEST
+
+/* sum_pool_2d's windows beyond the catalogue's: several groups of rows (5x5, 13x13, rows of 16 taps, one
+ * group each), strides 3 and 4 along rows, taller and wider than the stride; random shapes, pads and data,
+ * so some windows start in the padding and some rows have fewer outputs than lanes. */
+START_TEST(test_windows_2d)
+{
+    static const struct {
+        int64_t kernel[2], strides[2];
+        int kind;
+    } windows[] = {
+        {{5, 5}, {3, 3}, 0}, {{13, 13}, {1, 1}, 0}, {{2, 16}, {1, 2}, 0}, {{4, 5}, {2, 4}, 0}, {{7, 3}, {3, 1}, 2},
+    };
+    ref_rng r;
+    ref_rng_seed(&r, 0x5a3d2000u);
+    cu_tally t = {0, 0, ""};
+    for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
+        for (int n = 0; n < 6; ++n) {
+            sp_case c;
+            clpool_shape out;
+            do { /* the catalogue's case with this window, its pads up to the window's reach */
+                random_case(&r, CLPOOL_FLOAT32, windows[i].kind, 2, windows[i].strides[1], &c);
+                for (int d = 0; d < 2; ++d) {
+                    c.w.kernel_shape[d] = windows[i].kernel[d];
+                    c.w.strides[d] = windows[i].strides[d];
+                    c.w.dilations[d] = 1;
+                    c.shape.dims[2 + d] = ref_rng_range(&r, 1, 40);
+                    if (c.w.auto_pad == CLPOOL_AUTO_PAD_NOTSET)
+                        c.w.pads[d] = ref_rng_range(&r, 0, windows[i].kernel[d]), c.w.pads[d + 2] = ref_rng_range(&r, 0, 2);
+                }
+            } while (ref_window_shape(&c.shape, &c.w, 0, &out, NULL, NULL, 0) != 0);
+            const int64_t n_in = ref_shape_elements(&c.shape);
+            float *in = calloc((size_t)n_in + 1, sizeof *in);
+            ck_assert_ptr_nonnull(in);
+            fill(&r, &c, in, n_in);
+            tally_case(&t, &c, in, "windows 2-D");
             free(in);
         }
     }
@@ -529,7 +578,8 @@ static void plan_of(const sp_case *c, clpool__plan *plan)
     clpool__sum_pool_plan_call(&caps, &desc, plan);
 }
 
-/* Typical calls take sum_nd; whole-plane windows the global pools; a general p the first tier's kernel. */
+/* 2-D windows take sum_2d, others sum_nd; whole-plane windows the global pools; a general p the first
+ * tier's kernel. */
 START_TEST(test_paths)
 {
     static const struct {
@@ -540,10 +590,11 @@ START_TEST(test_paths)
         int64_t dims[5], kernel[3], pads;
         clpool__path path;
     } cases[] = {
-        {0, 0, 0, 4, {2, 3, 9, 9}, {3, 3}, 1, CLPOOL__PATH_SUM_POOL_ND},
+        {0, 0, 0, 4, {2, 3, 9, 9}, {3, 3}, 1, CLPOOL__PATH_SUM_POOL_2D},
         {1, 2, 0, 5, {1, 2, 4, 5, 6}, {2, 2, 2}, 0, CLPOOL__PATH_SUM_POOL_ND},
         {0, 0, 0, 4, {2, 3, 5, 7}, {5, 7}, 0, CLPOOL__PATH_GLOBAL_SUM_DIRECT},
-        {0, 0, 1, 4, {2, 3, 5, 7}, {5, 7}, 1, CLPOOL__PATH_SUM_POOL_ND}, /* pads in the divisor */
+        {0, 0, 1, 4, {2, 3, 5, 7}, {5, 7}, 1, CLPOOL__PATH_SUM_POOL_2D}, /* pads in the divisor */
+        {0, 0, 0, 4, {2, 3, 9, 40}, {3, 17}, 1, CLPOOL__PATH_SUM_POOL_ND}, /* rows over CLPOOL__SUM_CHUNK taps */
         {1, 1.5, 0, 4, {2, 3, 9, 9}, {3, 3}, 0, CLPOOL__PATH_WINDOW_FIRST_TIER},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -673,6 +724,7 @@ int main(void)
     tcase_add_test(tc, test_kinds);
     tc = cu_tcase(s, "fixed", 1);
     tcase_add_test(tc, test_divisors);
+    tcase_add_test(tc, test_windows_2d);
     tcase_add_test(tc, test_accuracy_pinned);
     tcase_add_test(tc, test_empty_windows);
     tcase_add_test(tc, test_paths);

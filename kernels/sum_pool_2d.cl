@@ -1,0 +1,188 @@
+/*
+ * The sum pools' 2-D kernel (AveragePool, LpPool; reduce_sum.h's -DOP, -DLP_KIND): 2-D windows without
+ * dilation, -DKH -DKW (KW at most CLPOOL__SUM_CHUNK) -DSH -DSW compiled in (run-time windows took twice
+ * the time), -DVW lanes (SW at most 2 with 8 lanes, 4 with 16). A work-item owns VW neighbouring outputs of g.rows consecutive output rows of one
+ * plane. An input row's window sums are taken once, for every column from the block's first (SW dense
+ * vectors, then every SW-th lane), and output rows sharing input rows (SH < KH) take them from a ring;
+ * rows then add in reduce_sum.h's groups, Kahan across groups: the first tier's order, so the same bits.
+ */
+#if KW > CLPOOL__SUM_CHUNK
+#error "sum_pool_2d.cl: KW at most CLPOOL__SUM_CHUNK"
+#endif
+#define GROUP_ROWS (CLPOOL__SUM_CHUNK / KW)
+#define GROUPS ((KH + GROUP_ROWS - 1) / GROUP_ROWS)
+#define RING_SHARES (SH < KH) /* output rows share input rows */
+#define DENSE_SPAN (SW * VW + KW - 1) /* elements an input row's dense sums read from the block's first column */
+
+/* Every SW-th lane of SW dense vectors: the outputs' window sums. */
+static inline ATV pick(const ATV *d)
+{
+#if SW == 1
+    return d[0];
+#elif defined(__clang__) && SW == 2
+    return __builtin_shufflevector(d[0], d[1], LANES(EVEN_SRC, VW, 0, 0));
+#elif defined(__clang__) && VW == 16
+    const ATV lo = __builtin_shufflevector(d[0], d[1], LANES(STRIDED_LO, 16, SW, 0));
+    const ATV hi = __builtin_shufflevector(d[2], d[SW - 1], LANES(STRIDED_HI, 16, SW, 0));
+    return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, 16, SW, 0));
+#else
+    AT all[SW * VW], o[VW];
+    for (int m = 0; m < SW; ++m) VSTOREV(VW, d[m], all + m * VW);
+    for (int l = 0; l < VW; ++l) o[l] = all[l * SW];
+    return VLOADV(VW, o);
+#endif
+}
+
+#if OP == CLPOOL__OP_REDUCE_AVG && (defined(DT_FLOAT32) || defined(DT_FLOAT64))
+#define DIRECT_TAPS 1 /* a tap's contribution is the element: inner blocks load each tap */
+#else
+#define DIRECT_TAPS 0 /* elements convert or square once, into STAGED vectors */
+#endif
+#define STAGED ((DENSE_SPAN + VW - 1) / VW)
+
+/* Lanes k .. k + VW - 1 of a and b end to end (k < VW; a constant once the loops unroll). */
+#if defined(__clang__)
+#define SHIFT_SRC(j, n, k, p) ((j) + (k))
+#define SHIFT_CASE(k) \
+    case k:           \
+        return __builtin_shufflevector(a, b, LANES(SHIFT_SRC, VW, k, 0));
+static inline ATV shifted(ATV a, ATV b, int k)
+{
+    switch (k) {
+        SHIFT_CASE(1) SHIFT_CASE(2) SHIFT_CASE(3) SHIFT_CASE(4) SHIFT_CASE(5) SHIFT_CASE(6) SHIFT_CASE(7)
+#if VW == 16
+        SHIFT_CASE(8) SHIFT_CASE(9) SHIFT_CASE(10) SHIFT_CASE(11) SHIFT_CASE(12) SHIFT_CASE(13) SHIFT_CASE(14)
+        SHIFT_CASE(15)
+#endif
+    }
+    return a;
+}
+#else
+static inline ATV shifted(ATV a, ATV b, int k)
+{
+    AT t[2 * VW];
+    VSTOREV(VW, a, t);
+    VSTOREV(VW, b, t + VW);
+    return VLOADV(VW, t + k);
+}
+#endif
+
+/* The window sums along the input row at row_at (inside the input) of the block whose first tap is
+ * column col0: each window's taps inside the row summed plainly in tap order (reduce_sum.h), taps in the
+ * padding adding 0. `inner`: every dense lane's taps are inside the row; the live lanes use `span`
+ * columns from col0. */
+static inline ATV row_sums(__global const T *in, long row_at, long col0, long W, long in_limit, int inner, int span,
+                           const AT p)
+{
+    ATV d[SW];
+    const long from = row_at + col0;
+#if DIRECT_TAPS
+    if (inner) {
+#pragma unroll
+        for (int m = 0; m < SW; ++m) {
+            d[m] = 0;
+#pragma unroll
+            for (int kw = 0; kw < KW; ++kw) d[m] += TO_CTV(VW, VLOADV(VW, in + from + m * VW + kw));
+        }
+        return pick(d);
+    }
+#endif
+    /* the row's elements from col0, converted, contributed and masked once */
+    ATV v[STAGED + 1];
+    const int whole = from >= 0 && from + STAGED * VW <= in_limit; /* else clamped loads near the buffer's ends */
+    const INTV(VW) lane = LANE_IDS;
+#pragma unroll
+    for (int q = 0; q <= STAGED; ++q) {
+        v[q] = 0;
+        if (q == STAGED || q * VW >= span) continue;
+        TV(VW) raw;
+        if (whole) {
+            raw = VLOADV(VW, in + from + q * VW);
+        } else {
+            T e[VW];
+            for (int l = 0; l < VW; ++l) e[l] = in[clamp(from + q * VW + l, 0L, in_limit - 1)];
+            raw = VLOADV(VW, e);
+        }
+        v[q] = contribution_v(TO_CTV(VW, raw), p);
+        if (!inner) {
+            const INTV(VW) col = lane + (int)(col0 + q * VW);
+            v[q] = select((ATV)0, v[q], AT_MASK((col >= 0) & (col < (int)W)));
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < SW; ++m) {
+        d[m] = 0;
+        if (m * VW >= span) continue;
+#pragma unroll
+        for (int kw = 0; kw < KW; ++kw) {
+            const int at = m * VW + kw;
+            d[m] += shifted(v[at / VW], v[at / VW + 1], at % VW);
+        }
+    }
+    return pick(d);
+}
+
+/* A ring entry: row_sums of input row `row`, 0 outside the input. */
+static inline ATV ring_row(__global const T *in, long row, long H, long W, long col0, long in_limit, int inner,
+                           int span, const AT p)
+{
+    if (row < 0 || row >= H) return 0;
+    return row_sums(in, row * W, col0, W, in_limit, inner, span, p);
+}
+
+__kernel CLPOOL_WIDE_VECTORS void sum_pool_2d(__global const T *in, __global T *out, const clpool__window_nd_geom g,
+                                              const AT p)
+{
+    const long gid = (long)get_global_id(0);
+    if (gid >= g.items) return;
+    const long H = g.w.in_dims[0], W = g.w.in_dims[1], OH = g.w.out_dims[0], OW = g.w.out_dims[1];
+    const long col_items = (OW + VW - 1) / VW, bands = (OH + g.rows - 1) / g.rows;
+    const long cb = gid % col_items, band = gid / col_items % bands, plane = gid / col_items / bands;
+    const long ow0 = cb * VW, oh0 = band * g.rows, oh_end = min(oh0 + g.rows, OH);
+    const long col0 = ow0 * SW - g.w.pad_begin[1], pad_h = g.w.pad_begin[0];
+    const int lanes = (int)min((long)VW, OW - ow0);
+    const int inner = col0 >= 0 && col0 + DENSE_SPAN <= W, span = (lanes - 1) * SW + KW;
+    __global const T *plane_in = in + g.in_offset + plane * g.w.in_plane;
+    const long in_limit = g.in_limit - (g.in_offset + plane * g.w.in_plane);
+
+    /* each lane's taps the divisor counts along the row */
+    AT count_w[VW];
+    for (int l = 0; l < VW; ++l)
+        count_w[l] = (AT)window_taps_counted(col0 + l * SW, W, g.w.pad_end[1], 1, KW, g.w.count_pad);
+    const ATV counts_w = VLOADV(VW, count_w);
+
+    ATV ring[KH]; /* ring[k]: the sums along input row oh * SH - pad_h + k (0 outside the input) */
+#pragma unroll
+    for (int k = 0; k < KH; ++k) ring[k] = 0;
+    for (long oh = oh0; oh < oh_end; ++oh) {
+        const long row0 = oh * SH - pad_h;
+        if (RING_SHARES && oh > oh0) { /* the rows shared with the previous output row move down the ring */
+#pragma unroll
+            for (int k = 0; k + SH < KH; ++k) ring[k] = ring[k + SH];
+#pragma unroll
+            for (int k = KH - SH; k < KH; ++k) ring[k] = ring_row(plane_in, row0 + k, H, W, col0, in_limit, inner, span, p);
+        } else {
+#pragma unroll
+            for (int k = 0; k < KH; ++k) ring[k] = ring_row(plane_in, row0 + k, H, W, col0, in_limit, inner, span, p);
+        }
+        /* groups of rows, plain; Kahan across groups that hold a row inside the input */
+        ATV sum = 0, comp = 0, plain = 0;
+#pragma unroll
+        for (int gi = 0; gi < GROUPS; ++gi) {
+            ATV s = 0;
+#pragma unroll
+            for (int k = 0; k < GROUP_ROWS; ++k)
+                if (gi * GROUP_ROWS + k < KH) s += ring[gi * GROUP_ROWS + k];
+            if (GROUPS == 1) {
+                sum = s;
+            } else if (row0 + min((gi + 1) * GROUP_ROWS, KH) > 0 && row0 + gi * GROUP_ROWS < H) {
+                plain += s;
+                lane_add(&sum, &comp, s, 0);
+            }
+        }
+        ATV r = sum - comp;
+        if (GROUPS > 1) r = select(plain, r, AT_MASK(isfinite(plain)));
+        const long count_h = window_taps_counted(row0, H, g.w.pad_end[0], 1, KH, g.w.count_pad);
+        finish_store(out + g.out_offset + (plane * OH + oh) * OW + ow0, r, counts_w * (AT)count_h, p, lanes);
+    }
+}
