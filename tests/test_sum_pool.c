@@ -264,8 +264,10 @@ static void fill(ref_rng *r, const sp_case *c, void *data, int64_t n)
 
 /* A random call of (dtype, kind) at spatial rank ns whose last dim has stride last_stride; NULL-free and
  * valid (redrawn until the reference accepts it). 2-D windows, whose kernel sum_pool_2d compiles in,
- * take their kernel, first stride and dilations from the suite-wide catalogue (windows.h). */
-static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, int64_t last_stride, sp_case *c)
+ * take their kernel, first stride and dilations from the suite-wide catalogue (windows.h): window
+ * `window` (-1: a random one). */
+static void catalogue_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, int64_t last_stride, int window,
+                           sp_case *c)
 {
     for (;;) {
         memset(c, 0, sizeof *c);
@@ -274,7 +276,8 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, in
         c->p = lp_values[kind];
         int64_t k[CLPOOL_MAX_SPATIAL];
         for (int32_t i = 0; i < ns; ++i) k[i] = ref_rng_range(r, 1, ns > 2 ? 3 : 5);
-        const cu_window cw = cu_catalogue_window(dtype, 2, (int)ref_rng_range(r, 0, CU_CATALOGUE_WINDOWS - 1));
+        const int j = window >= 0 ? window : (int)ref_rng_range(r, 0, CU_CATALOGUE_WINDOWS - 1);
+        const cu_window cw = cu_catalogue_window(dtype, 2, j);
         if (ns == 2) memcpy(k, cw.kernel, sizeof k);
         ck_assert_int_eq(clpool_window_params_init(&c->w, ns, k), CLPOOL_SUCCESS);
         c->shape.rank = ns + 2;
@@ -306,6 +309,11 @@ static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, in
         clpool_shape out;
         if (ref_window_shape(&c->shape, &c->w, 0, &out, NULL, NULL, 0) == 0) return;
     }
+}
+
+static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, int64_t last_stride, sp_case *c)
+{
+    catalogue_case(r, dtype, kind, ns, last_stride, -1, c);
 }
 
 /* Each (dtype, kind) pair: its spatial ranks and last stride (the compiled-in part of a program), the rest
@@ -373,7 +381,7 @@ START_TEST(test_kinds)
         {CLPOOL_FLOAT32, 1, 2, 2}, {CLPOOL_FLOAT32, 1, 2, 3}, {CLPOOL_FLOAT32, 2, 2, 1}, {CLPOOL_FLOAT32, 2, 2, 2},
         {CLPOOL_FLOAT32, 2, 2, 3}, {CLPOOL_FLOAT32, 3, 2, 1}, {CLPOOL_FLOAT32, 3, 2, 2}, {CLPOOL_FLOAT32, 3, 2, 3},
         {CLPOOL_FLOAT32, 4, 2, 1}, {CLPOOL_FLOAT32, 0, 1, 1}, {CLPOOL_FLOAT32, 2, 3, 1}, {CLPOOL_FLOAT16, 0, 2, 1},
-        {CLPOOL_BFLOAT16, 2, 2, 1}, {CLPOOL_FLOAT64, 0, 2, 1},
+        {CLPOOL_BFLOAT16, 2, 2, 1}, {CLPOOL_BFLOAT16, 2, 1, 1}, {CLPOOL_FLOAT64, 0, 2, 1},
     };
     ref_rng r;
     ref_rng_seed(&r, 0x5a3d3000u);
@@ -382,7 +390,9 @@ START_TEST(test_kinds)
         if (!cu_dtype_runs(runs[i].dtype, "AveragePool/LpPool")) continue;
         for (int n = 0; n < 3; ++n) {
             sp_case c;
-            random_case(&r, runs[i].dtype, runs[i].kind, runs[i].ns, runs[i].last_stride, &c);
+            /* each catalogue window in turn: sum_pool_2d, or sum_pool_nd for a dilated one */
+            catalogue_case(&r, runs[i].dtype, runs[i].kind, runs[i].ns, runs[i].last_stride, (n + 1) % CU_CATALOGUE_WINDOWS,
+                           &c);
             const int64_t n_in = ref_shape_elements(&c.shape);
             void *in = calloc((size_t)n_in + 1, ref_dtype_size(c.dtype));
             ck_assert_ptr_nonnull(in);
