@@ -16,8 +16,8 @@ static const char *const flat_parts[] = {MAXPOOL2D_HEADERS, "maxpool2d_block.h",
                                          "maxpool2d_flat.cl", NULL};
 static const char *const sum_nd_parts[] = {"reduce_sum.h", "window.h", "window_lanes.h", "sum_lanes.h", "sum_pool_nd.cl",
                                            NULL};
-static const char *const sum_2d_parts[] = {"reduce_sum.h", "window.h", "window_lanes.h", "sum_lanes.h", "sum_pool_2d.cl",
-                                           NULL};
+static const char *const sum_rows_parts[] = {"reduce_sum.h", "window.h", "window_lanes.h", "sum_lanes.h",
+                                             "sum_pool_rows.cl", NULL};
 static const char *const parts_3d[] = {"reduce_max.h", "maxpool3d.cl", NULL};
 static const char *const global_max_parts[] = {"reduce_max.h", "global_pool.h", "global_max_pool.cl", NULL};
 static const char *const global_sum_parts[] = {"reduce_sum.h", "global_pool.h", "global_sum_pool.cl", NULL};
@@ -36,6 +36,7 @@ static const char *const flat_kernels[] = {
 static const char *const sum_nd_kernels[] = {"sum_pool_nd", "sum_pool_nd_nb2", "sum_pool_nd_nb3", "sum_pool_nd_nb4",
                                              NULL};
 static const char *const sum_2d_kernels[] = {"sum_pool_2d", NULL};
+static const char *const sum_3d_kernels[] = {"sum_pool_3d", NULL};
 static const char *const kernels_3d[] = {"maxpool3d", NULL};
 static const char *const direct_kernels[] = {"global_pool_direct", NULL};
 static const char *const grouped_kernels[] = {"global_pool_grouped", NULL};
@@ -58,7 +59,8 @@ const clpool__family clpool__families[CLPOOL__PATHS] = {
     ROW(MAXPOOL_3D, "3d", parts_3d, kernels_3d),
     ROW(MAXPOOL_3D_TWO_PASS, "3d_two_pass", NULL, NULL),
     ROW(SUM_POOL_ND, "sum_nd", sum_nd_parts, sum_nd_kernels),
-    ROW(SUM_POOL_2D, "sum_2d", sum_2d_parts, sum_2d_kernels),
+    ROW(SUM_POOL_2D, "sum_2d", sum_rows_parts, sum_2d_kernels),
+    ROW(SUM_POOL_3D, "sum_3d", sum_rows_parts, sum_3d_kernels),
     ROW(GLOBAL_MAX_DIRECT, "global_max_direct", global_max_parts, direct_kernels),
     ROW(GLOBAL_MAX_GROUPED, "global_max_grouped", global_max_parts, grouped_kernels),
     ROW(GLOBAL_MAX_TWO_PASS, "global_max_two_pass", global_max_parts, two_pass_kernels),

@@ -50,6 +50,7 @@ typedef enum clpool__path {
     CLPOOL__PATH_MAXPOOL_3D_TWO_PASS, /* 3-D windows as two 2-D-view launches through scratch (a plan, no program) */
     CLPOOL__PATH_SUM_POOL_ND,         /* AveragePool, LpPool: any rank and attributes */
     CLPOOL__PATH_SUM_POOL_2D,         /* AveragePool, LpPool: 2-D windows, row sums once per input row */
+    CLPOOL__PATH_SUM_POOL_3D,         /* the same for 3-D windows */
     CLPOOL__PATH_GLOBAL_MAX_DIRECT,   /* a work-item per plane: GlobalMaxPool's first tier */
     CLPOOL__PATH_GLOBAL_MAX_GROUPED,  /* 16 planes per work-item (CPUs) */
     CLPOOL__PATH_GLOBAL_MAX_TWO_PASS, /* maxima per lane, then per plane, through scratch */

@@ -62,9 +62,11 @@
 /* sum_pool_nd's output rows per work-item on CPU SIMD: a row's own work is a few vectors per tap, and
  * the columns' setup (lane offsets, divisors, tap ranges) is shared by the rows. */
 #define SUM_ROWS 8
-/* sum_pool_2d's output rows per work-item on CPU SIMD: the first row sums KH input rows, each further
- * one SH (the ring), so long bands approach one row's sums per input row. */
-#define SUM_2D_ROWS 32
+/* The sum pools' row kernels: output rows per work-item on CPU SIMD (the first sums KH input rows, each
+ * further one SH: long bands approach one row's sums per input row), and the window rows (depth x
+ * height) their ring holds in registers. */
+#define SUM_ROWS_BAND 32
+#define SUM_RING_ROWS 16
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
 
@@ -674,35 +676,45 @@ void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpoo
     l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }
 
-/* The sum pools' 2-D kernel: 2-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK taps,
- * windows at most MAX_2D_WINDOW tall (its ring of row sums), row strides its lanes pick, int lane math. */
-static int use_sum_2d(const clpool__device_caps *caps, const clpool__pool_desc *d)
+/* The sum pools' row kernels: 2-D and 3-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK
+ * taps, at most SUM_RING_ROWS rows (depth x height) in the ring, row strides the lanes pick, int lane math. */
+static int use_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    if (d->w.ns != 2 || d->w.in[0] > INT32_MAX / 2 || d->w.in[1] > INT32_MAX / 2) return 0;
-    if (d->w.dilations[0] != 1 || d->w.dilations[1] != 1) return 0;
-    return d->w.kernel_shape[0] <= MAX_2D_WINDOW && d->w.kernel_shape[1] <= CLPOOL__SUM_CHUNK &&
-           d->w.strides[1] <= vector_stride_max(vector_width(caps, d));
+    const int32_t ns = d->w.ns;
+    if ((ns != 2 && ns != 3) || d->w.in[ns - 2] > INT32_MAX / 2 || d->w.in[ns - 1] > INT32_MAX / 2) return 0;
+    for (int32_t i = 0; i < ns; ++i)
+        if (d->w.dilations[i] != 1) return 0;
+    const int64_t rows = d->w.kernel_shape[ns - 2] * (ns == 3 ? d->w.kernel_shape[0] : 1);
+    return rows <= SUM_RING_ROWS && d->w.kernel_shape[ns - 1] <= CLPOOL__SUM_CHUNK &&
+           d->w.strides[ns - 1] <= vector_stride_max(vector_width(caps, d));
 }
 
-/* A work-item per VW outputs of a band of output rows: SUM_2D_ROWS on CPU SIMD, halved while the device
- * would idle; 1 elsewhere. */
-static void plan_sum_2d(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
+/* A work-item per VW outputs of a band of output rows (of one depth): SUM_ROWS_BAND on CPU SIMD, halved
+ * while the device would idle; 1 elsewhere. */
+static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
     const int vw = vector_width(caps, d);
-    clpool__launch_start(l, CLPOOL__PATH_SUM_POOL_2D, "sum_pool_2d");
+    const int32_t ns = d->w.ns;
+    const clpool__path path = ns == 3 ? CLPOOL__PATH_SUM_POOL_3D : CLPOOL__PATH_SUM_POOL_2D;
+    clpool__launch_start(l, path, clpool__families[path].kernels[0]);
     reduce_options(d, &l->options);
-    clpool__options_define(&l->options, "KH", d->w.kernel_shape[0]);
-    clpool__options_define(&l->options, "KW", d->w.kernel_shape[1]);
-    clpool__options_define(&l->options, "SH", d->w.strides[0]);
-    clpool__options_define(&l->options, "SW", d->w.strides[1]);
+    if (ns == 3) {
+        clpool__options_define(&l->options, "KD", d->w.kernel_shape[0]);
+        clpool__options_define(&l->options, "SD", d->w.strides[0]);
+    }
+    clpool__options_define(&l->options, "KH", d->w.kernel_shape[ns - 2]);
+    clpool__options_define(&l->options, "KW", d->w.kernel_shape[ns - 1]);
+    clpool__options_define(&l->options, "SH", d->w.strides[ns - 2]);
+    clpool__options_define(&l->options, "SW", d->w.strides[ns - 1]);
     clpool__options_define(&l->options, "VW", vw);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
-    const int64_t col_items = ceil_div(d->w.out[1], vw), oh = d->w.out[0];
-    int64_t rows = caps->cpu_simd ? (oh < SUM_2D_ROWS ? oh : SUM_2D_ROWS) : 1;
-    while (rows > 1 && d->w.planes * col_items * ceil_div(oh, rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
+    const int64_t col_items = ceil_div(d->w.out[ns - 1], vw), oh = d->w.out[ns - 2];
+    const int64_t slices = ns == 3 ? d->w.planes * d->w.out[0] : d->w.planes;
+    int64_t rows = caps->cpu_simd ? (oh < SUM_ROWS_BAND ? oh : SUM_ROWS_BAND) : 1;
+    while (rows > 1 && slices * col_items * ceil_div(oh, rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
         rows = (rows + 1) / 2;
-    geometry_block(d, d->w.planes * col_items * ceil_div(oh, rows), l);
+    geometry_block(d, slices * col_items * ceil_div(oh, rows), l);
     l->block.geom.rows = rows;
     clpool__launch_p(l, d->dtype, d->p);
 }
@@ -723,9 +735,9 @@ void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__p
     }
     memset(plan, 0, sizeof *plan);
     plan->launches = 1;
-    if (use_sum_2d(caps, d)) {
-        plan->path = CLPOOL__PATH_SUM_POOL_2D;
-        plan_sum_2d(caps, d, &plan->launch[0]);
+    if (use_sum_rows(caps, d)) {
+        plan_sum_rows(caps, d, &plan->launch[0]);
+        plan->path = plan->launch[0].path;
         return;
     }
     plan->path = CLPOOL__PATH_SUM_POOL_ND;

@@ -3,8 +3,8 @@
 # launch, kernel function then build options) as entries:
 #   dtype KERNEL DT_X       each kernel function on each dtype
 #   path KERNEL KEY=V ...   the options that choose its code, sizes left out
-#                           (KH KW KD NB_MAX PLANE_ELEMS FLAT_ELEMS; sum_pool_2d's SH,
-#                           which only sizes its ring's refills): the whole
+#                           (KH KW KD NB_MAX PLANE_ELEMS FLAT_ELEMS; the sum row kernels'
+#                           SH and SD, which only size their ring's refills): the whole
 #                           set for the 2-D, global-pool and 3-D kernels; for the
 #                           general kernels (maxpool_nd, sum_pool_nd) the rank (NS) apart; for
 #                           Max's kernels (max_of_N) each option apart and their
@@ -21,7 +21,7 @@ entries() {
       print "dtype " (k ~ /^max_of_/ ? "max_of" : k) " " substr($2, 3)
       for (i = 3; i <= NF; ++i) {
         split(substr($i, 3), kv, "=")
-        if (kv[1] ~ /^(KH|KW|KD|NB_MAX|PLANE_ELEMS|FLAT_ELEMS)$/ || (k == "sum_pool_2d" && kv[1] == "SH")) continue
+        if (kv[1] ~ /^(KH|KW|KD|NB_MAX|PLANE_ELEMS|FLAT_ELEMS)$/ || (k ~ /^sum_pool_[23]d$/ && kv[1] ~ /^S[HD]$/)) continue
         if ((k == "maxpool_nd" || k == "sum_pool_nd") && kv[1] == "NS") { print "path " k " NS=" kv[2]; continue }
         if (k !~ /^max_of_/) path = path " " kv[1] "=" kv[2]
         else print "path max_of " kv[1] "=" kv[2]

@@ -59,6 +59,7 @@ static const struct {
     {"maxpool_nd", {"NS", "SW", "WITH_INDICES", "STORAGE_ORDER"}},
     {"sum_pool_nd", {"OP", "LP_KIND", "NS", "SW"}},
     {"sum_pool_2d", {"OP", "LP_KIND", "SH", "SW"}},
+    {"sum_pool_3d", {"OP", "LP_KIND", "SD", "SH", "SW"}},
     {"window_first_tier", {"OP"}},
     {"global_pool_direct", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_partial", {"OP", "LP_KIND", "CHUNKED"}},
@@ -601,8 +602,8 @@ static void gp_run(size_t o, size_t s, clpool_dtype dt, const void *input, const
 /* ------------------------------------------------------ AveragePool, LpPool */
 
 /* AveragePool and LpPool on the GPU-type device: each p kind and the last dim's stride classes through
- * sum_pool_2d (2-D windows, one with two groups of rows) and sum_pool_nd, a general p through the first
- * tier's kernel; pads in and out of the divisor, NaN and inf. */
+ * sum_pool_2d (2-D windows, one with two groups of rows), sum_pool_3d and sum_pool_nd, a general p
+ * through the first tier's kernel; pads in and out of the divisor, NaN and inf. */
 static const struct sp_case {
     const char *name;
     double p; /* 0: AveragePool, else LpPool's p */
@@ -615,7 +616,7 @@ static const struct sp_case {
     {"AveragePool 5x5/s3x2 count_include_pad", 0, 1, 4, {1, 2, 17, 23}, {5, 5}, {3, 2}, {2, 2, 2, 2},
      "sum_pool_2d OP=2 LP_KIND=0 SH=3 SW=2"},
     {"AveragePool 2x2x2/s2 count_include_pad", 0, 1, 5, {1, 2, 5, 6, 19}, {2, 2, 2}, {2, 2, 2}, {1, 0, 1, 0, 1, 1},
-     "sum_pool_nd OP=2 LP_KIND=0 NS=3 SW=2"},
+     "sum_pool_3d OP=2 LP_KIND=0 SD=2 SH=2 SW=2"},
     {"LpPool p=1 5/s3", 1, 0, 3, {2, 2, 40}, {5}, {3}, {2, 2}, "sum_pool_nd OP=3 LP_KIND=1 NS=1 SW=0"},
     {"LpPool p=2 3x3/s2", 2, 0, 4, {1, 2, 11, 17}, {3, 3}, {2, 2}, {0}, "sum_pool_2d OP=3 LP_KIND=2 SH=2 SW=2"},
     {"LpPool p=3 2x3/s1", 3, 0, 4, {1, 2, 7, 13}, {2, 3}, {1, 1}, {0, 1, 0, 1}, "sum_pool_2d OP=3 LP_KIND=3 SH=1 SW=1"},

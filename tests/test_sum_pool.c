@@ -263,11 +263,11 @@ static void fill(ref_rng *r, const sp_case *c, void *data, int64_t n)
 }
 
 /* A random call of (dtype, kind) at spatial rank ns whose last dim has stride last_stride; NULL-free and
- * valid (redrawn until the reference accepts it). 2-D windows, whose kernel sum_pool_2d compiles in,
- * take their kernel, first stride and dilations from the suite-wide catalogue (windows.h): window
- * `window` (-1: a random one). */
+ * valid (redrawn until the reference accepts it). 2-D and 3-D windows, whose kernels sum_pool_2d and
+ * sum_pool_3d compile in, take their kernel, strides but the last and dilations from the suite-wide
+ * catalogue (windows.h): window `window` (-1: a random one), its dilations 1 where `undilated`. */
 static void catalogue_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, int64_t last_stride, int window,
-                           sp_case *c)
+                           int undilated, sp_case *c)
 {
     for (;;) {
         memset(c, 0, sizeof *c);
@@ -277,8 +277,9 @@ static void catalogue_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns,
         int64_t k[CLPOOL_MAX_SPATIAL];
         for (int32_t i = 0; i < ns; ++i) k[i] = ref_rng_range(r, 1, ns > 2 ? 3 : 5);
         const int j = window >= 0 ? window : (int)ref_rng_range(r, 0, CU_CATALOGUE_WINDOWS - 1);
-        const cu_window cw = cu_catalogue_window(dtype, 2, j);
-        if (ns == 2) memcpy(k, cw.kernel, sizeof k);
+        const int from_catalogue = ns == 2 || ns == 3;
+        const cu_window cw = cu_catalogue_window(dtype, from_catalogue ? ns : 2, j);
+        if (from_catalogue) memcpy(k, cw.kernel, sizeof k);
         ck_assert_int_eq(clpool_window_params_init(&c->w, ns, k), CLPOOL_SUCCESS);
         c->shape.rank = ns + 2;
         c->shape.dims[0] = ref_rng_range(r, 1, 2);
@@ -287,9 +288,9 @@ static void catalogue_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns,
             c->shape.dims[2 + i] = ref_rng_range(r, 1, ns == 1 ? 70 : ns == 2 ? 24 : 9);
             c->w.strides[i] = i == ns - 1 ? last_stride : ref_rng_range(r, 1, 3);
             c->w.dilations[i] = ref_rng_chance(r, 0.25) ? ref_rng_range(r, 2, 3) : 1;
-            if (ns == 2) {
-                c->w.strides[0] = cw.strides[0];
-                c->w.dilations[i] = cw.dilations[i];
+            if (from_catalogue) {
+                if (i < ns - 1) c->w.strides[i] = cw.strides[i];
+                c->w.dilations[i] = undilated ? 1 : cw.dilations[i];
             }
         }
         const double mode = ref_rng_unit(r);
@@ -313,7 +314,7 @@ static void catalogue_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns,
 
 static void random_case(ref_rng *r, clpool_dtype dtype, int kind, int32_t ns, int64_t last_stride, sp_case *c)
 {
-    catalogue_case(r, dtype, kind, ns, last_stride, -1, c);
+    catalogue_case(r, dtype, kind, ns, last_stride, -1, 0, c);
 }
 
 /* Each (dtype, kind) pair: its spatial ranks and last stride (the compiled-in part of a program), the rest
@@ -380,8 +381,9 @@ START_TEST(test_kinds)
         {CLPOOL_FLOAT32, 0, 2, 1}, {CLPOOL_FLOAT32, 0, 2, 2}, {CLPOOL_FLOAT32, 0, 2, 3}, {CLPOOL_FLOAT32, 1, 2, 1},
         {CLPOOL_FLOAT32, 1, 2, 2}, {CLPOOL_FLOAT32, 1, 2, 3}, {CLPOOL_FLOAT32, 2, 2, 1}, {CLPOOL_FLOAT32, 2, 2, 2},
         {CLPOOL_FLOAT32, 2, 2, 3}, {CLPOOL_FLOAT32, 3, 2, 1}, {CLPOOL_FLOAT32, 3, 2, 2}, {CLPOOL_FLOAT32, 3, 2, 3},
-        {CLPOOL_FLOAT32, 4, 2, 1}, {CLPOOL_FLOAT32, 0, 1, 1}, {CLPOOL_FLOAT32, 2, 3, 1}, {CLPOOL_FLOAT16, 0, 2, 1},
-        {CLPOOL_BFLOAT16, 2, 2, 1}, {CLPOOL_BFLOAT16, 2, 1, 1}, {CLPOOL_FLOAT64, 0, 2, 1},
+        {CLPOOL_FLOAT32, 4, 2, 1}, {CLPOOL_FLOAT32, 0, 1, 1}, {CLPOOL_FLOAT32, 2, 3, 1}, {CLPOOL_FLOAT32, 0, 3, 1},
+        {CLPOOL_FLOAT16, 1, 3, 1}, {CLPOOL_BFLOAT16, 3, 3, 1}, {CLPOOL_FLOAT16, 0, 2, 1}, {CLPOOL_BFLOAT16, 2, 2, 1},
+        {CLPOOL_BFLOAT16, 2, 1, 1}, {CLPOOL_FLOAT64, 0, 2, 1},
     };
     ref_rng r;
     ref_rng_seed(&r, 0x5a3d3000u);
@@ -392,7 +394,7 @@ START_TEST(test_kinds)
             sp_case c;
             /* each catalogue window in turn: sum_pool_2d, or sum_pool_nd for a dilated one */
             catalogue_case(&r, runs[i].dtype, runs[i].kind, runs[i].ns, runs[i].last_stride, (n + 1) % CU_CATALOGUE_WINDOWS,
-                           &c);
+                           runs[i].ns == 3 && n == 0, &c); /* 3-D: sum_pool_3d on one window, however dilated */
             const int64_t n_in = ref_shape_elements(&c.shape);
             void *in = calloc((size_t)n_in + 1, ref_dtype_size(c.dtype));
             ck_assert_ptr_nonnull(in);
@@ -588,7 +590,7 @@ static void plan_of(const sp_case *c, clpool__plan *plan)
     clpool__sum_pool_plan_call(&caps, &desc, plan);
 }
 
-/* 2-D windows take sum_2d, others sum_nd; whole-plane windows the global pools; a general p the first
+/* 2-D windows take sum_2d, 3-D ones sum_3d, others sum_nd; whole-plane windows the global pools; a general p the first
  * tier's kernel. */
 START_TEST(test_paths)
 {
@@ -601,7 +603,7 @@ START_TEST(test_paths)
         clpool__path path;
     } cases[] = {
         {0, 0, 0, 4, {2, 3, 9, 9}, {3, 3}, 1, CLPOOL__PATH_SUM_POOL_2D},
-        {1, 2, 0, 5, {1, 2, 4, 5, 6}, {2, 2, 2}, 0, CLPOOL__PATH_SUM_POOL_ND},
+        {1, 2, 0, 5, {1, 2, 4, 5, 6}, {2, 2, 2}, 0, CLPOOL__PATH_SUM_POOL_3D},
         {0, 0, 0, 4, {2, 3, 5, 7}, {5, 7}, 0, CLPOOL__PATH_GLOBAL_SUM_DIRECT},
         {0, 0, 1, 4, {2, 3, 5, 7}, {5, 7}, 1, CLPOOL__PATH_SUM_POOL_2D}, /* pads in the divisor */
         {0, 0, 0, 4, {2, 3, 9, 40}, {3, 17}, 1, CLPOOL__PATH_SUM_POOL_ND}, /* rows over CLPOOL__SUM_CHUNK taps */

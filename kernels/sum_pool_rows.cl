@@ -1,16 +1,29 @@
 /*
- * The sum pools' 2-D kernel (AveragePool, LpPool; reduce_sum.h's -DOP, -DLP_KIND): 2-D windows without
- * dilation, -DKH -DKW (KW at most CLPOOL__SUM_CHUNK) -DSH -DSW compiled in (run-time windows took twice
- * the time), -DVW lanes (SW at most 2 with 8 lanes, 4 with 16). A work-item owns VW neighbouring outputs of g.rows consecutive output rows of one
- * plane. An input row's window sums are taken once, for every column from the block's first (SW dense
- * vectors, then every SW-th lane), and output rows sharing input rows (SH < KH) take them from a ring;
- * rows then add in reduce_sum.h's groups, Kahan across groups: the first tier's order, so the same bits.
+ * The sum pools' row kernels (AveragePool, LpPool; reduce_sum.h's -DOP, -DLP_KIND): sum_pool_2d for 2-D
+ * windows, sum_pool_3d (-DKD -DSD given) for 3-D ones, without dilation; -DKH -DKW (KW at most
+ * CLPOOL__SUM_CHUNK) -DSH -DSW compiled in (run-time windows took twice the time), -DVW lanes (SW at
+ * most 2 with 8 lanes, 4 with 16). A work-item owns VW neighbouring outputs of g.rows consecutive output
+ * rows of one output plane (and depth). An input row's window sums are taken once, for every column
+ * from the block's first (SW dense vectors, then every SW-th lane), and output rows sharing input rows
+ * (SH < KH) take them from a ring; the window's rows, row-major over depth and height, then add in
+ * reduce_sum.h's groups, Kahan across groups: the first tier's order, so the same bits.
  */
+#ifdef KD /* 3-D windows */
+#define SUM_3D 1
+#define DIM_H 1 /* the geometry's index of the height dim */
+#else
+#define SUM_3D 0
+#define DIM_H 0
+#define KD 1
+#define SD 1
+#endif
+#define DIM_W (DIM_H + 1)
+#define WINDOW_ROWS (KD * KH)
 #if KW > CLPOOL__SUM_CHUNK
 #error "sum_pool_2d.cl: KW at most CLPOOL__SUM_CHUNK"
 #endif
 #define GROUP_ROWS (CLPOOL__SUM_CHUNK / KW)
-#define GROUPS ((KH + GROUP_ROWS - 1) / GROUP_ROWS)
+#define GROUPS ((WINDOW_ROWS + GROUP_ROWS - 1) / GROUP_ROWS)
 #define RING_SHARES (SH < KH) /* output rows share input rows */
 #define DENSE_SPAN (SW * VW + KW - 1) /* elements an input row's dense sums read from the block's first column */
 
@@ -131,59 +144,95 @@ __attribute__((always_inline)) static inline ATV ring_row(__global const T *in, 
     return row_sums(in, row * W, col0, W, in_limit, inner, span, p);
 }
 
-__kernel CLPOOL_WIDE_VECTORS void sum_pool_2d(__global const T *in, __global T *out, const clpool__window_nd_geom g,
-                                              const AT p)
+/* A work-item (the file's comment); planes of depth-slices for 3-D windows. */
+__attribute__((always_inline)) static inline void sum_rows(__global const T *in, __global T *out,
+                                                          const clpool__window_nd_geom g, const AT p)
 {
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
-    const long H = g.w.in_dims[0], W = g.w.in_dims[1], OH = g.w.out_dims[0], OW = g.w.out_dims[1];
+    const long H = g.w.in_dims[DIM_H], W = g.w.in_dims[DIM_W], OH = g.w.out_dims[DIM_H], OW = g.w.out_dims[DIM_W];
+#if SUM_3D
+    const long D = g.w.in_dims[0], OD = g.w.out_dims[0], pad_d = g.w.pad_begin[0], pad_d_end = g.w.pad_end[0];
+#else
+    const long D = 1, OD = 1, pad_d = 0, pad_d_end = 0;
+#endif
     const long col_items = (OW + VW - 1) / VW, bands = (OH + g.rows - 1) / g.rows;
-    const long cb = gid % col_items, band = gid / col_items % bands, plane = gid / col_items / bands;
+    const long cb = gid % col_items, band = gid / col_items % bands, slice = gid / col_items / bands;
+    const long plane = slice / OD, od = slice - plane * OD;
     const long ow0 = cb * VW, oh0 = band * g.rows, oh_end = min(oh0 + g.rows, OH);
-    const long col0 = ow0 * SW - g.w.pad_begin[1], pad_h = g.w.pad_begin[0];
+    const long col0 = ow0 * SW - g.w.pad_begin[DIM_W], pad_h = g.w.pad_begin[DIM_H];
     const int lanes = (int)min((long)VW, OW - ow0);
     const int inner = col0 >= 0 && col0 + DENSE_SPAN <= W, span = (lanes - 1) * SW + KW;
     __global const T *plane_in = in + g.in_offset + plane * g.w.in_plane;
     const long in_limit = g.in_limit - (g.in_offset + plane * g.w.in_plane);
+    const long depth0 = od * SD - pad_d; /* the window's first depth */
 
-    /* each lane's taps the divisor counts along the row */
+    /* each lane's taps the divisor counts along the row, times the depth's */
     AT count_w[VW];
     for (int l = 0; l < VW; ++l)
-        count_w[l] = (AT)window_taps_counted(col0 + l * SW, W, g.w.pad_end[1], 1, KW, g.w.count_pad);
-    const ATV counts_w = VLOADV(VW, count_w);
+        count_w[l] = (AT)window_taps_counted(col0 + l * SW, W, g.w.pad_end[DIM_W], 1, KW, g.w.count_pad);
+    const ATV counts_w = VLOADV(VW, count_w) * (AT)window_taps_counted(depth0, D, pad_d_end, 1, KD, g.w.count_pad);
 
-    ATV ring[KH]; /* ring[k]: the sums along input row oh * SH - pad_h + k (0 outside the input) */
+    /* ring[kd][k]: the sums along input row oh * SH - pad_h + k of depth depth0 + kd (0 outside the input) */
+    ATV ring[KD][KH];
 #pragma unroll
-    for (int k = 0; k < KH; ++k) ring[k] = 0;
+    for (int kd = 0; kd < KD; ++kd)
+#pragma unroll
+        for (int k = 0; k < KH; ++k) ring[kd][k] = 0;
     for (long oh = oh0; oh < oh_end; ++oh) {
         const long row0 = oh * SH - pad_h;
-        if (RING_SHARES && oh > oh0) { /* the rows shared with the previous output row move down the ring */
 #pragma unroll
-            for (int k = 0; k + SH < KH; ++k) ring[k] = ring[k + SH];
+        for (int kd = 0; kd < KD; ++kd) {
+            const long depth = depth0 + kd;
+#if SUM_3D /* a depth outside the input: its rows are 0 */
+            const long rows_h = depth >= 0 && depth < D ? H : 0, slice_at = rows_h ? depth * H * W : 0;
+#else /* (written out: rusticl, Mesa 22.3, compiled the 2-D case of the line above to zeros) */
+            const long rows_h = H, slice_at = 0;
+            (void)depth;
+#endif
+            __global const T *slice_in = plane_in + slice_at;
+            if (RING_SHARES && oh > oh0) { /* the rows shared with the previous output row move down the ring */
 #pragma unroll
-            for (int k = KH - SH; k < KH; ++k) ring[k] = ring_row(plane_in, row0 + k, H, W, col0, in_limit, inner, span, p);
-        } else {
+                for (int k = 0; k + SH < KH; ++k) ring[kd][k] = ring[kd][k + SH];
 #pragma unroll
-            for (int k = 0; k < KH; ++k) ring[k] = ring_row(plane_in, row0 + k, H, W, col0, in_limit, inner, span, p);
+                for (int k = KH - SH; k < KH; ++k)
+                    ring[kd][k] = ring_row(slice_in, row0 + k, rows_h, W, col0, in_limit - slice_at, inner, span, p);
+            } else {
+#pragma unroll
+                for (int k = 0; k < KH; ++k)
+                    ring[kd][k] = ring_row(slice_in, row0 + k, rows_h, W, col0, in_limit - slice_at, inner, span, p);
+            }
         }
         /* groups of rows, plain; Kahan across groups that hold a row inside the input */
         ATV sum = 0, comp = 0, plain = 0;
 #pragma unroll
         for (int gi = 0; gi < GROUPS; ++gi) {
             ATV s = 0;
+            int inside = 0;
 #pragma unroll
-            for (int k = 0; k < GROUP_ROWS; ++k)
-                if (gi * GROUP_ROWS + k < KH) s += ring[gi * GROUP_ROWS + k];
+            for (int k = 0; k < GROUP_ROWS; ++k) {
+                const int r = gi * GROUP_ROWS + k, kd = r / KH, kh = r - kd * KH;
+                if (r >= WINDOW_ROWS) break;
+                s += ring[kd][kh];
+                inside |= depth0 + kd >= 0 && depth0 + kd < D && row0 + kh >= 0 && row0 + kh < H;
+            }
             if (GROUPS == 1) {
                 sum = s;
-            } else if (row0 + min((gi + 1) * GROUP_ROWS, KH) > 0 && row0 + gi * GROUP_ROWS < H) {
+            } else if (inside) {
                 plain += s;
                 lane_add(&sum, &comp, s, 0);
             }
         }
         ATV r = sum - comp;
         if (GROUPS > 1) r = select(plain, r, AT_MASK(isfinite(plain)));
-        const long count_h = window_taps_counted(row0, H, g.w.pad_end[0], 1, KH, g.w.count_pad);
-        finish_store(out + g.out_offset + (plane * OH + oh) * OW + ow0, r, counts_w * (AT)count_h, p, lanes);
+        const long count_h = window_taps_counted(row0, H, g.w.pad_end[DIM_H], 1, KH, g.w.count_pad);
+        finish_store(out + g.out_offset + (slice * OH + oh) * OW + ow0, r, counts_w * (AT)count_h, p, lanes);
     }
 }
+
+#define SUM_ARGS __global const T *in, __global T *out, const clpool__window_nd_geom g, const AT p
+#if SUM_3D
+__kernel CLPOOL_WIDE_VECTORS void sum_pool_3d(SUM_ARGS) { sum_rows(in, out, g, p); }
+#else
+__kernel CLPOOL_WIDE_VECTORS void sum_pool_2d(SUM_ARGS) { sum_rows(in, out, g, p); }
+#endif
