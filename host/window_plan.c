@@ -707,6 +707,7 @@ static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_de
     clpool__options_define(&l->options, "SH", d->w.strides[ns - 2]);
     clpool__options_define(&l->options, "SW", d->w.strides[ns - 1]);
     clpool__options_define(&l->options, "VW", vw);
+    clpool__options_define(&l->options, "OVERLAP_BLOCKS", caps->cpu_simd);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     const int64_t col_items = ceil_div(d->w.out[ns - 1], vw), oh = d->w.out[ns - 2];

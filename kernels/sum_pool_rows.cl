@@ -18,6 +18,9 @@
 #define SD 1
 #endif
 #define DIM_W (DIM_H + 1)
+#ifndef OVERLAP_BLOCKS
+#define OVERLAP_BLOCKS 0
+#endif
 #define WINDOW_ROWS (KD * KH)
 #if KW > CLPOOL__SUM_CHUNK
 #error "sum_pool_2d.cl: KW at most CLPOOL__SUM_CHUNK"
@@ -117,7 +120,13 @@ __attribute__((always_inline)) static inline ATV row_sums(__global const T *in, 
             for (int l = 0; l < VW; ++l) e[l] = in[clamp(from + q * VW + l, 0L, in_limit - 1)];
             raw = VLOADV(VW, e);
         }
+#if defined(DT_FLOAT16) /* whole vectors through vload_halfN: 10-15 % faster here than TO_CTV's bit arithmetic */
+        v[q] = contribution_v(whole ? CLPOOL_XPASTE(vload_half, VW)(0, (__global const half *)(in + from + q * VW))
+                                    : TO_CTV(VW, raw),
+                              p);
+#else
         v[q] = contribution_v(TO_CTV(VW, raw), p);
+#endif
         if (!inner) {
             const INTV(VW) col = lane + (int)(col0 + q * VW);
             v[q] = select((ATV)0, v[q], AT_MASK((col >= 0) & (col < (int)W)));
@@ -159,7 +168,10 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
     const long col_items = (OW + VW - 1) / VW, bands = (OH + g.rows - 1) / g.rows;
     const long cb = gid % col_items, band = gid / col_items % bands, slice = gid / col_items / bands;
     const long plane = slice / OD, od = slice - plane * OD;
-    const long ow0 = cb * VW, oh0 = band * g.rows, oh_end = min(oh0 + g.rows, OH);
+    /* -DOVERLAP_BLOCKS (CPUs): a row's last block ends at its end, overlapping its neighbour (same values,
+     * written twice), so every store is a whole vector */
+    const long ow0 = OVERLAP_BLOCKS && OW >= VW ? min(cb * VW, OW - VW) : cb * VW;
+    const long oh0 = band * g.rows, oh_end = min(oh0 + g.rows, OH);
     const long col0 = ow0 * SW - g.w.pad_begin[DIM_W], pad_h = g.w.pad_begin[DIM_H];
     const int lanes = (int)min((long)VW, OW - ow0);
     const int inner = col0 >= 0 && col0 + DENSE_SPAN <= W, span = (lanes - 1) * SW + KW;
