@@ -297,17 +297,18 @@ START_TEST(global_pools_tier_up)
 END_TEST
 
 /* AveragePool and LpPool: the first call runs window_first_tier, the second sum_pool_2d (runs 2 and 6: a
- * 3-D window, sum_pool_3d; odd runs: a dilated window, sum_pool_nd); both within the reference's bound,
- * and identical bit for bit (the same sums in the same order). Every p kind in float32, AveragePool in
- * the other dtypes (LpPool p = 2 in bfloat16). */
+ * 3-D window, sum_pool_3d; other odd runs: a dilated window, sum_pool_nd; the last: 5x5, two groups of
+ * rows, one skipped in the last output row); both within the reference's bound, and identical bit for bit
+ * (the same sums in the same order). Every p kind in float32, AveragePool in the other dtypes (LpPool
+ * p = 2 in bfloat16). */
 START_TEST(sum_pools_tier_up)
 {
     static const struct {
         clpool_dtype dtype;
         int kind; /* 0: AveragePool, else LpPool's p */
     } runs[] = {{CLPOOL_FLOAT32, 0}, {CLPOOL_FLOAT32, 1}, {CLPOOL_FLOAT32, 2}, {CLPOOL_FLOAT32, 3},
-                {CLPOOL_FLOAT64, 0}, {CLPOOL_FLOAT16, 0}, {CLPOOL_BFLOAT16, 2}};
-    static const int64_t k[2][3] = {{3, 2}, {2, 3, 2}};
+                {CLPOOL_FLOAT64, 0}, {CLPOOL_FLOAT16, 0}, {CLPOOL_BFLOAT16, 2}, {CLPOOL_FLOAT32, 0}};
+    static const int64_t k[2][3] = {{3, 2}, {2, 3, 2}}, k_groups[2] = {5, 5};
     ref_rng rng;
     ref_rng_seed(&rng, 0x5a3d7);
     for (int i = 0; i < (int)(sizeof runs / sizeof runs[0]); ++i) {
@@ -321,17 +322,21 @@ START_TEST(sum_pools_tier_up)
         const int32_t ns = i % 4 == 2 ? 3 : 2;
         const clpool_shape in = ns == 3 ? (clpool_shape){5, {2, 3, 4, 11, 37}} : (clpool_shape){4, {2, 3, 11, 37}};
         const int64_t n = ref_shape_elements(&in);
+        /* the last run: 5x5/s3, two groups of rows, the second wholly in the end padding for the last row */
+        const int groups = i == (int)(sizeof runs / sizeof runs[0]) - 1;
+        const int64_t *kernel = groups ? k_groups : k[ns - 2];
         clpool_window_params w;
-        ck_assert_int_eq(clpool_window_params_init(&w, ns, k[ns - 2]), CLPOOL_SUCCESS);
-        w.strides[ns - 2] = 2;
+        ck_assert_int_eq(clpool_window_params_init(&w, ns, kernel), CLPOOL_SUCCESS);
+        w.strides[ns - 2] = groups ? 3 : 2;
         w.pads[ns - 2] = w.pads[2 * ns - 1] = 1;
+        if (groups) w.strides[1] = 3, w.pads[2] = w.pads[3] = 3;
         w.ceil_mode = 1;
-        w.dilations[ns - 1] = i % 2 ? 2 : 1;
-        const char *second = i % 2 ? "sum_pool_nd" : ns == 3 ? "sum_pool_3d" : "sum_pool_2d";
+        w.dilations[ns - 1] = i % 2 && !groups ? 2 : 1;
+        const char *second = w.dilations[ns - 1] > 1 ? "sum_pool_nd" : ns == 3 ? "sum_pool_3d" : "sum_pool_2d";
         clpool_average_pool_params a;
         clpool_lp_pool_params l;
-        ck_assert_int_eq(clpool_average_pool_params_init(&a, ns, k[ns - 2]), CLPOOL_SUCCESS);
-        ck_assert_int_eq(clpool_lp_pool_params_init(&l, ns, k[ns - 2]), CLPOOL_SUCCESS);
+        ck_assert_int_eq(clpool_average_pool_params_init(&a, ns, kernel), CLPOOL_SUCCESS);
+        ck_assert_int_eq(clpool_lp_pool_params_init(&l, ns, kernel), CLPOOL_SUCCESS);
         a.window = l.window = w;
         a.count_include_pad = i % 2;
         l.p = kind;

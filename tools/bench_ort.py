@@ -10,10 +10,19 @@ run after a read of 64 MiB (twice a 32 MiB L3) evicts its data, as
 time from `clpool bench`. Prints a Markdown table:
 case, clpool GB/s, fraction of the copy bandwidth, ORT GB/s, clpool/ORT speed.
 
+Where the bench_onednn binary exists (tools/bench_onednn.c, built with oneDNN
+2.x; --onednn, by default build/tools/bench_onednn), it runs once up front with
+the same --repeat and --filter, timed the same way (wall time, median, evicted
+caches, default threads), and the table gains two columns: oneDNN ms and
+clpool/oneDNN speed (oneDNN time / clpool time), "n/a" where oneDNN has no
+primitive for the case (MaxPool's Indices, LpPool, MaxUnpool).
+
 Usage: tools/bench_ort.py [--clpool build/clpool] [--repeat 15] [--device N]
+                          [--filter TEXT] [--onednn build/tools/bench_onednn]
 Needs: pip install onnx onnxruntime numpy
 """
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -66,6 +75,7 @@ CASES = {
 
 
 EVICT = np.ones(16 << 20, dtype=np.float32)  # 64 MiB, read before each timed run
+ONEDNN_DEFAULT = "build/tools/bench_onednn"
 
 
 def ort_model(op, inputs, outputs, attrs):
@@ -114,13 +124,30 @@ def timed(sess, feed, repeat):
     return statistics.median(times)
 
 
+def onednn_times(path, repeat, filter_text):
+    """Case name -> oneDNN median ms (None where unsupported), from one `bench_onednn --csv` run."""
+    cmd = [path, "--csv", "--repeat", str(repeat), "--filter", filter_text]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    times = {}
+    for line in out.splitlines():
+        name, _, value = line.partition(",")
+        times[name] = None if value == "unsupported" else float(value)
+    return times
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clpool", default="build/clpool")
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--device", default=None)
     ap.add_argument("--filter", default="", help="only cases whose name contains this text")
+    ap.add_argument("--onednn", default=None,
+                    help=f"bench_onednn binary for the oneDNN columns (default: {ONEDNN_DEFAULT}, if it exists)")
     args = ap.parse_args()
+    if args.onednn is not None and not os.path.isfile(args.onednn):
+        sys.exit(f"bench_ort.py: --onednn {args.onednn}: no such file")
+    onednn_path = args.onednn or ONEDNN_DEFAULT
+    onednn = onednn_times(onednn_path, args.repeat, args.filter) if os.path.isfile(onednn_path) else None
 
     def clpool_time(name):
         """One case in its own clpool run, right before ONNX Runtime runs it:
@@ -135,9 +162,14 @@ def main():
                 return tuple(float(x) for x in row[1:])
         return None
 
-    print(f"onnxruntime {ort.__version__}, clpool device time vs ORT wall time, medians of {args.repeat}\n")
-    print("| case | clpool ms | clpool GB/s | copy GB/s | fraction of copy | ORT ms | ORT GB/s | clpool / ORT speed |")
-    print("|---|---|---|---|---|---|---|---|")
+    peers = "ORT and oneDNN (bench_onednn) wall time" if onednn is not None else "ORT wall time"
+    print(f"onnxruntime {ort.__version__}, clpool device time vs {peers}, medians of {args.repeat}\n")
+    header = ("| case | clpool ms | clpool GB/s | copy GB/s | fraction of copy | ORT ms | ORT GB/s | "
+              "clpool / ORT speed |")
+    if onednn is not None:
+        header += " oneDNN ms | clpool / oneDNN speed |"
+    print(header)
+    print("|---" * (header.count("|") - 1) + "|")
     for name, (op, attrs, shapes, n_out) in CASES.items():
         if args.filter not in name:
             continue
@@ -146,8 +178,12 @@ def main():
             continue
         nbytes, ms, gbps, copy = row
         ort_ms = ort_time(op, attrs, shapes, n_out, args.repeat)
-        print(f"| {name} | {ms:.3f} | {gbps:.2f} | {copy:.2f} | {gbps / copy:.2f} | {ort_ms:.3f} | "
-              f"{nbytes / (ort_ms * 1e6):.2f} | {ort_ms / ms:.2f} |", flush=True)
+        line = (f"| {name} | {ms:.3f} | {gbps:.2f} | {copy:.2f} | {gbps / copy:.2f} | {ort_ms:.3f} | "
+                f"{nbytes / (ort_ms * 1e6):.2f} | {ort_ms / ms:.2f} |")
+        if onednn is not None:
+            onednn_ms = onednn.get(name)
+            line += " n/a | n/a |" if onednn_ms is None else f" {onednn_ms:.3f} | {onednn_ms / ms:.2f} |"
+        print(line, flush=True)
 
 
 if __name__ == "__main__":
