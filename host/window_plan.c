@@ -677,13 +677,16 @@ void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpoo
 }
 
 /* The sum pools' row kernels: 2-D and 3-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK
- * taps, at most SUM_RING_ROWS rows (depth x height) in the ring, row strides the lanes pick, int lane math. */
+ * taps, at most SUM_RING_ROWS rows (depth x height) in the ring, row strides the lanes pick, columns and
+ * pads in int lanes. */
 static int use_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     const int32_t ns = d->w.ns;
     if ((ns != 2 && ns != 3) || d->w.in[ns - 2] > INT32_MAX / 2 || d->w.in[ns - 1] > INT32_MAX / 2) return 0;
     for (int32_t i = 0; i < ns; ++i)
         if (d->w.dilations[i] != 1) return 0;
+    /* row columns (from -pad_begin to past the end padding) in int lanes */
+    if (d->w.pad_begin[ns - 1] > INT32_MAX / 4 || d->w.pad_end[ns - 1] > INT32_MAX / 4) return 0;
     const int64_t rows = d->w.kernel_shape[ns - 2] * (ns == 3 ? d->w.kernel_shape[0] : 1);
     return rows <= SUM_RING_ROWS && d->w.kernel_shape[ns - 1] <= CLPOOL__SUM_CHUNK &&
            d->w.strides[ns - 1] <= vector_stride_max(vector_width(caps, d));

@@ -18,6 +18,13 @@
 #define SD 1
 #endif
 #define DIM_W (DIM_H + 1)
+/* Whether a depth lies inside the input; 2-D windows compile the test out, as rusticl (Mesa 22.3)
+ * compiled their test against D = 1 to zeros. */
+#if SUM_3D
+#define DEPTH_INSIDE(depth) ((depth) >= 0 && (depth) < D)
+#else
+#define DEPTH_INSIDE(depth) 1
+#endif
 #ifndef OVERLAP_BLOCKS
 #define OVERLAP_BLOCKS 0
 #endif
@@ -179,12 +186,16 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
     const long in_limit = g.in_limit - (g.in_offset + plane * g.w.in_plane);
     const long depth0 = od * SD - pad_d; /* the window's first depth */
 
-    /* each lane's taps the divisor counts along the row, times the depth's */
-    AT count_w[VW];
-    for (int l = 0; l < VW; ++l)
-        count_w[l] = (AT)window_taps_counted(col0 + l * SW, W, g.w.pad_end[DIM_W], 1, KW, g.w.count_pad);
-    const ATV counts_w = VLOADV(VW, count_w) * (AT)window_taps_counted(depth0, D, pad_d_end, 1, KD, g.w.count_pad);
+    /* each lane's taps the divisor counts along the row (window_taps_counted in int lanes: a scalar loop
+     * was a fifth of the kernel's time on short planes), times the depth's */
+    const INTV(VW) cols = (int)col0 + LANE_IDS * SW;
+    const INTV(VW) zero = 0, taps = KW; /* vector-vector min/max: Oclgrind 21.10 miscomputes (vector, scalar) */
+    const INTV(VW) inside_w = max(min((int)W - cols, taps) - max(-cols, zero), zero);
+    const INTV(VW) padded_w = min(max((int)min(W + g.w.pad_end[DIM_W], (long)INT_MAX / 2) - cols, zero), taps);
+    const ATV counts_w = CONVERT_ATV(g.w.count_pad ? padded_w : inside_w) *
+                         (AT)window_taps_counted(depth0, D, pad_d_end, 1, KD, g.w.count_pad);
 
+    const ATV counts_inner = counts_w * (AT)KH;
     /* ring[kd][k]: the sums along input row oh * SH - pad_h + k of depth depth0 + kd (0 outside the input) */
     ATV ring[KD][KH];
 #pragma unroll
@@ -197,8 +208,8 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
         for (int kd = 0; kd < KD; ++kd) {
             const long depth = depth0 + kd;
 #if SUM_3D /* a depth outside the input: its rows are 0 */
-            const long rows_h = depth >= 0 && depth < D ? H : 0, slice_at = rows_h ? depth * H * W : 0;
-#else /* (written out: rusticl, Mesa 22.3, compiled the 2-D case of the line above to zeros) */
+            const long rows_h = DEPTH_INSIDE(depth) ? H : 0, slice_at = rows_h ? depth * H * W : 0;
+#else
             const long rows_h = H, slice_at = 0;
             (void)depth;
 #endif
@@ -226,7 +237,7 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
                 const int r = gi * GROUP_ROWS + k, kd = r / KH, kh = r - kd * KH;
                 if (r >= WINDOW_ROWS) break;
                 s += ring[kd][kh];
-                inside |= depth0 + kd >= 0 && depth0 + kd < D && row0 + kh >= 0 && row0 + kh < H;
+                inside |= DEPTH_INSIDE(depth0 + kd) && row0 + kh >= 0 && row0 + kh < H;
             }
             if (GROUPS == 1) {
                 sum = s;
@@ -237,8 +248,10 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
         }
         ATV r = sum - comp;
         if (GROUPS > 1) r = select(plain, r, AT_MASK(isfinite(plain)));
-        const long count_h = window_taps_counted(row0, H, g.w.pad_end[DIM_H], 1, KH, g.w.count_pad);
-        finish_store(out + g.out_offset + (slice * OH + oh) * OW + ow0, r, counts_w * (AT)count_h, p, lanes);
+        /* a window inside the rows counts all KH of them */
+        const ATV count = row0 >= 0 && row0 + KH <= H ? counts_inner
+                                                       : counts_w * (AT)window_taps_counted(row0, H, g.w.pad_end[DIM_H], 1, KH, g.w.count_pad);
+        finish_store(out + g.out_offset + (slice * OH + oh) * OW + ow0, r, count, p, lanes);
     }
 }
 

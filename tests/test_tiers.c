@@ -297,7 +297,7 @@ START_TEST(global_pools_tier_up)
 END_TEST
 
 /* AveragePool and LpPool: the first call runs window_first_tier, the second sum_pool_2d (runs 2 and 6: a
- * 3-D window, sum_pool_3d; other odd runs: a dilated window, sum_pool_nd; the last: 5x5, two groups of
+ * 3-D window, sum_pool_3d; other odd runs: a dilated window, sum_pool_nd; the last: 5x5/s3x2, two groups of
  * rows, one skipped in the last output row); both within the reference's bound, and identical bit for bit
  * (the same sums in the same order). Every p kind in float32, AveragePool in the other dtypes (LpPool
  * p = 2 in bfloat16). */
@@ -329,7 +329,7 @@ START_TEST(sum_pools_tier_up)
         ck_assert_int_eq(clpool_window_params_init(&w, ns, kernel), CLPOOL_SUCCESS);
         w.strides[ns - 2] = groups ? 3 : 2;
         w.pads[ns - 2] = w.pads[2 * ns - 1] = 1;
-        if (groups) w.strides[1] = 3, w.pads[2] = w.pads[3] = 3;
+        if (groups) w.strides[1] = 2, w.pads[2] = w.pads[3] = 3; /* row stride 2: sum_pool_2d on 8 lanes too */
         w.ceil_mode = 1;
         w.dilations[ns - 1] = i % 2 && !groups ? 2 : 1;
         const char *second = w.dilations[ns - 1] > 1 ? "sum_pool_nd" : ns == 3 ? "sum_pool_3d" : "sum_pool_2d";
