@@ -934,6 +934,20 @@ START_TEST(test_validation)
 }
 END_TEST
 
+/* The blocking helper's own check: a NULL host pointer for a non-empty input. */
+START_TEST(test_host_null_input)
+{
+    const clpool_shape shapes[2] = {{2, {2, 3}}, {1, {3}}};
+    const float a[6] = {0}, b[3] = {0};
+    float out[6];
+    const void *const inputs[2] = {a, NULL};
+    cu_assert_status("NULL host input", "clpool_max_host", clpool_max_host(cu_ctx, CLPOOL_FLOAT32, 2, shapes, inputs, out),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "inputs[1] is NULL");
+    const void *const both[2] = {a, b};
+    cu_assert_ok(clpool_max_host(cu_ctx, CLPOOL_FLOAT32, 2, shapes, both, out), "clpool_max_host", "both inputs");
+}
+END_TEST
+
 /* The shape function alone (no device): same rules and messages. */
 START_TEST(test_output_shape_fn)
 {
@@ -985,6 +999,7 @@ int main(void)
 
     tc = cu_tcase(s, "validation", 1);
     tcase_add_loop_test(tc, test_validation, 0, N_VCASES);
+    tcase_add_test(tc, test_host_null_input);
     tc = cu_tcase(s, "validation_host", 0);
     tcase_add_test(tc, test_output_shape_fn);
 

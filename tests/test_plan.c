@@ -247,7 +247,8 @@ END_TEST
 
 /* The first tier: one launch of window_first_tier whatever the call, only the
  * dtype compiled in, every attribute in its run-time geometry; without
- * Indices the output stands in for the Indices buffer. */
+ * Indices the output stands in for the Indices buffer. Whole planes without
+ * Indices take the global pool's first tier. */
 START_TEST(generic_tier_plan)
 {
     const clpool_shape shape = {5, {2, 3, 9, 10, 11}};
@@ -296,6 +297,15 @@ START_TEST(generic_tier_plan)
         ck_assert_int_eq(g->out_offset, 7);
         ck_assert_int_eq(g->idx_offset, 11);
     }
+    /* whole-plane windows without Indices: the global pool's first tier */
+    const clpool_shape planes = {4, {2, 3, 5, 7}};
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, (const int64_t[]){5, 7}), CLPOOL_SUCCESS);
+    clpool__pool_desc desc;
+    ck_assert_int_eq(clpool__maxpool_describe(&planes, &p, F16, 0, "test_plan", &desc), CLPOOL_SUCCESS);
+    clpool__plan plan;
+    clpool__window_plan_first_tier(&cpu512, &desc, &plan);
+    ck_assert_int_eq(plan.path, CLPOOL__PATH_GLOBAL_MAX_DIRECT);
+    ck_assert_int_eq(plan.first_tier, 1);
 }
 END_TEST
 

@@ -666,6 +666,10 @@ START_TEST(test_bad_inputs)
                      clpool_average_pool_output_shape(&shape, &a, &os), CLPOOL_ERROR_INVALID_ARGUMENT,
                      "params.window.struct_size");
     a.window.struct_size = sizeof a.window;
+    l.struct_size = 8;
+    cu_assert_status("lp struct_size", "clpool_lp_pool_output_shape", clpool_lp_pool_output_shape(&shape, &l, &os),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "clpool_lp_pool_params_init");
+    l.struct_size = sizeof l;
     a.count_include_pad = 2;
     cu_assert_status("count_include_pad", "clpool_enqueue_average_pool",
                      clpool_enqueue_average_pool(cu_ctx, NULL, &a, CLPOOL_FLOAT32, &shape, NULL, 0, NULL, 0, 0, NULL, NULL),
