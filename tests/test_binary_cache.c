@@ -431,6 +431,148 @@ START_TEST(planted_entries_are_ignored_and_replaced)
 }
 END_TEST
 
+/* FNV-1a, 64 bits: the entry checksum's definition, written out so a test can forge a valid one. */
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* An entry's binary: offset and length (magic, key length, key, binary length, binary, checksum). */
+static void entry_binary(const unsigned char *bytes, size_t size, size_t *at, size_t *len)
+{
+    uint64_t key_len, bin_len;
+    memcpy(&key_len, bytes + 8, 8);
+    memcpy(&bin_len, bytes + 16 + key_len, 8);
+    *at = 24 + (size_t)key_len;
+    *len = (size_t)bin_len;
+    ck_assert_uint_eq(*at + *len + 8, size);
+}
+
+/* Whether the device's driver is PoCL, which refuses a garbage binary with an error (Mesa's rusticl
+ * 22.3 aborts the process instead). */
+static int driver_is_pocl(void)
+{
+    clpool_context *ctx = cu_context_create();
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    clpool_context_release(ctx);
+    return strstr(info.platform_name, "Portable Computing Language") != NULL;
+}
+
+/* A damaged binary (its checksum no longer matches) and, on PoCL, a forged one (garbage under a valid
+ * checksum, which the driver refuses) are rebuilt from source and rewritten. */
+START_TEST(damaged_binaries_are_rebuilt)
+{
+    char dir[1100], name[64], entry[1200];
+    test_path(dir, sizeof dir, "damaged");
+    size_t size = 0, at, len;
+    unsigned char *bytes = valid_entry(dir, name, sizeof name, &size);
+    snprintf(entry, sizeof entry, "%s/%s", dir, name);
+    entry_binary(bytes, size, &at, &len);
+    for (int forged = 0; forged < 1 + driver_is_pocl(); ++forged) {
+        unsigned char *bad = malloc(size);
+        ck_assert_ptr_nonnull(bad);
+        memcpy(bad, bytes, size);
+        if (!forged) {
+            bad[at + len / 2] ^= 0x40;
+        } else {
+            memset(bad + at, 0x5a, len);
+            const uint64_t sum = fnv1a(bad + at, len);
+            memcpy(bad + at + len, &sum, 8);
+        }
+        ck_assert_int_eq(unlink(entry), 0);
+        write_bytes(entry, bad, size);
+        free(bad);
+        cache_run r = run_once(dir);
+        assert_counts(&r, 0, 1, 1, 1, forged ? "forged binary" : "damaged binary");
+        r = run_once(dir);
+        assert_counts(&r, 1, 0, 0, 0, forged ? "after the forged binary" : "after the damaged binary");
+    }
+    free(bytes);
+    remove_tree(dir);
+}
+END_TEST
+
+/* The directory a context opened is moved away and another made at its path, or removed, before the
+ * context builds: no entry is written, in either directory, and no temporary file is left (the entry
+ * is written only where the opened directory still is). */
+START_TEST(moved_or_removed_directories_get_no_entry)
+{
+    char dir[1100], old[1200], name[64];
+    test_path(dir, sizeof dir, "moved");
+    snprintf(old, sizeof old, "%s.old", dir);
+    for (int removed = 0; removed < 2; ++removed) {
+        setenv("CLPOOL_CACHE_DIR", dir, 1);
+        clpool_context *ctx = cu_context_create();
+        if (removed) {
+            ck_assert_int_eq(rmdir(dir), 0);
+        } else {
+            ck_assert_int_eq(rename(dir, old), 0);
+            ck_assert_int_eq(mkdir(dir, 0700), 0);
+        }
+        ck_assert_msg(small_maxpool_ok(ctx), "MaxPool: %s", clpool_last_error());
+        clpool_cache_info info = {.struct_size = sizeof info};
+        ck_assert_int_eq(clpool_context_cache_info(ctx, &info), CLPOOL_SUCCESS);
+        ck_assert_msg(info.misses == 1 && info.writes == 0, "%s: misses %llu writes %llu", removed ? "removed" : "moved",
+                      (unsigned long long)info.misses, (unsigned long long)info.writes);
+        clpool_context_release(ctx);
+        setenv("CLPOOL_CACHE_DIR", "off", 1);
+        if (!removed) {
+            ck_assert_int_eq(dir_names(dir, name, sizeof name), 0);
+            ck_assert_int_eq(dir_names(old, name, sizeof name), 0);
+            remove_tree(old);
+            remove_tree(dir);
+        }
+    }
+}
+END_TEST
+
+/* A relative CLPOOL_CACHE_DIR is taken from the working directory of the context's creation. */
+START_TEST(relative_directories_are_resolved)
+{
+    char cwd[1100], dir[1100];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(cu_tmpdir()), 0);
+    char rel[64];
+    snprintf(rel, sizeof rel, "binary-cache-%d-relative", (int)getpid());
+    snprintf(dir, sizeof dir, "%s/%s", cu_tmpdir(), rel);
+    cache_run r = run_once(rel);
+    assert_counts(&r, 0, 1, 0, 1, "relative directory");
+    ck_assert_int_eq(chdir(cwd), 0);
+    char name[64];
+    ck_assert_int_eq(dir_names(dir, name, sizeof name), 1);
+    remove_tree(dir);
+}
+END_TEST
+
+/* A relative directory under a working directory so deep that the two exceed the cache's path buffer:
+ * the cache is off and says why (16 levels of 250-byte names, about 4 KiB). */
+START_TEST(deep_working_directories_are_refused)
+{
+    char cwd[1100], level[251];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(cu_tmpdir()), 0);
+    const int named = snprintf(level, sizeof level, "binary-cache-%d-deep", (int)getpid());
+    memset(level + named, 'd', sizeof level - 1 - (size_t)named);
+    level[sizeof level - 1] = '\0';
+    for (int i = 0; i < 16; ++i) {
+        ck_assert_int_eq(mkdir(level, 0700), 0);
+        ck_assert_int_eq(chdir(level), 0);
+    }
+    const cache_run r = run_once("c");
+    ck_assert_msg(r.state == CLPOOL_CACHE_OFF_UNUSABLE && strstr(r.reason, "the working directory plus this path exceed"),
+                  "state %d, reason '%s'", (int)r.state, r.reason);
+    rmdir("c"); /* made before the path was judged */
+    for (int i = 0; i < 16; ++i) {
+        ck_assert_int_eq(chdir(".."), 0);
+        ck_assert_int_eq(rmdir(level), 0);
+    }
+    ck_assert_int_eq(chdir(cwd), 0);
+}
+END_TEST
+
 /* Child mode (argv[1] == "--build-child"): create a context, print "R"
  * (ready), wait until stdin closes (all children then build together), run
  * the small MaxPool, print "hits misses refused writes"; exit 0 only if the
@@ -535,6 +677,10 @@ int main(int argc, char **argv)
     tcase_add_test(tc, cache_info_rejects_bad_arguments);
     tcase_add_test(tc, shared_or_foreign_directories_are_not_used);
     tcase_add_test(tc, planted_entries_are_ignored_and_replaced);
+    tcase_add_test(tc, damaged_binaries_are_rebuilt);
+    tcase_add_test(tc, moved_or_removed_directories_get_no_entry);
+    tcase_add_test(tc, relative_directories_are_resolved);
+    tcase_add_test(tc, deep_working_directories_are_refused);
     tcase_add_test(tc, concurrent_builds_leave_one_valid_entry);
     return cu_run_suite(s, CK_NORMAL);
 }
