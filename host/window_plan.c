@@ -677,8 +677,8 @@ void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpoo
 }
 
 /* The sum pools' row kernels: 2-D and 3-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK
- * taps, at most SUM_RING_ROWS rows (depth x height) in the ring, row strides the lanes pick, columns and
- * pads in int lanes. */
+ * taps, at most SUM_RING_ROWS rows (depth x height) in the ring, row strides the lanes pick (4 on CPU
+ * SIMD at either width), columns and pads in int lanes. */
 static int use_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     const int32_t ns = d->w.ns;
@@ -688,15 +688,23 @@ static int use_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc
     /* row columns (from -pad_begin to past the end padding) in int lanes */
     if (d->w.pad_begin[ns - 1] > INT32_MAX / 4 || d->w.pad_end[ns - 1] > INT32_MAX / 4) return 0;
     const int64_t rows = d->w.kernel_shape[ns - 2] * (ns == 3 ? d->w.kernel_shape[0] : 1);
-    return rows <= SUM_RING_ROWS && d->w.kernel_shape[ns - 1] <= CLPOOL__SUM_CHUNK &&
-           d->w.strides[ns - 1] <= vector_stride_max(vector_width(caps, d));
+    const int64_t max_sw = caps->cpu_simd ? vector_stride_max(LANES_SIMD) : vector_stride_max(vector_width(caps, d));
+    return rows <= SUM_RING_ROWS && d->w.kernel_shape[ns - 1] <= CLPOOL__SUM_CHUNK && d->w.strides[ns - 1] <= max_sw;
+}
+
+/* The row kernels' lanes: vector_width(), or 8 on CPU SIMD for rows of at most 8 outputs (half the
+ * work of 16 lanes there). */
+static int sum_rows_width(const clpool__device_caps *caps, const clpool__pool_desc *d)
+{
+    const int vw = vector_width(caps, d);
+    return caps->cpu_simd && vw == LANES_SIMD && d->w.out[d->w.ns - 1] <= LANES_OTHER ? LANES_OTHER : vw;
 }
 
 /* A work-item per VW outputs of a band of output rows (of one depth): SUM_ROWS_BAND on CPU SIMD, halved
  * while the device would idle; 1 elsewhere. */
 static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
-    const int vw = vector_width(caps, d);
+    const int vw = sum_rows_width(caps, d);
     const int32_t ns = d->w.ns;
     const clpool__path path = ns == 3 ? CLPOOL__PATH_SUM_POOL_3D : CLPOOL__PATH_SUM_POOL_2D;
     clpool__launch_start(l, path, clpool__families[path].kernels[0]);

@@ -2,7 +2,7 @@
  * The sum pools' row kernels (AveragePool, LpPool; reduce_sum.h's -DOP, -DLP_KIND): sum_pool_2d for 2-D
  * windows, sum_pool_3d (-DKD -DSD given) for 3-D ones, without dilation; -DKH -DKW (KW at most
  * CLPOOL__SUM_CHUNK) -DSH -DSW compiled in (run-time windows took twice the time), -DVW lanes (SW at
- * most 2 with 8 lanes, 4 with 16). A work-item owns VW neighbouring outputs of g.rows consecutive output
+ * most 4; 2 with 8 lanes off CPU SIMD). A work-item owns VW neighbouring outputs of g.rows consecutive output
  * rows of one output plane (and depth). An input row's window sums are taken once, for every column
  * from the block's first (SW dense vectors, then every SW-th lane), and output rows sharing input rows
  * (SH < KH) take them from a ring; the window's rows, row-major over depth and height, then add in
@@ -44,10 +44,10 @@ static inline ATV pick(const ATV *d)
     return d[0];
 #elif defined(__clang__) && SW == 2
     return __builtin_shufflevector(d[0], d[1], LANES(EVEN_SRC, VW, 0, 0));
-#elif defined(__clang__) && VW == 16
-    const ATV lo = __builtin_shufflevector(d[0], d[1], LANES(STRIDED_LO, 16, SW, 0));
-    const ATV hi = __builtin_shufflevector(d[2], d[SW - 1], LANES(STRIDED_HI, 16, SW, 0));
-    return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, 16, SW, 0));
+#elif defined(__clang__) && (SW == 3 || SW == 4)
+    const ATV lo = __builtin_shufflevector(d[0], d[1], LANES(STRIDED_LO, VW, SW, 0));
+    const ATV hi = __builtin_shufflevector(d[2], d[SW - 1], LANES(STRIDED_HI, VW, SW, 0));
+    return __builtin_shufflevector(lo, hi, LANES(STRIDED_PICK, VW, SW, 0));
 #else
     AT all[SW * VW], o[VW];
     for (int m = 0; m < SW; ++m) VSTOREV(VW, d[m], all + m * VW);

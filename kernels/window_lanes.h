@@ -20,14 +20,14 @@
 #define ODD_SRC(j, n, m, p) (2 * (j) + 1)
 #define LANE_IDS ((INTV(VW))(LANES(LANE_ID, VW, 0, 0)))
 
-/* Every SW-th of 16 * SW elements from p (SW 3 or 4, 16 lanes, clang):
- * lanes below element 32 from the first two vectors, the rest from the
+/* Every SW-th of n * SW elements from p (SW 3 or 4, n lanes, clang):
+ * lanes below element 2n from the first two vectors, the rest from the
  * third and fourth. Where x86 has 512-bit registers an empty asm keeps each
  * load whole: LLVM had split them into a dozen narrow loads and inserts
  * per tap. */
-#define STRIDED_LO(j, n, s, p) ((j) * (s) < 32 ? (j) * (s) : 0)
-#define STRIDED_HI(j, n, s, p) ((j) * (s) >= 32 ? (j) * (s) - 32 : 0)
-#define STRIDED_PICK(j, n, s, p) ((j) * (s) < 32 ? (j) : 16 + (j))
+#define STRIDED_LO(j, n, s, p) ((j) * (s) < 2 * (n) ? (j) * (s) : 0)
+#define STRIDED_HI(j, n, s, p) ((j) * (s) >= 2 * (n) ? (j) * (s) - 2 * (n) : 0)
+#define STRIDED_PICK(j, n, s, p) ((j) * (s) < 2 * (n) ? (j) : (n) + (j))
 #if defined(__x86_64__) && defined(__AVX512F__) && !defined(DT_FLOAT64) /* a register holds 16 lanes */
 #define WHOLE_LOAD(v) __asm__("" : "+v"(v))
 #else
