@@ -1,11 +1,11 @@
 /*
  * The sum pools' row kernels (AveragePool, LpPool; reduce_sum.h's -DOP, -DLP_KIND): sum_pool_2d for 2-D
- * windows, sum_pool_3d (-DKD -DSD given) for 3-D ones, without dilation; -DKH -DKW (KW at most
- * CLPOOL__SUM_CHUNK) -DSH -DSW compiled in (run-time windows took twice the time), -DVW lanes (SW at
- * most 4; 2 with 8 lanes off CPU SIMD). A work-item owns VW neighbouring outputs of g.rows consecutive output
- * rows of one output plane (and depth). An input row's window sums are taken once, for every column
- * from the block's first (SW dense vectors, then every SW-th lane), and output rows sharing input rows
- * (SH < KH) take them from a ring; the window's rows, row-major over depth and height, then add in
+ * windows, sum_pool_3d (-DKD -DSD given) for 3-D ones, without dilation. -DKH -DKW (KW at most
+ * CLPOOL__SUM_CHUNK) -DSH -DSW are compiled in (run-time windows took twice the time); -DVW lanes, SW at
+ * most 4 (2 with 8 lanes off CPU SIMD). A work-item owns VW neighbouring outputs of g.rows consecutive
+ * output rows of one output plane (and depth). An input row's window sums are taken once, for every
+ * column from the block's first (SW dense vectors, then every SW-th lane), and output rows sharing input
+ * rows (SH < KH) take them from a ring; the window's rows, row-major over depth and height, then add in
  * reduce_sum.h's groups, Kahan across groups: the first tier's order, so the same bits.
  */
 #ifdef KD /* 3-D windows */
@@ -30,7 +30,7 @@
 #endif
 #define WINDOW_ROWS (KD * KH)
 #if KW > CLPOOL__SUM_CHUNK
-#error "sum_pool_2d.cl: KW at most CLPOOL__SUM_CHUNK"
+#error "sum_pool_rows.cl: KW at most CLPOOL__SUM_CHUNK"
 #endif
 #define GROUP_ROWS (CLPOOL__SUM_CHUNK / KW)
 #define GROUPS ((WINDOW_ROWS + GROUP_ROWS - 1) / GROUP_ROWS)
