@@ -687,6 +687,7 @@ static int use_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc
         if (d->w.dilations[i] != 1) return 0;
     /* row columns (from -pad_begin to past the end padding) in int lanes */
     if (d->w.pad_begin[ns - 1] > INT32_MAX / 4 || d->w.pad_end[ns - 1] > INT32_MAX / 4) return 0;
+    if (d->w.kernel_shape[ns - 2] > SUM_RING_ROWS || (ns == 3 && d->w.kernel_shape[0] > SUM_RING_ROWS)) return 0;
     const int64_t rows = d->w.kernel_shape[ns - 2] * (ns == 3 ? d->w.kernel_shape[0] : 1);
     const int64_t max_sw = caps->cpu_simd ? vector_stride_max(LANES_SIMD) : vector_stride_max(vector_width(caps, d));
     return rows <= SUM_RING_ROWS && d->w.kernel_shape[ns - 1] <= CLPOOL__SUM_CHUNK && d->w.strides[ns - 1] <= max_sw;

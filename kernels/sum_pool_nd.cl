@@ -9,7 +9,8 @@
  * reduce_sum.h's CLPOOL__SUM_CHUNK rule (plain rows and groups, Kahan-added), with
  * the first tier's operations, so both paths give the same bits. Taps in the
  * padding add 0; where a lane's sum is not finite the work-item sums again
- * plainly, which gives IEEE's inf or NaN. The divisor counts taps per dim
+ * plainly, and such lanes take the plain sum (IEEE's inf or NaN), as the
+ * first tier's kahan_value does. The divisor counts taps per dim
  * (window_taps_counted). Built after reduce_sum.h, window.h and window_lanes.h.
  */
 #ifndef NS
@@ -35,12 +36,12 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
     const long col0 = ow0 * STRIDE_W - g.w.pad_begin[LAST];
     const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
     long lane_at[NB_MAX * VW], lane_taps[NB_MAX * VW];
-    int lane_first[NB_MAX * VW], lane_end[NB_MAX * VW]; /* each lane's taps inside the row */
+    long lane_first[NB_MAX * VW], lane_end[NB_MAX * VW]; /* each lane's taps inside the row */
     for (int l = 0; l < NB * VW; ++l) {
         lane_at[l] = (VECTOR_TAPS ? l : min(l, live - 1)) * STRIDE_W;
         const long c = col0 + l * STRIDE_W;
-        lane_first[l] = (int)min(tap_ceil_div(-c, DW), KW);
-        lane_end[l] = (int)min(tap_ceil_div(W - c, DW), KW);
+        lane_first[l] = min(tap_ceil_div(-c, DW), KW);
+        lane_end[l] = min(tap_ceil_div(W - c, DW), KW);
         /* a window inside the row counts every tap; only those at its ends need the divisions */
         lane_taps[l] = c >= 0 && c + (KW - 1) * DW < W ? KW : window_taps_counted(c, W, g.w.pad_end[LAST], DW, KW, g.w.count_pad);
     }
@@ -59,7 +60,7 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
                                                g.w.kernel_shape[d], g.w.count_pad);
             empty |= lo[d] >= hi[d];
         }
-        ATV sum[NB_MAX], comp[NB_MAX], group[NB_MAX];
+        ATV sum[NB_MAX], comp[NB_MAX], group[NB_MAX], kahan[NB_MAX];
         for (int plain = 0;; plain = 1) {
 #pragma unroll
             for (int b = 0; b < NB; ++b) sum[b] = comp[b] = group[b] = 0;
@@ -116,8 +117,8 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
                         ATV t = sum[b], k = comp[b];
                         lane_add(&t, &k, s[b], plain);
                         /* lanes whose chunk has no tap inside keep their state */
-                        const INTV(VW) chunk = (VLOADV(VW, lane_first + b * VW) < (int)chunk_end) &
-                                               (VLOADV(VW, lane_end + b * VW) > (int)chunk_at);
+                        const INTV(VW) chunk = CONVERT_INTV(VW, (VLOADV(VW, lane_first + b * VW) < chunk_end) &
+                                                                    (VLOADV(VW, lane_end + b * VW) > chunk_at));
                         sum[b] = select(sum[b], t, AT_MASK(chunk));
                         comp[b] = select(comp[b], k, AT_MASK(chunk));
                     }
@@ -127,10 +128,17 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
 #pragma unroll
             for (int b = 0; b < NB; ++b)
                 if (group_at >= 0) lane_add(&sum[b], &comp[b], group[b], plain);
-            if (plain) break;
+            if (plain) { /* per lane, as kahan_value: the plain sum where it is not finite */
+#pragma unroll
+                for (int b = 0; b < NB; ++b) kahan[b] = select(sum[b], kahan[b], AT_MASK(isfinite(sum[b])));
+                break;
+            }
             int finite = 1;
 #pragma unroll
-            for (int b = 0; b < NB; ++b) finite &= MASK_ALL(isfinite(sum[b] - comp[b]));
+            for (int b = 0; b < NB; ++b) {
+                kahan[b] = sum[b] - comp[b];
+                finite &= MASK_ALL(isfinite(kahan[b]));
+            }
             if (finite) break;
         }
 
@@ -138,7 +146,7 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
         for (int b = 0; b < NB; ++b) {
             const int lanes = min(live - b * VW, VW);
             if (lanes <= 0) break;
-            finish_store(out + g.out_offset + out_row * OW + ow0 + b * VW, sum[b] - comp[b],
+            finish_store(out + g.out_offset + out_row * OW + ow0 + b * VW, kahan[b],
                          CONVERT_ATV(VLOADV(VW, lane_taps + b * VW) * outer_count), p, lanes);
         }
     }

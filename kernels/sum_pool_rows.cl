@@ -191,7 +191,7 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
     const INTV(VW) cols = (int)col0 + LANE_IDS * SW;
     const INTV(VW) zero = 0, taps = KW; /* vector-vector min/max: Oclgrind 21.10 miscomputes (vector, scalar) */
     const INTV(VW) inside_w = max(min((int)W - cols, taps) - max(-cols, zero), zero);
-    const INTV(VW) padded_w = min(max((int)min(W + g.w.pad_end[DIM_W], (long)INT_MAX / 2) - cols, zero), taps);
+    const INTV(VW) padded_w = min(max((int)(W + g.w.pad_end[DIM_W]) - cols, zero), taps);
     const ATV counts_w = CONVERT_ATV(g.w.count_pad ? padded_w : inside_w) *
                          (AT)window_taps_counted(depth0, D, pad_d_end, 1, KD, g.w.count_pad);
 

@@ -79,7 +79,7 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
             r = r * kernel_shape[d] + j[d];
         }
         row = row * in_dims[last] + start[last];
-        if (r / per_group != group_at) {
+        if (row_taps <= CLPOOL__SUM_CHUNK && r / per_group != group_at) { /* (longer rows add by chunk) */
             if (group_at >= 0) kahan_add(&acc, group);
             group = 0;
             group_at = r / per_group;

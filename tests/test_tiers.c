@@ -296,43 +296,54 @@ START_TEST(global_pools_tier_up)
 }
 END_TEST
 
-/* AveragePool and LpPool: the first call runs window_first_tier, the second sum_pool_2d (runs 2 and 6: a
- * 3-D window, sum_pool_3d; other odd runs: a dilated window, sum_pool_nd; the last: 5x5/s3x2, two groups of
- * rows, one skipped in the last output row); both within the reference's bound, and identical bit for bit
- * (the same sums in the same order). Every p kind in float32, AveragePool in the other dtypes (LpPool
- * p = 2 in bfloat16). */
+/* AveragePool and LpPool: the first call runs window_first_tier, the second the planned kernel; both
+ * within the reference's bound, and identical bit for bit (the same sums in the same order). Data of
+ * mixed magnitudes, so float32 and float64 sums round and their order shows. Every p kind in float32,
+ * AveragePool in the other dtypes (LpPool p = 2 in bfloat16), over the windows of tier_window. */
+typedef enum tier_window {
+    TW_2D,        /* 3x2/s2x1: sum_pool_2d */
+    TW_3D,        /* 2x3x2: sum_pool_3d */
+    TW_DILATED,   /* 3x2, the rows dilated: sum_pool_nd */
+    TW_GROUPS,    /* 5x5/s3x2: two groups of rows, the second wholly in the end padding for the last row */
+    TW_LONG_ROWS, /* 3x20: rows cut into chunks of 16 taps, sum_pool_nd */
+    TW_LONG_INF,  /* the same with infinities: lanes not finite take the plain sum, the others the Kahan one */
+} tier_window;
+
 START_TEST(sum_pools_tier_up)
 {
     static const struct {
         clpool_dtype dtype;
         int kind; /* 0: AveragePool, else LpPool's p */
-    } runs[] = {{CLPOOL_FLOAT32, 0}, {CLPOOL_FLOAT32, 1}, {CLPOOL_FLOAT32, 2}, {CLPOOL_FLOAT32, 3},
-                {CLPOOL_FLOAT64, 0}, {CLPOOL_FLOAT16, 0}, {CLPOOL_BFLOAT16, 2}, {CLPOOL_FLOAT32, 0}};
-    static const int64_t k[2][3] = {{3, 2}, {2, 3, 2}}, k_groups[2] = {5, 5};
+        tier_window window;
+    } runs[] = {{CLPOOL_FLOAT32, 0, TW_2D},      {CLPOOL_FLOAT32, 1, TW_DILATED}, {CLPOOL_FLOAT32, 2, TW_3D},
+                {CLPOOL_FLOAT32, 3, TW_DILATED}, {CLPOOL_FLOAT64, 0, TW_2D},      {CLPOOL_FLOAT16, 0, TW_DILATED},
+                {CLPOOL_BFLOAT16, 2, TW_3D},     {CLPOOL_FLOAT32, 0, TW_GROUPS},  {CLPOOL_FLOAT32, 0, TW_LONG_ROWS},
+                {CLPOOL_FLOAT32, 1, TW_LONG_INF}};
+    static const char *const second_kernel[] = {"sum_pool_2d", "sum_pool_3d", "sum_pool_nd",
+                                                "sum_pool_2d", "sum_pool_nd", "sum_pool_nd"};
     ref_rng rng;
     ref_rng_seed(&rng, 0x5a3d7);
     for (int i = 0; i < (int)(sizeof runs / sizeof runs[0]); ++i) {
         const clpool_dtype dtype = runs[i].dtype;
         const int kind = runs[i].kind;
+        const tier_window tw = runs[i].window;
         clpool_context *ctx = tiered_context("1");
         if (dtype == CLPOOL_FLOAT64 && !has_fp64(ctx)) {
             clpool_context_release(ctx);
             continue;
         }
-        const int32_t ns = i % 4 == 2 ? 3 : 2;
+        const int32_t ns = tw == TW_3D ? 3 : 2;
         const clpool_shape in = ns == 3 ? (clpool_shape){5, {2, 3, 4, 11, 37}} : (clpool_shape){4, {2, 3, 11, 37}};
         const int64_t n = ref_shape_elements(&in);
-        /* the last run: 5x5/s3, two groups of rows, the second wholly in the end padding for the last row */
-        const int groups = i == (int)(sizeof runs / sizeof runs[0]) - 1;
-        const int64_t *kernel = groups ? k_groups : k[ns - 2];
+        const int64_t kernel[3] = {tw == TW_3D ? 2 : tw == TW_GROUPS ? 5 : 3,
+                                   tw == TW_3D ? 3 : tw == TW_GROUPS ? 5 : tw >= TW_LONG_ROWS ? 20 : 2, 2};
         clpool_window_params w;
         ck_assert_int_eq(clpool_window_params_init(&w, ns, kernel), CLPOOL_SUCCESS);
-        w.strides[ns - 2] = groups ? 3 : 2;
+        w.strides[ns - 2] = tw == TW_GROUPS ? 3 : 2;
         w.pads[ns - 2] = w.pads[2 * ns - 1] = 1;
-        if (groups) w.strides[1] = 2, w.pads[2] = w.pads[3] = 3; /* row stride 2: sum_pool_2d on 8 lanes too */
+        if (tw == TW_GROUPS) w.strides[1] = 2, w.pads[2] = w.pads[3] = 3; /* row stride 2: sum_pool_2d on 8 lanes too */
         w.ceil_mode = 1;
-        w.dilations[ns - 1] = i % 2 && !groups ? 2 : 1;
-        const char *second = w.dilations[ns - 1] > 1 ? "sum_pool_nd" : ns == 3 ? "sum_pool_3d" : "sum_pool_2d";
+        w.dilations[ns - 1] = tw == TW_DILATED ? 2 : 1;
         clpool_average_pool_params a;
         clpool_lp_pool_params l;
         ck_assert_int_eq(clpool_average_pool_params_init(&a, ns, kernel), CLPOOL_SUCCESS);
@@ -346,12 +357,15 @@ START_TEST(sum_pools_tier_up)
         const int64_t n_out = ref_shape_elements(&out);
         const size_t es = ref_dtype_size(dtype);
         unsigned char *x = malloc((size_t)n * es), *y[2] = {malloc((size_t)n_out * es), malloc((size_t)n_out * es)};
-        double *want = malloc((size_t)n_out * sizeof *want);
-        for (int64_t e = 0; e < n; ++e) ref_store(dtype, x, e, (double)ref_rng_range(&rng, -1000, 1000) / 64.0);
-        ck_assert_int_eq(ref_sum_pool(dtype, &in, &w, a.count_include_pad, kind != 0, l.p, x, want, NULL), 0);
+        double *want = malloc((size_t)n_out * sizeof *want), *scale = malloc((size_t)n_out * sizeof *scale);
+        for (int64_t e = 0; e < n; ++e) {
+            const double v = (2 * ref_rng_unit(&rng) - 1) * ldexp(1.0, (int)ref_rng_range(&rng, -4, 4));
+            ref_store(dtype, x, e, tw == TW_LONG_INF && e % 97 == 5 ? (e % 2 ? INFINITY : -INFINITY) : v);
+        }
+        ck_assert_int_eq(ref_sum_pool(dtype, &in, &w, a.count_include_pad, kind != 0, l.p, x, want, scale), 0);
         char desc[96], kernels[2][1024];
-        snprintf(desc, sizeof desc, "%s %s p=%d count_include_pad=%d", kind ? "LpPool" : "AveragePool",
-                 clpool_dtype_name(dtype), kind, a.count_include_pad);
+        snprintf(desc, sizeof desc, "%s %s p=%d count_include_pad=%d window %d", kind ? "LpPool" : "AveragePool",
+                 clpool_dtype_name(dtype), kind, a.count_include_pad, (int)tw);
         for (int call = 0; call < 2; ++call) {
             ci_arm(desc, NULL, 0, CL_SUCCESS);
             const clpool_status st = kind ? clpool_lp_pool_host(ctx, &l, dtype, &in, x, y[call])
@@ -360,17 +374,20 @@ START_TEST(sum_pools_tier_up)
             cu_assert_ok(st, "sum pool", desc);
             snprintf(kernels[call], sizeof kernels[call], "%s", ci_kernels());
             for (int64_t e = 0; e < n_out; ++e) {
-                const double got = ref_load(dtype, y[call], e);
-                cu_expect(fabs(got - want[e]) <= cu_global_pool_tolerance(dtype) * fmax(fabs(want[e]), 1.0),
+                const double got = ref_load(dtype, y[call], e), ref = want[e];
+                /* the error scales with the mean of |x| (AveragePool) or the result (LpPool: terms >= 0) */
+                const double mag = fmax(fmax(fabs(ref), kind ? 0.0 : scale[e]), 1.0);
+                cu_expect(isnan(ref) ? isnan(got) : isinf(ref) ? got == ref : fabs(got - ref) <= cu_global_pool_tolerance(dtype) * mag,
                           "%s, call %d (%s): output %lld is %.9g, the reference %.9g", desc, call + 1, kernels[call],
-                          (long long)e, got, want[e]);
+                          (long long)e, got, ref);
             }
         }
+        const char *second = second_kernel[tw];
         ck_assert_msg(strcmp(kernels[0], GENERIC) == 0, "%s: the first call ran '%s'", desc, kernels[0]);
         ck_assert_msg(strncmp(kernels[1], second, strlen(second)) == 0, "%s: the second call ran '%s', not %s", desc,
                       kernels[1], second);
         ck_assert_msg(memcmp(y[0], y[1], (size_t)n_out * es) == 0, "%s: the tiers' outputs differ", desc);
-        free(x), free(y[0]), free(y[1]), free(want);
+        free(x), free(y[0]), free(y[1]), free(want), free(scale);
         clpool_context_release(ctx);
     }
 }
