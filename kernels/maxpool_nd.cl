@@ -194,14 +194,9 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
                     for (int b = 0; b < NB; ++b)
                         take_tap(&best, b, INSIDE_TAP(plane, at, b, lane_at), ALL_LANES, at, lane_cols[b], exact);
                 } else { /* lanes in the padding: masked out */
-                    /* The columns grow with the lane: lanes [first, end) are inside. */
-                    const long stride = STRIDE_W;
-                    const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
-                    const int end = (int)min(tap_ceil_div(W - c, stride), (long)(NB * VW));
 #pragma unroll
                     for (int b = 0; b < NB; ++b) {
-                        const INTV(VW) lane = LANE_IDS + b * VW;
-                        const MASKV(VW) inside = TO_MASKV(VW, (lane >= first) & (lane < end));
+                        const MASKV(VW) inside = TO_MASKV(VW, edge_lanes_inside(c, W, STRIDE_W, b, NB * VW));
                         const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
                         take_tap(&best, b, v, inside, at, lane_cols[b], exact);
                     }

@@ -96,14 +96,10 @@ __attribute__((always_inline)) static inline void sum_blocks(__global const T *i
                             for (int b = 0; b < NB; ++b)
                                 s[b] += contribution_v(TO_CTV(VW, INSIDE_TAP(plane, at, b, lane_at)), p);
                         } else { /* lanes in the padding add 0 */
-                            const long stride = STRIDE_W;
-                            const int first = (int)min(tap_ceil_div(-c, stride), (long)(NB * VW));
-                            const int end = (int)min(tap_ceil_div(W - c, stride), (long)(NB * VW));
 #pragma unroll
                             for (int b = 0; b < NB; ++b) {
-                                const INTV(VW) lane = LANE_IDS + b * VW;
                                 const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
-                                const INTV(VW) inside = (lane >= first) & (lane < end);
+                                const INTV(VW) inside = edge_lanes_inside(c, W, STRIDE_W, b, NB * VW);
                                 s[b] += select((ATV)0, contribution_v(TO_CTV(VW, v), p), AT_MASK(inside));
                             }
                         }

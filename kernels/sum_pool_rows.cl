@@ -32,7 +32,7 @@
 #if KW > CLPOOL__SUM_CHUNK
 #error "sum_pool_rows.cl: KW at most CLPOOL__SUM_CHUNK"
 #endif
-#define GROUP_ROWS (CLPOOL__SUM_CHUNK / KW)
+#define GROUP_ROWS ((int)sum_group_rows(KW)) /* reduce_sum.h's rule; a constant */
 #define GROUPS ((WINDOW_ROWS + GROUP_ROWS - 1) / GROUP_ROWS)
 #define RING_SHARES (SH < KH) /* output rows share input rows */
 #define DENSE_SPAN (SW * VW + KW - 1) /* elements an input row's dense sums read from the block's first column */

@@ -114,6 +114,16 @@ static inline long vector_taps_end(row_taps t, long room, long DW)
 #define INSIDE_TAP(plane, at, b, lane_at) GATHER((plane) + (at), (lane_at) + (b) * VW)
 #endif
 
+/* The lanes of block b whose column lies inside the row [0, W) for a tap at lane 0's column c: the
+ * columns grow with the lane, so those are the lanes [first, end) of the work-item's `lanes`. */
+static inline INTV(VW) edge_lanes_inside(long c, long W, long stride, int b, int lanes)
+{
+    const int first = (int)min(tap_ceil_div(-c, stride), (long)lanes);
+    const int end = (int)min(tap_ceil_div(W - c, stride), (long)lanes);
+    const INTV(VW) lane = LANE_IDS + b * VW;
+    return (lane >= first) & (lane < end);
+}
+
 /* Block b of a tap with lanes in the padding, lane 0 at column c of the tap row at row_at: the vector
  * where it stays in the buffer (padding lanes read the neighbouring elements), else the lanes' columns
  * clamped into the row. Callers mask the padding lanes out. */

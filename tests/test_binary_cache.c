@@ -529,12 +529,18 @@ START_TEST(moved_or_removed_directories_get_no_entry)
 }
 END_TEST
 
+/* Saves the working directory in cwd, then makes the tests' temporary directory the working one. */
+static void enter_tmpdir(char *cwd, size_t len)
+{
+    ck_assert_ptr_nonnull(getcwd(cwd, len));
+    ck_assert_int_eq(chdir(cu_tmpdir()), 0);
+}
+
 /* A relative CLPOOL_CACHE_DIR is taken from the working directory of the context's creation. */
 START_TEST(relative_directories_are_resolved)
 {
     char cwd[1100], dir[1100];
-    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
-    ck_assert_int_eq(chdir(cu_tmpdir()), 0);
+    enter_tmpdir(cwd, sizeof cwd);
     char rel[64];
     snprintf(rel, sizeof rel, "binary-cache-%d-relative", (int)getpid());
     snprintf(dir, sizeof dir, "%s/%s", cu_tmpdir(), rel);
@@ -552,8 +558,7 @@ END_TEST
 START_TEST(deep_working_directories_are_refused)
 {
     char cwd[1100], level[251];
-    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
-    ck_assert_int_eq(chdir(cu_tmpdir()), 0);
+    enter_tmpdir(cwd, sizeof cwd);
     const int named = snprintf(level, sizeof level, "binary-cache-%d-deep", (int)getpid());
     memset(level + named, 'd', sizeof level - 1 - (size_t)named);
     level[sizeof level - 1] = '\0';

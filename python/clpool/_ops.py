@@ -583,9 +583,16 @@ _WINDOW = """\
 """
 
 
+# The windowed sums' input (average_pool, lp_pool): "<sum_x>".
+_SUM_X = """    x : numpy.ndarray or pyopencl.array.Array
+        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16 or bfloat16. numpy inputs may be
+        any array-like.
+"""
+
+
 def _sections(text: str) -> str:
     return (text.replace("    <window>\n", _WINDOW).replace("    <out>\n", _OUT).replace("    <raises>\n", _RAISES)
-            .replace("    <returns>\n", _RETURNS))
+            .replace("    <returns>\n", _RETURNS).replace("    <sum_x>\n", _SUM_X))
 
 
 # ------------------------------------------------------------------------------------------------ MaxPool
@@ -761,13 +768,12 @@ def average_pool(x: npt.ArrayLike, kernel_shape: _Ints, strides: Optional[_Ints]
     Each output is the sum of its window's taps inside the input divided by their count, or, with
     ``count_include_pad``, by the count of its taps inside the padded input (explicit or auto pads, never
     the ceil_mode overrun past the end pads). A window with no tap inside the input gives NaN, 0 with
-    ``count_include_pad``. Sums are compensated, in float32 (float64 for float64), rounded once.
+    ``count_include_pad``. Sums are in float32 (float64 for float64): plain over runs of up to 16 taps,
+    compensated across runs, within 24 u of the sum of abs(taps); rounded once.
 
     Parameters
     ----------
-    x : numpy.ndarray or pyopencl.array.Array
-        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16 or bfloat16. numpy inputs may be
-        any array-like.
+    <sum_x>
     <window>
     count_include_pad : int, default 0
         1 (or True): divide by the taps inside the padded input; 0: by those inside the input.
@@ -818,9 +824,7 @@ def lp_pool(x: npt.ArrayLike, kernel_shape: _Ints, p: _Real = 2, strides: Option
 
     Parameters
     ----------
-    x : numpy.ndarray or pyopencl.array.Array
-        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16 or bfloat16. numpy inputs may be
-        any array-like.
+    <sum_x>
     <window>
     p : int or float, default 2
         The norm's order: > 0 and finite (integer p of ONNX opsets 2 on, float p of opset 1). A str is
