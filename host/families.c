@@ -5,8 +5,11 @@
 /* Each kernel family after the headers it uses, in order (kernels/), so a
  * program compiles only its own family. */
 #define MAXPOOL2D_HEADERS "reduce_max.h", "window_lanes.h", "maxpool2d_common.h", "maxpool2d_fast.h", "maxpool2d_exact.h"
-static const char *const first_tier_parts[] = {"reduce_max.h", "reduce_sum.h", "window.h", "window_first_tier.cl",
-                                               NULL};
+static const char *const first_tier_parts[] = {"reduce_max.h", "reduce_sum.h", "window.h", "window_tier.h",
+                                               "window_first_tier.cl", NULL};
+static const char *const channels_last_parts[] = {"reduce_max.h",  "reduce_sum.h", "window.h",
+                                                  "window_tier.h", "sum_lanes.h",  "window_channels_last.cl",
+                                                  NULL};
 static const char *const nd_parts[] = {"reduce_max.h", "window.h", "window_lanes.h", "maxpool_nd.cl", NULL};
 static const char *const parts_2d[] = {MAXPOOL2D_HEADERS, "maxpool2d_argmax.h", "maxpool2d_block.h",
                                        "maxpool2d_sweep.h", "maxpool2d.cl", NULL};
@@ -25,6 +28,7 @@ static const char *const max_parts[] = {"reduce_max.h", "max.cl", NULL};
 static const char *const unpool_parts[] = {"max_unpool.cl", NULL};
 
 static const char *const first_tier_kernels[] = {"window_first_tier", NULL};
+static const char *const channels_last_kernels[] = {"window_channels_last", NULL};
 static const char *const nd_kernels[] = {"maxpool_nd", "maxpool_nd_nb2", "maxpool_nd_nb3", "maxpool_nd_nb4", NULL};
 static const char *const window_kernels[] = {"maxpool_window", NULL};
 static const char *const kernels_2d[] = {"maxpool2d", NULL};
@@ -51,6 +55,7 @@ static const char *const unpool_scatter_kernels[] = {"max_unpool_zero", "max_unp
 const clpool__family clpool__families[CLPOOL__PATHS] = {
     ROW(NONE, "none", NULL, NULL),
     ROW(WINDOW_FIRST_TIER, "first_tier", first_tier_parts, first_tier_kernels),
+    ROW(WINDOW_CHANNELS_LAST, "channels_last", channels_last_parts, channels_last_kernels),
     ROW(MAXPOOL_ND, "nd", nd_parts, nd_kernels),
     ROW(MAXPOOL_WINDOW, "window", nd_parts, window_kernels),
     ROW(MAXPOOL_2D, "2d", parts_2d, kernels_2d),

@@ -204,6 +204,18 @@ clpool_status clpool__resolve_queue(clpool_context *ctx, cl_command_queue queue,
 clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, size_t elem_size,
                                    const char *fn, const char *what, size_t *mem_size);
 
+/* ------------------------------------------------------------------ views */
+
+/* A view's dims as a shape. */
+void clpool__view_shape(const clpool_view *view, clpool_shape *shape);
+/* Whether a view's elements lie as a contiguous tensor's (row-major; a dim of one element any stride). */
+int clpool__view_contiguous(const clpool_view *view);
+/* A view of elements of `esize` bytes: dims valid (and `expect`'s where not NULL), the buffer valid, offset
+ * aligned, every element reached inside the buffer, strides that reach within 2^63 elements, and for an
+ * `output` strides >= 0 with distinct elements. Errors name `fn` and the view (`what`). */
+clpool_status clpool__view_check(const clpool_view *view, size_t esize, const clpool_shape *expect, int output,
+                                 const char *fn, const char *what);
+
 /* Enqueue `k` over items[0..dims-1] work-items (explicit local sizes; dims 0 and 1 round up, so kernels
  * bounds-check them). On cpu_simd devices a work-group is cpu_local items whatever the shape (1 for long loops,
  * else CLPOOL__LOCAL_BUDGET): PoCL compiles a work-group function per local size, so no compile per shape. */

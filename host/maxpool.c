@@ -116,3 +116,23 @@ clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_queue queue
     return clpool__window_enqueue(ctx, queue, &desc, clpool__maxpool_plan_call, input_shape, input, input_offset, output,
                                   output_offset, indices, indices_offset, num_wait, wait, event, fn);
 }
+
+clpool_status clpool_enqueue_maxpool_view(clpool_context *ctx, cl_command_queue queue,
+                                          const clpool_maxpool_params *params, clpool_dtype dtype,
+                                          const clpool_view *input, const clpool_view *output,
+                                          const clpool_view *indices, cl_uint num_wait, const cl_event *wait,
+                                          cl_event *event)
+{
+    static const char *fn = "clpool_enqueue_maxpool_view";
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    CLPOOL_REQUIRE_NOT_NULL(input, fn);
+    clpool_status status = clpool__maxpool_dtype_check(dtype, fn, "MaxPool");
+    if (status != CLPOOL_SUCCESS) return status;
+    clpool_shape shape;
+    clpool__view_shape(input, &shape);
+    clpool__pool_desc desc;
+    if ((status = clpool__maxpool_describe(&shape, params, dtype, indices != NULL, fn, &desc)) != CLPOOL_SUCCESS)
+        return status;
+    return clpool__window_enqueue_view(ctx, queue, &desc, clpool__maxpool_plan_call, input, output, indices, num_wait,
+                                       wait, event, fn);
+}

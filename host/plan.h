@@ -41,6 +41,7 @@ typedef enum clpool__role {
 typedef enum clpool__path {
     CLPOOL__PATH_NONE = 0,
     CLPOOL__PATH_WINDOW_FIRST_TIER,   /* the windowed ops' first tier: every attribute at run time */
+    CLPOOL__PATH_WINDOW_CHANNELS_LAST, /* views with C innermost: the first tier's walk, channels as lanes */
     CLPOOL__PATH_MAXPOOL_ND,          /* any rank and attributes */
     CLPOOL__PATH_MAXPOOL_WINDOW,      /* rows of few outputs under wide windows */
     CLPOOL__PATH_MAXPOOL_2D,          /* 2-D column blocks and row sweeps */
@@ -94,7 +95,7 @@ typedef struct clpool__launch {
     clpool__launch_arg args[CLPOOL__LAUNCH_ARGS];
     union {
         clpool__window_nd_geom geom;
-        clpool__window_first_tier_geom first_tier;
+        clpool__window_first_tier_geom first_tier; /* and window_channels_last */
         clpool__maxpool2d_sizes sizes2d;
         clpool__maxpool3d_sizes sizes3d;
         clpool__global_sizes global;

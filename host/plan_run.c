@@ -94,6 +94,16 @@ clpool_status clpool__plan_run(clpool_context *ctx, cl_command_queue q, const cl
     return status;
 }
 
+/* A windowed call's checks before its buffers: the device takes the dtype, the wait list, the queue. */
+static clpool_status call_checks(clpool_context *ctx, cl_command_queue queue, const clpool__pool_desc *desc,
+                                 cl_uint num_wait, const cl_event *wait, const char *fn, cl_command_queue *q)
+{
+    clpool_status status;
+    if ((status = clpool__check_dtype_device(ctx, desc->dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    return clpool__resolve_queue(ctx, queue, fn, q);
+}
+
 clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,
                                      clpool__window_planner planner, const clpool_shape *input_shape, cl_mem input,
                                      size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
@@ -104,10 +114,8 @@ clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue
     const int64_t n_out = clpool__window_out_elements(&desc->w);
     const int64_t n_in = clpool_shape_elements(input_shape);
     clpool_status status;
-    if ((status = clpool__check_dtype_device(ctx, desc->dtype, fn)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
     cl_command_queue q;
-    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
+    if ((status = call_checks(ctx, queue, desc, num_wait, wait, fn, &q)) != CLPOOL_SUCCESS) return status;
     size_t in_bytes = 0; /* the input cl_mem's size: vector loads may read up to its end */
     if ((status = clpool__check_buffer(input, input_offset, n_in, esize, fn, "input", &in_bytes)) != CLPOOL_SUCCESS)
         return status;
@@ -130,5 +138,51 @@ clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue
     if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__window_plan_first_tier(&caps, desc, &plan);
     cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
                                   [CLPOOL__ROLE_INDICES] = indices};
+    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+}
+
+clpool_status clpool__window_enqueue_view(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,
+                                          clpool__window_planner planner, const clpool_view *input,
+                                          const clpool_view *output, const clpool_view *indices, cl_uint num_wait,
+                                          const cl_event *wait, cl_event *event, const char *fn)
+{
+    const size_t esize = (size_t)desc->esize;
+    clpool_shape in_shape, out_shape;
+    clpool__view_shape(input, &in_shape);
+    clpool__window_output_shape(&in_shape, &desc->w, &out_shape);
+    clpool_status status;
+    if ((status = clpool__view_check(input, esize, NULL, 0, fn, "input")) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__view_check(output, esize, &out_shape, 1, fn, "output")) != CLPOOL_SUCCESS) return status;
+    if (indices && (status = clpool__view_check(indices, sizeof(cl_long), &out_shape, 1, fn, "indices")) !=
+                       CLPOOL_SUCCESS)
+        return status;
+    if (clpool__view_contiguous(input) && clpool__view_contiguous(output) &&
+        (!indices || clpool__view_contiguous(indices)))
+        return clpool__window_enqueue(ctx, queue, desc, planner, &in_shape, input->mem, input->offset, output->mem,
+                                      output->offset, indices ? indices->mem : NULL, indices ? indices->offset : 0,
+                                      num_wait, wait, event, fn);
+    cl_command_queue q;
+    if ((status = call_checks(ctx, queue, desc, num_wait, wait, fn, &q)) != CLPOOL_SUCCESS) return status;
+    const int64_t n_out = clpool__window_out_elements(&desc->w);
+    if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+    desc->strided = 1;
+    desc->channels = in_shape.dims[1];
+    desc->in_off = (int64_t)(input->offset / esize);
+    desc->out_off = (int64_t)(output->offset / esize);
+    desc->idx_off = indices ? (int64_t)(indices->offset / sizeof(cl_long)) : 0;
+    for (int32_t d = 0; d < in_shape.rank; ++d) {
+        /* a dim of one element is never stepped along: its stride may be anything */
+        desc->in_strides[d] = input->dims[d] == 1 ? 0 : input->strides[d];
+        desc->out_strides[d] = output->dims[d] == 1 ? 0 : output->strides[d];
+        desc->idx_strides[d] = !indices || indices->dims[d] == 1 ? 0 : indices->strides[d];
+    }
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    clpool__plan plan;
+    clpool__window_plan_view(&caps, desc, &plan);
+    if (!clpool__plan_now(ctx, &plan, (uint64_t)clpool_shape_elements(&in_shape) * esize))
+        clpool__window_plan_first_tier(&caps, desc, &plan);
+    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input->mem, [CLPOOL__ROLE_OUTPUT] = output->mem,
+                                  [CLPOOL__ROLE_INDICES] = indices ? indices->mem : NULL};
     return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
 }

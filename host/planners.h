@@ -40,6 +40,11 @@ typedef struct clpool__pool_desc {
     clpool__role input, output, index_buf, map_buf;
     int64_t in_off, out_off, idx_off;
     int64_t in_limit; /* elements in the input buffer: vector loads may read up to here */
+    /* A view's call (clpool__window_enqueue_view): each tensor's element strides per logical dim (N, C,
+     * spatial) and C; 0 for a contiguous call, whose strides are dense. */
+    int strided;
+    int64_t channels;
+    int64_t in_strides[CLPOOL_MAX_RANK], out_strides[CLPOOL_MAX_RANK], idx_strides[CLPOOL_MAX_RANK];
 } clpool__pool_desc;
 
 /* The plan of a validated MaxPool call (desc of the whole call, buffers INPUT, OUTPUT, INDICES). */
@@ -71,6 +76,18 @@ clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue
                                      size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
                                      size_t indices_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
                                      const char *fn);
+
+/* A view's call of a windowed op (desc->strided): channels-last views (C innermost with stride 1 in every
+ * tensor, C at least the lanes) window_channels_last, any other strides the first tier. */
+void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__pool_desc *desc, clpool__plan *plan);
+
+/* clpool__window_enqueue for views: each view checked against desc's shapes (view.c), contiguous views
+ * to clpool__window_enqueue (every path), others clpool__window_plan_view's plan or, while the tiers say
+ * so, the first tier. Errors name `fn`. */
+clpool_status clpool__window_enqueue_view(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,
+                                          clpool__window_planner planner, const clpool_view *input,
+                                          const clpool_view *output, const clpool_view *indices, cl_uint num_wait,
+                                          const cl_event *wait, cl_event *event, const char *fn);
 
 /* Validate an AveragePool (lp NULL) or LpPool (avg NULL) call and describe it, as clpool__maxpool_describe. */
 clpool_status clpool__sum_pool_describe(const clpool_shape *input, const clpool_average_pool_params *avg,

@@ -115,12 +115,10 @@ clpool_status clpool__sum_pool_describe(const clpool_shape *input, const clpool_
     return CLPOOL_SUCCESS;
 }
 
-/* Both ops' enqueue: exactly one of avg, lp is set. */
-static clpool_status enqueue_sum_pool(clpool_context *ctx, cl_command_queue queue,
-                                      const clpool_average_pool_params *avg, const clpool_lp_pool_params *lp,
-                                      clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
-                                      size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
-                                      const cl_event *wait, cl_event *event, const char *fn)
+/* Both ops' checks and description: exactly one of avg, lp is set. */
+static clpool_status describe_call(clpool_context *ctx, const clpool_average_pool_params *avg,
+                                   const clpool_lp_pool_params *lp, clpool_dtype dtype,
+                                   const clpool_shape *input_shape, const char *fn, clpool__pool_desc *desc)
 {
     CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
     if (!avg && !lp) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: params is NULL", fn);
@@ -128,11 +126,55 @@ static clpool_status enqueue_sum_pool(clpool_context *ctx, cl_command_queue queu
         return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
                             "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
                             clpool_dtype_name(dtype), (int)dtype, avg ? "AveragePool" : "LpPool");
+    return clpool__sum_pool_describe(input_shape, avg, lp, dtype, fn, desc);
+}
+
+/* Both ops' enqueue: exactly one of avg, lp is set. */
+static clpool_status enqueue_sum_pool(clpool_context *ctx, cl_command_queue queue,
+                                      const clpool_average_pool_params *avg, const clpool_lp_pool_params *lp,
+                                      clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
+                                      size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
+                                      const cl_event *wait, cl_event *event, const char *fn)
+{
     clpool__pool_desc desc;
-    const clpool_status status = clpool__sum_pool_describe(input_shape, avg, lp, dtype, fn, &desc);
+    const clpool_status status = describe_call(ctx, avg, lp, dtype, input_shape, fn, &desc);
     if (status != CLPOOL_SUCCESS) return status;
     return clpool__window_enqueue(ctx, queue, &desc, clpool__sum_pool_plan_call, input_shape, input, input_offset,
                                   output, output_offset, NULL, 0, num_wait, wait, event, fn);
+}
+
+/* Both ops' enqueue on views. */
+static clpool_status enqueue_sum_pool_view(clpool_context *ctx, cl_command_queue queue,
+                                           const clpool_average_pool_params *avg, const clpool_lp_pool_params *lp,
+                                           clpool_dtype dtype, const clpool_view *input, const clpool_view *output,
+                                           cl_uint num_wait, const cl_event *wait, cl_event *event, const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(input, fn);
+    clpool_shape shape;
+    clpool__view_shape(input, &shape);
+    clpool__pool_desc desc;
+    const clpool_status status = describe_call(ctx, avg, lp, dtype, &shape, fn, &desc);
+    if (status != CLPOOL_SUCCESS) return status;
+    return clpool__window_enqueue_view(ctx, queue, &desc, clpool__sum_pool_plan_call, input, output, NULL, num_wait,
+                                       wait, event, fn);
+}
+
+clpool_status clpool_enqueue_average_pool_view(clpool_context *ctx, cl_command_queue queue,
+                                               const clpool_average_pool_params *params, clpool_dtype dtype,
+                                               const clpool_view *input, const clpool_view *output, cl_uint num_wait,
+                                               const cl_event *wait, cl_event *event)
+{
+    return enqueue_sum_pool_view(ctx, queue, params, NULL, dtype, input, output, num_wait, wait, event,
+                                 "clpool_enqueue_average_pool_view");
+}
+
+clpool_status clpool_enqueue_lp_pool_view(clpool_context *ctx, cl_command_queue queue,
+                                          const clpool_lp_pool_params *params, clpool_dtype dtype,
+                                          const clpool_view *input, const clpool_view *output, cl_uint num_wait,
+                                          const cl_event *wait, cl_event *event)
+{
+    return enqueue_sum_pool_view(ctx, queue, NULL, params, dtype, input, output, num_wait, wait, event,
+                                 "clpool_enqueue_lp_pool_view");
 }
 
 clpool_status clpool_enqueue_average_pool(clpool_context *ctx, cl_command_queue queue,

@@ -641,11 +641,13 @@ void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__po
     plan->path = plan->launch[0].path;
 }
 
+static void tier_block(const clpool__pool_desc *d, int64_t items, clpool__launch *l);
+
 void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *d,
                                      clpool__plan *plan)
 {
     clpool__global_desc global;
-    if (!d->indices && as_global(d, &global)) {
+    if (!d->strided && !d->indices && as_global(d, &global)) {
         clpool__global_plan_first_tier(caps, &global, plan);
         return;
     }
@@ -660,20 +662,74 @@ void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpoo
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
+    tier_block(d, out_elements(d), l);
+}
+
+/* The first tiers' argument block (args.h) and work: `items` work-items in one dim. A contiguous call's
+ * strides are dense, its planes one "channel" each (C = 1): n is the plane. */
+static void tier_block(const clpool__pool_desc *d, int64_t items, clpool__launch *l)
+{
     clpool__launch_block(l, sizeof l->block.first_tier);
     clpool__window_first_tier_geom *g = &l->block.first_tier;
     g->ns = d->w.ns;
     g->with_indices = d->indices;
     g->col_major = d->storage_order != 0;
     window_geom(d, &g->w);
-    g->outputs = out_elements(d);
+    g->outputs = items;
     g->in_offset = d->in_off;
     g->out_offset = d->out_off;
     g->idx_offset = d->idx_off;
+    if (d->strided) {
+        g->channels = d->channels;
+        memcpy(g->in_strides, d->in_strides, sizeof g->in_strides);
+        memcpy(g->out_strides, d->out_strides, sizeof g->out_strides);
+        memcpy(g->idx_strides, d->idx_strides, sizeof g->idx_strides);
+    } else {
+        g->channels = 1;
+        int64_t in = 1, out = 1;
+        for (int32_t i = d->w.ns - 1; i >= 0; --i) {
+            g->in_strides[2 + i] = in;
+            g->out_strides[2 + i] = g->idx_strides[2 + i] = out;
+            in *= d->w.in[i];
+            out *= d->w.out[i];
+        }
+        g->in_strides[0] = in;
+        g->out_strides[0] = g->idx_strides[0] = out;
+    }
     if (d->op != CLPOOL__OP_MAXPOOL) clpool__launch_p(l, d->dtype, d->p);
     l->dims = 1;
-    l->items[0] = (uint64_t)g->outputs;
+    l->items[0] = (uint64_t)items;
     l->cpu_local = CLPOOL__LOCAL_BUDGET;
+}
+
+/* Channels-last views: C's stride 1 in every tensor, at least a vector of channels, and a reduction the
+ * lanes take (general p's pow stays scalar, reduce_sum.h). */
+static int channels_last(const clpool__device_caps *caps, const clpool__pool_desc *d)
+{
+    return d->strided && d->in_strides[1] == 1 && d->out_strides[1] == 1 && (!d->indices || d->idx_strides[1] == 1) &&
+           d->channels >= vector_width(caps, d) &&
+           !(d->op == CLPOOL__OP_LP_POOL && clpool__lp_kind(d->p) == 0);
+}
+
+void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__plan *plan)
+{
+    if (!channels_last(caps, d)) {
+        clpool__window_plan_first_tier(caps, d, plan);
+        plan->first_tier = 0; /* the plan itself, not a stand-in for one */
+        return;
+    }
+    memset(plan, 0, sizeof *plan);
+    plan->path = CLPOOL__PATH_WINDOW_CHANNELS_LAST;
+    plan->launches = 1;
+    clpool__launch *l = &plan->launch[0];
+    const int vw = vector_width(caps, d);
+    clpool__launch_start(l, CLPOOL__PATH_WINDOW_CHANNELS_LAST, "window_channels_last");
+    reduce_options(d, &l->options);
+    clpool__options_define(&l->options, "VW", vw);
+    clpool__launch_buffer(l, d->input);
+    clpool__launch_buffer(l, d->output);
+    clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
+    tier_block(d, out_elements(d) / d->channels * ceil_div(d->channels, vw), l);
 }
 
 /* The sum pools' row kernels: 2-D and 3-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK

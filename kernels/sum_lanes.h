@@ -2,8 +2,10 @@
  * The sum pools' VW-lane mechanics, shared by their vector kernels
  * (sum_pool_nd.cl, sum_pool_2d.cl): the accumulation type's lane vector, an
  * element's contribution and the finish in it, lane sums, and the output's one
- * rounding to T and store. Built after reduce_sum.h, with -DVW.
+ * rounding to T and store. Built after reduce_sum.h, with -DVW; empty for
+ * MaxPool (window_channels_last's program serves every op).
  */
+#if OP != CLPOOL__OP_REDUCE_MAX
 /* The accumulation type's VW-lane vector, an element's contribution and the
  * finish in it; a mask of AT's width (long lanes for double). */
 typedef CTV(VW) ATV;
@@ -68,3 +70,4 @@ static inline void finish_store(__global T *out, ATV r, ATV count, const AT p, i
 #endif
     store_block(out, r, lanes);
 }
+#endif

@@ -9,6 +9,8 @@
  * reduction). OP_REDUCE_MAX: MaxPool (reduce_max.h's MAX_BETTER, Indices);
  * OP_REDUCE_AVG, OP_REDUCE_LP: AveragePool, LpPool (reduce_sum.h's windowed
  * sum of the contributions, the divisor counted per dim, p the last argument).
+ * Each tensor is read and written through its element strides (window_tier.h):
+ * one kernel for contiguous calls and for views of any strides.
  */
 #if OP == CLPOOL__OP_REDUCE_MAX
 #define SUM_ARG
@@ -21,64 +23,34 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
 {
     const long item = get_global_id(0);
     const int ns = (int)g.ns;
-    /* Private copies, loaded at constant indices outside any branch: rusticl
-     * (Mesa 22.3) crashes on run-time indices into a by-value struct argument. */
-    long in_dims[CLPOOL__ARGS_MAX_SPATIAL], out_dims[CLPOOL__ARGS_MAX_SPATIAL], kernel_shape[CLPOOL__ARGS_MAX_SPATIAL],
-        strides[CLPOOL__ARGS_MAX_SPATIAL], pad_begin[CLPOOL__ARGS_MAX_SPATIAL], pad_end[CLPOOL__ARGS_MAX_SPATIAL],
-        dilations[CLPOOL__ARGS_MAX_SPATIAL];
-#pragma unroll
-    for (int d = 0; d < CLPOOL__ARGS_MAX_SPATIAL; ++d) {
-        in_dims[d] = g.w.in_dims[d];
-        out_dims[d] = g.w.out_dims[d];
-        kernel_shape[d] = g.w.kernel_shape[d];
-        strides[d] = g.w.strides[d];
-        pad_begin[d] = g.w.pad_begin[d];
-        pad_end[d] = g.w.pad_end[d];
-        dilations[d] = g.w.dilations[d];
-    }
-    const long in_plane = g.w.in_plane, in_offset = g.in_offset, out_offset = g.out_offset, idx_offset = g.idx_offset;
+    tier_geom t;
+    TIER_GEOM_LOAD(t, g);
+    const long in_plane = g.w.in_plane, channels = g.channels;
     const int with_indices = g.with_indices != 0, col_major = g.col_major != 0;
 #if OP != CLPOOL__OP_REDUCE_MAX
     const long count_pad = g.w.count_pad;
 #endif
     if (item >= g.outputs) return;
-    /* The output's position: plane (n * C + c), then each spatial dim. */
-    long start[CLPOOL__ARGS_MAX_SPATIAL], lo[CLPOOL__ARGS_MAX_SPATIAL], hi[CLPOOL__ARGS_MAX_SPATIAL],
-        j[CLPOOL__ARGS_MAX_SPATIAL];
-    long rem = item;
-#if OP != CLPOOL__OP_REDUCE_MAX
-    long count = 1; /* the divisor's taps */
-#endif
-    for (int d = ns - 1; d >= 0; --d) {
-        const long o = rem % out_dims[d];
-        rem /= out_dims[d];
-        const long s = o * strides[d] - pad_begin[d];
-        start[d] = s;
-        lo[d] = window_tap_lo(s, dilations[d]);
-        hi[d] = window_tap_hi(s, in_dims[d], dilations[d], kernel_shape[d]);
-        j[d] = lo[d];
-#if OP != CLPOOL__OP_REDUCE_MAX
-        count *= window_taps_counted(s, in_dims[d], pad_end[d], dilations[d], kernel_shape[d], count_pad);
-#endif
-    }
-    const long plane = rem;
-    __global const T *src = in + in_offset + plane * in_plane;
+    /* The output's position: each spatial dim, then its plane (n * C + c). */
+    long start[TIER_S], lo[TIER_S], hi[TIER_S], j[TIER_S];
+    long out_at = 0, idx_at = 0;
+    const long plane = tier_position(&t, ns, item, start, lo, hi, j, &out_at, &idx_at);
+    const long n = plane / channels, c = plane % channels;
+    __global const T *src = in + g.in_offset + n * t.is[0] + c * t.is[1];
+    out_at += g.out_offset + n * t.os[0] + c * t.os[1];
 #if OP != CLPOOL__OP_REDUCE_MAX
     /* Window rows in row-major order, summed by reduce_sum.h's CLPOOL__SUM_CHUNK rule (pads add nothing). */
     kahan acc = {0, 0, 0};
-    int empty = 0; /* no tap inside the input: the sum is 0 */
-    for (int d = 0; d < ns; ++d) empty |= lo[d] >= hi[d];
+    const long count = tier_count(&t, ns, start, count_pad);
     const int last = ns - 1;
-    const long dw = dilations[last], row_taps = kernel_shape[last], per_group = sum_group_rows(row_taps);
+    const long dw = t.dilations[last] * t.is[2 + last], row_taps = t.kernel_shape[last],
+               per_group = sum_group_rows(row_taps);
     AT group = 0;
     long group_at = -1; /* the group summed in `group` */
-    while (!empty) {
-        long row = 0, r = 0; /* the row's first element and its place among the window's rows */
-        for (int d = 0; d < last; ++d) {
-            row = row * in_dims[d] + start[d] + j[d] * dilations[d];
-            r = r * kernel_shape[d] + j[d];
-        }
-        row = row * in_dims[last] + start[last];
+    /* no tap inside the input: the sum is 0 */
+    if (!tier_empty(lo, hi, ns)) do {
+        long at, r; /* the row's place among the window's rows */
+        const long row = tier_tap(&t, last, start, j, &at, &r) + start[last] * t.is[2 + last];
         if (row_taps <= CLPOOL__SUM_CHUNK && r / per_group != group_at) { /* (longer rows add by chunk) */
             if (group_at >= 0) kahan_add(&acc, group);
             group = 0;
@@ -93,36 +65,20 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
             else
                 group += s;
         }
-        int d = last - 1;
-        while (d >= 0 && ++j[d] >= hi[d]) j[d] = lo[d], --d;
-        if (d < 0) break;
-    }
+    } while (tier_next(lo, hi, j, last));
     if (group_at >= 0 && row_taps <= CLPOOL__SUM_CHUNK) kahan_add(&acc, group);
-    STORE(out + out_offset, item, finish(kahan_value(acc), (AT)count, p));
-    (void)indices, (void)with_indices, (void)col_major, (void)idx_offset;
+    STORE(out, out_at, finish(kahan_value(acc), (AT)count, p));
+    (void)indices, (void)with_indices, (void)col_major, (void)idx_at, (void)in_plane;
 #else
     /* Taps inside the input in row-major order; the host guarantees one. */
     max_acc acc = max_acc_start();
-    for (;;) {
-        long at = 0;
-        for (int d = 0; d < ns; ++d) at = at * in_dims[d] + start[d] + j[d] * dilations[d];
-        max_acc_tap(&acc, LOAD(src, at), src[at], at);
-        int d = ns - 1;
-        while (d >= 0 && ++j[d] >= hi[d]) j[d] = lo[d], --d;
-        if (d < 0) break;
-    }
-    out[out_offset + item] = acc.bits;
+    do {
+        long at, r;
+        const long addr = tier_tap(&t, ns, start, j, &at, &r);
+        max_acc_tap(&acc, LOAD(src, addr), src[addr], at);
+    } while (tier_next(lo, hi, j, ns));
+    out[out_at] = acc.bits;
     if (!with_indices) return;
-    long best_at = acc.at;
-    if (col_major) { /* the first spatial dim fastest */
-        long coord[CLPOOL__ARGS_MAX_SPATIAL], at = best_at;
-        for (int d = ns - 1; d >= 0; --d) {
-            coord[d] = at % in_dims[d];
-            at /= in_dims[d];
-        }
-        for (int d = ns - 1; d >= 0; --d) at = at * in_dims[d] + coord[d];
-        best_at = at;
-    }
-    indices[idx_offset + item] = plane * in_plane + best_at;
+    indices[g.idx_offset + idx_at + n * t.xs[0] + c * t.xs[1]] = tier_index(&t, ns, plane, in_plane, acc.at, col_major);
 #endif
 }

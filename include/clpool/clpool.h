@@ -149,6 +149,36 @@ typedef struct clpool_shape {
 /** Number of elements of a shape, or -1 if rank/dims are invalid or the product overflows. */
 CLPOOL_API int64_t clpool_shape_elements(const clpool_shape *shape);
 
+/* ------------------------------------------------------------------- views */
+
+/**
+ * A tensor in a cl_mem as DLPack describes one: dims in logical order (N, C,
+ * spatial for the pools) and each dim's stride in elements, from element
+ * (0, ..., 0) at `offset` bytes. A contiguous tensor has row-major strides;
+ * channels-last (NHWC, NDHWC, N x spatial x C) has C's stride 1. Inputs may
+ * have any strides (0 repeats an element, a negative stride walks back);
+ * an output's strides are >= 0 and, taken from the smallest, each exceeds
+ * the span of the dims before it, so no two elements share memory. Every
+ * element a view reaches lies inside its cl_mem.
+ */
+typedef struct clpool_view {
+    cl_mem mem;
+    size_t offset;                    /**< bytes to element (0, ..., 0): a multiple of the element size */
+    int32_t rank;                     /**< 0..CLPOOL_MAX_RANK */
+    int64_t dims[CLPOOL_MAX_RANK];    /**< dims[0..rank-1] */
+    int64_t strides[CLPOOL_MAX_RANK]; /**< elements; strides[0..rank-1] */
+} clpool_view;
+
+/** The contiguous (row-major) view of `shape` at `offset` bytes into `mem`. */
+CLPOOL_API clpool_status clpool_view_contiguous(clpool_view *view, cl_mem mem, size_t offset,
+                                                const clpool_shape *shape);
+/**
+ * The channels-last view of the logical N x C x D1 x ... x Dn `shape` (rank
+ * >= 3) stored as N x D1 x ... x Dn x C at `offset` bytes into `mem`.
+ */
+CLPOOL_API clpool_status clpool_view_channels_last(clpool_view *view, cl_mem mem, size_t offset,
+                                                   const clpool_shape *shape);
+
 /* ----------------------------------------------------------------- devices */
 
 typedef struct clpool_device_info {
@@ -371,6 +401,23 @@ CLPOOL_API clpool_status clpool_enqueue_maxpool(clpool_context *ctx, cl_command_
                                                 cl_uint num_events_in_wait_list,
                                                 const cl_event *event_wait_list, cl_event *event);
 
+/**
+ * MaxPool on views (clpool_view): the input, the output (its dims those
+ * clpool_maxpool_output_shape gives) and the optional Indices (NULL: none;
+ * int64, the output's dims) each with its own strides. Indices are ONNX's
+ * whatever the layout: `(n*C + c) * prod(spatial) + offset` in the logical
+ * order, as for contiguous tensors. Results are bit-identical to the
+ * contiguous call on the same values. Contiguous views take the contiguous
+ * call's kernels, channels-last views (C's stride 1 in every view) kernels
+ * that vectorise across C, any other strides the first tier. Wait list and
+ * event as for clpool_enqueue_maxpool.
+ */
+CLPOOL_API clpool_status clpool_enqueue_maxpool_view(clpool_context *ctx, cl_command_queue queue,
+                                                     const clpool_maxpool_params *params, clpool_dtype dtype,
+                                                     const clpool_view *input, const clpool_view *output,
+                                                     const clpool_view *indices, cl_uint num_events_in_wait_list,
+                                                     const cl_event *event_wait_list, cl_event *event);
+
 /* ------------------------------------------------- AveragePool, LpPool */
 
 /**
@@ -438,6 +485,23 @@ CLPOOL_API clpool_status clpool_enqueue_lp_pool(clpool_context *ctx, cl_command_
                                                 cl_mem output, size_t output_offset,
                                                 cl_uint num_events_in_wait_list,
                                                 const cl_event *event_wait_list, cl_event *event);
+
+/**
+ * AveragePool and LpPool on views, as clpool_enqueue_maxpool_view: results
+ * bit-identical to the contiguous call, except a window that covers whole
+ * planes without pads, which a contiguous call sums as the global pools do
+ * and a view in the windows' order (within the same error bound).
+ */
+CLPOOL_API clpool_status clpool_enqueue_average_pool_view(clpool_context *ctx, cl_command_queue queue,
+                                                          const clpool_average_pool_params *params, clpool_dtype dtype,
+                                                          const clpool_view *input, const clpool_view *output,
+                                                          cl_uint num_events_in_wait_list,
+                                                          const cl_event *event_wait_list, cl_event *event);
+CLPOOL_API clpool_status clpool_enqueue_lp_pool_view(clpool_context *ctx, cl_command_queue queue,
+                                                     const clpool_lp_pool_params *params, clpool_dtype dtype,
+                                                     const clpool_view *input, const clpool_view *output,
+                                                     cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                                     cl_event *event);
 
 /* --------------------------------------------------------------- MaxUnpool */
 

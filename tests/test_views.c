@@ -1,0 +1,598 @@
+/*
+ * Views (clpool_view): the windowed ops on tensors of any strides give the
+ * contiguous call's results bit for bit, in channels-last (C innermost),
+ * permuted, stepped (a slice with a step) and, for inputs, reversed (negative
+ * strides) layouts, with every element outside an output view left as it
+ * was; the planned paths; the views' checks, each bad input with its status
+ * and message. The contiguous call is itself checked against the C reference
+ * by the op suites.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_util.h"
+#include "planners.h"
+
+/* A deterministic generator (fixed seeds: a failing case repeats). */
+static uint64_t rng_state;
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static int64_t rng_int(int64_t lo, int64_t hi) { return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1)); }
+
+/* ------------------------------------------------------------ layouts */
+
+typedef enum layout { CONTIGUOUS, CHANNELS_LAST, PERMUTED, STEPPED, REVERSED, LAYOUTS } layout;
+static const char *const layout_names[LAYOUTS] = {"contiguous", "channels-last", "permuted", "stepped", "reversed"};
+
+/* A tensor stored in a layout: its view (mem filled in later) and the buffer's elements. */
+typedef struct stored {
+    clpool_view view;
+    int64_t offset;   /* element 0's element offset */
+    int64_t elements; /* the buffer's */
+} stored;
+
+/* dims in layout `how`: the storage order of the dims (outermost first), a step per dim, reversed dims. */
+static void store(const clpool_shape *shape, layout how, size_t esize, stored *s)
+{
+    const int32_t rank = shape->rank;
+    int32_t order[CLPOOL_MAX_RANK];
+    int64_t step[CLPOOL_MAX_RANK];
+    int flip[CLPOOL_MAX_RANK];
+    for (int32_t d = 0; d < rank; ++d) order[d] = d, step[d] = 1, flip[d] = 0;
+    if (how == CHANNELS_LAST) {
+        for (int32_t d = 1; d + 1 < rank; ++d) order[d] = d + 1;
+        order[rank - 1] = 1;
+    } else if (how == PERMUTED) {
+        for (int32_t d = rank - 1; d > 0; --d) { /* Fisher-Yates */
+            const int32_t k = (int32_t)rng_int(0, d), t = order[d];
+            order[d] = order[k], order[k] = t;
+        }
+    } else if (how == STEPPED) {
+        for (int32_t d = 0; d < rank; ++d) step[d] = rng_int(1, 3);
+    } else if (how == REVERSED) {
+        for (int32_t d = 0; d < rank; ++d) flip[d] = (int)rng_int(0, 1);
+        flip[rank - 1] = 1;
+    }
+    memset(s, 0, sizeof *s);
+    s->view.rank = rank;
+    int64_t at = 1;
+    for (int32_t k = rank - 1; k >= 0; --k) {
+        const int32_t d = order[k];
+        s->view.dims[d] = shape->dims[d];
+        s->view.strides[d] = at * step[d];
+        at *= step[d] * shape->dims[d];
+    }
+    const int64_t lead = rng_int(0, 3); /* element 0 away from the buffer's start */
+    s->offset = lead;
+    for (int32_t d = 0; d < rank; ++d)
+        if (flip[d] && shape->dims[d] > 0) {
+            s->offset += (shape->dims[d] - 1) * s->view.strides[d];
+            s->view.strides[d] = -s->view.strides[d];
+        }
+    s->elements = lead + (at > 0 ? at : 1) + rng_int(0, 3);
+    s->view.offset = (size_t)s->offset * esize;
+}
+
+/* The storage element of logical element i (row-major index). */
+static int64_t stored_at(const stored *s, int64_t i)
+{
+    int64_t at = s->offset;
+    for (int32_t d = s->view.rank - 1; d >= 0; --d) {
+        at += i % s->view.dims[d] * s->view.strides[d];
+        i /= s->view.dims[d];
+    }
+    return at;
+}
+
+/* A buffer image of `s`: CU_SENTINEL bytes with the n elements of `data` at their places. */
+static unsigned char *image_of(const stored *s, const void *data, int64_t n, size_t esize)
+{
+    unsigned char *img = malloc((size_t)s->elements * esize);
+    ck_assert_ptr_nonnull(img);
+    memset(img, CU_SENTINEL, (size_t)s->elements * esize);
+    for (int64_t i = 0; data && i < n; ++i)
+        memcpy(img + (size_t)stored_at(s, i) * esize, (const unsigned char *)data + (size_t)i * esize, esize);
+    return img;
+}
+
+/* Gathers the n elements of `s` from its image into `data`; 1 if every byte outside the view is still
+ * CU_SENTINEL (an output view writes only its own elements). */
+static int gather(const stored *s, const unsigned char *img, void *data, int64_t n, size_t esize)
+{
+    unsigned char *mine = calloc((size_t)s->elements, 1);
+    ck_assert_ptr_nonnull(mine);
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t at = stored_at(s, i);
+        memcpy((unsigned char *)data + (size_t)i * esize, img + (size_t)at * esize, esize);
+        mine[at] = 1;
+    }
+    int untouched = 1;
+    for (int64_t e = 0; e < s->elements; ++e)
+        if (!mine[e] && !cu_all_sentinel(img + (size_t)e * esize, esize)) untouched = 0;
+    free(mine);
+    return untouched;
+}
+
+/* ------------------------------------------------------------ cases */
+
+typedef enum op { OP_MAX, OP_AVG, OP_LP } op;
+
+typedef struct view_case {
+    op op;
+    clpool_dtype dtype;
+    clpool_shape in;
+    clpool_maxpool_params mp; /* the window for every op */
+    int indices, count_include_pad;
+    double p;
+} view_case;
+
+static void describe(const view_case *c, char *buf, size_t len)
+{
+    buf[0] = 0;
+    cu_append(buf, len, "%s %s in", c->op == OP_MAX ? "MaxPool" : c->op == OP_AVG ? "AveragePool" : "LpPool",
+              clpool_dtype_name(c->dtype));
+    cu_append_dims(buf, len, c->in.dims, c->in.rank);
+    cu_append(buf, len, " kernel");
+    cu_append_dims(buf, len, c->mp.kernel_shape, c->mp.spatial_rank);
+    cu_append(buf, len, " strides");
+    cu_append_dims(buf, len, c->mp.strides, c->mp.spatial_rank);
+    cu_append(buf, len, " dilations");
+    cu_append_dims(buf, len, c->mp.dilations, c->mp.spatial_rank);
+    cu_append(buf, len, " pads");
+    cu_append_dims(buf, len, c->mp.pads, 2 * c->mp.spatial_rank);
+    cu_append(buf, len, " ceil %d indices %d order %d cip %d p %g", (int)c->mp.ceil_mode, c->indices,
+              (int)c->mp.storage_order, c->count_include_pad, c->p);
+}
+
+static void average_params(const view_case *c, clpool_average_pool_params *a)
+{
+    clpool_average_pool_params_init(a, c->mp.spatial_rank, c->mp.kernel_shape);
+    memcpy(a->window.strides, c->mp.strides, sizeof a->window.strides);
+    memcpy(a->window.dilations, c->mp.dilations, sizeof a->window.dilations);
+    memcpy(a->window.pads, c->mp.pads, sizeof a->window.pads);
+    a->window.ceil_mode = c->mp.ceil_mode;
+    a->count_include_pad = c->count_include_pad;
+}
+
+static void lp_params(const view_case *c, clpool_lp_pool_params *l)
+{
+    clpool_lp_pool_params_init(l, c->mp.spatial_rank, c->mp.kernel_shape);
+    memcpy(l->window.strides, c->mp.strides, sizeof l->window.strides);
+    memcpy(l->window.dilations, c->mp.dilations, sizeof l->window.dilations);
+    memcpy(l->window.pads, c->mp.pads, sizeof l->window.pads);
+    l->window.ceil_mode = c->mp.ceil_mode;
+    l->p = c->p;
+}
+
+/* The case's output shape, or 0 where its attributes are refused (the draw is retried). */
+static int output_shape(const view_case *c, clpool_shape *out)
+{
+    if (c->op == OP_MAX) return clpool_maxpool_output_shape(&c->in, &c->mp, out) == CLPOOL_SUCCESS;
+    if (c->op == OP_AVG) {
+        clpool_average_pool_params a;
+        average_params(c, &a);
+        return clpool_average_pool_output_shape(&c->in, &a, out) == CLPOOL_SUCCESS;
+    }
+    clpool_lp_pool_params l;
+    lp_params(c, &l);
+    return clpool_lp_pool_output_shape(&c->in, &l, out) == CLPOOL_SUCCESS;
+}
+
+/* Runs the case on views (contiguous ones: the contiguous call); out and idx are the output's and the
+ * Indices' views with their mems set. */
+static clpool_status run_views(const view_case *c, const clpool_view *in, const clpool_view *out,
+                               const clpool_view *idx)
+{
+    cl_event ev = NULL;
+    clpool_status st;
+    if (c->op == OP_MAX) {
+        st = clpool_enqueue_maxpool_view(cu_ctx, NULL, &c->mp, c->dtype, in, out, c->indices ? idx : NULL, 0, NULL,
+                                         &ev);
+    } else if (c->op == OP_AVG) {
+        clpool_average_pool_params a;
+        average_params(c, &a);
+        st = clpool_enqueue_average_pool_view(cu_ctx, NULL, &a, c->dtype, in, out, 0, NULL, &ev);
+    } else {
+        clpool_lp_pool_params l;
+        lp_params(c, &l);
+        st = clpool_enqueue_lp_pool_view(cu_ctx, NULL, &l, c->dtype, in, out, 0, NULL, &ev);
+    }
+    if (st == CLPOOL_SUCCESS) {
+        cu_wait_done(NULL, ev, "view call");
+        clReleaseEvent(ev);
+    }
+    return st;
+}
+
+/* Random data of the dtype: small integers with ties, signed zeros and, for floats, NaN and inf now and then. */
+static void fill(void *data, int64_t n, clpool_dtype dtype)
+{
+    const size_t esize = clpool_dtype_size(dtype);
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t r = rng_int(0, 99);
+        const double v = r < 2 ? (r ? -0.0 : INFINITY) : r < 3 ? NAN : (double)rng_int(-40, 40) / 8;
+        unsigned char *e = (unsigned char *)data + (size_t)i * esize;
+        switch (dtype) {
+        case CLPOOL_FLOAT32: { const float f = (float)v; memcpy(e, &f, 4); break; }
+        case CLPOOL_FLOAT64: memcpy(e, &v, 8); break;
+        case CLPOOL_BFLOAT16: { const float f = (float)v; uint32_t u; memcpy(&u, &f, 4); const uint16_t h = (uint16_t)(u >> 16); memcpy(e, &h, 2); break; }
+        case CLPOOL_FLOAT16: { /* k/8 for |k| <= 40, -0, inf, NaN: exact in half */
+            uint16_t h;
+            if (isnan(v)) h = 0x7e00;
+            else if (isinf(v)) h = 0x7c00;
+            else if (v == 0) h = signbit(v) ? 0x8000 : 0;
+            else {
+                const float a = fabsf((float)v);
+                int ex;
+                const float m = frexpf(a, &ex); /* a = m * 2^ex, m in [0.5, 1) */
+                h = (uint16_t)(((ex + 14) << 10) | (uint16_t)((m * 2 - 1) * 1024));
+                if (v < 0) h |= 0x8000;
+            }
+            memcpy(e, &h, 2);
+            break;
+        }
+        default: { const int8_t k = (int8_t)rng_int(-128, 127); memcpy(e, &k, 1); break; }
+        }
+    }
+}
+
+/* A random window over a random input of rank 3 to 5 whose C is one of `channels`. */
+static void draw(view_case *c, op which, clpool_dtype dtype, const int64_t *channels, int n_channels)
+{
+    for (;;) {
+        memset(c, 0, sizeof *c);
+        c->op = which;
+        c->dtype = dtype;
+        const int32_t ns = (int32_t)rng_int(1, 3);
+        c->in.rank = ns + 2;
+        c->in.dims[0] = rng_int(1, 2);
+        c->in.dims[1] = channels[rng_int(0, n_channels - 1)];
+        int64_t kernel[CLPOOL_MAX_SPATIAL];
+        for (int32_t d = 0; d < ns; ++d) {
+            c->in.dims[2 + d] = rng_int(1, ns == 3 ? 5 : 8);
+            kernel[d] = rng_int(1, 3);
+        }
+        clpool_maxpool_params_init(&c->mp, ns, kernel);
+        int whole = 1; /* a window over whole planes without pads: the contiguous sums take the global pools' order */
+        for (int32_t d = 0; d < ns; ++d) {
+            c->mp.strides[d] = rng_int(1, 3);
+            c->mp.dilations[d] = rng_int(1, 2);
+            c->mp.pads[d] = rng_int(0, kernel[d] - 1);
+            c->mp.pads[ns + d] = rng_int(0, kernel[d] - 1);
+            whole &= kernel[d] == c->in.dims[2 + d] && c->mp.pads[d] == 0 && c->mp.pads[ns + d] == 0;
+        }
+        c->mp.ceil_mode = (int32_t)rng_int(0, 1);
+        c->mp.storage_order = (int32_t)rng_int(0, 1);
+        c->indices = which == OP_MAX && rng_int(0, 1);
+        c->count_include_pad = which == OP_AVG && rng_int(0, 1);
+        static const double ps[] = {1, 2, 3, 2.5};
+        c->p = which == OP_LP ? ps[rng_int(0, 3)] : 0;
+        clpool_shape out;
+        if (output_shape(c, &out) && !(whole && which != OP_MAX)) return;
+    }
+}
+
+/* Whether the bits of a float dtype's element are a NaN. */
+static int is_nan(uint64_t bits, clpool_dtype dtype)
+{
+    switch (dtype) {
+    case CLPOOL_FLOAT32: return (bits & 0x7fffffffu) > 0x7f800000u;
+    case CLPOOL_FLOAT64: return (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+    case CLPOOL_FLOAT16: return (bits & 0x7fffu) > 0x7c00u;
+    case CLPOOL_BFLOAT16: return (bits & 0x7fffu) > 0x7f80u;
+    default: return 0;
+    }
+}
+
+/* Runs case c with its input, output and Indices in the layouts given and checks the results against
+ * the contiguous call's (bit for bit) and the bytes around the output views. Returns wrong elements. */
+static int run_case(const view_case *c, layout in_how, layout out_how, layout idx_how, char *why, size_t len)
+{
+    const size_t esize = clpool_dtype_size(c->dtype);
+    clpool_shape out_shape;
+    ck_assert(output_shape(c, &out_shape));
+    const int64_t n_in = clpool_shape_elements(&c->in), n_out = clpool_shape_elements(&out_shape);
+    void *x = malloc((size_t)n_in * esize + 1), *want = malloc((size_t)n_out * esize + 1),
+         *got = malloc((size_t)n_out * esize + 1);
+    int64_t *want_idx = malloc((size_t)n_out * 8 + 8), *got_idx = malloc((size_t)n_out * 8 + 8);
+    ck_assert(x && want && got && want_idx && got_idx);
+    fill(x, n_in, c->dtype);
+
+    /* the contiguous call */
+    stored cin, cout, cidx;
+    store(&c->in, CONTIGUOUS, esize, &cin);
+    store(&out_shape, CONTIGUOUS, esize, &cout);
+    store(&out_shape, CONTIGUOUS, 8, &cidx);
+    stored sin, sout, sidx;
+    store(&c->in, in_how, esize, &sin);
+    store(&out_shape, out_how == REVERSED ? STEPPED : out_how, esize, &sout);
+    store(&out_shape, idx_how == REVERSED ? STEPPED : idx_how, 8, &sidx);
+    stored *all[6] = {&cin, &cout, &cidx, &sin, &sout, &sidx};
+    unsigned char *img[6];
+    for (int k = 0; k < 6; ++k) {
+        const size_t es = k == 2 || k == 5 ? 8 : esize;
+        img[k] = image_of(all[k], k % 3 == 0 ? x : NULL, n_in, es);
+        all[k]->view.mem = cu_buffer_from(img[k], (size_t)all[k]->elements * es);
+    }
+    cu_assert_ok(run_views(c, &cin.view, &cout.view, &cidx.view), "contiguous call", why);
+    cu_assert_ok(run_views(c, &sin.view, &sout.view, &sidx.view), "view call", why);
+    for (int k = 0; k < 6; ++k) {
+        const size_t es = k == 2 || k == 5 ? 8 : esize;
+        if (k % 3) cu_read_back(cu_own_queue, all[k]->view.mem, img[k], (size_t)all[k]->elements * es, why);
+    }
+    int wrong = 0;
+    cu_expect(gather(&cout, img[1], want, n_out, esize), "%s: the contiguous call wrote outside its output", why);
+    if (!gather(&sout, img[4], got, n_out, esize)) {
+        cu_append(why, len, " [wrote outside the output view]");
+        ++wrong;
+    }
+    for (int64_t i = 0; i < n_out; ++i) { /* the first element that differs, its bytes as hex */
+        uint64_t a = 0, b = 0;
+        memcpy(&a, (unsigned char *)want + i * esize, esize);
+        memcpy(&b, (unsigned char *)got + i * esize, esize);
+        /* a sum's NaN is any NaN (the float16 stores' encodings differ); MaxPool copies bits */
+        if (a != b && !(c->op != OP_MAX && is_nan(a, c->dtype) && is_nan(b, c->dtype))) {
+            cu_append(why, len, " [output %lld: 0x%llx, expected 0x%llx]", (long long)i, (unsigned long long)b,
+                      (unsigned long long)a);
+            ++wrong;
+            break;
+        }
+    }
+    if (c->indices) {
+        gather(&cidx, img[2], want_idx, n_out, 8);
+        if (!gather(&sidx, img[5], got_idx, n_out, 8)) {
+            cu_append(why, len, " [wrote outside the Indices view]");
+            ++wrong;
+        }
+        if (memcmp(want_idx, got_idx, (size_t)n_out * 8) != 0) ++wrong;
+    }
+    for (int k = 0; k < 6; ++k) {
+        clReleaseMemObject(all[k]->view.mem);
+        free(img[k]);
+    }
+    free(x), free(want), free(got), free(want_idx), free(got_idx);
+    return wrong;
+}
+
+/* Every op in float32 over random windows: each draw in a random layout triple and all channels-last. */
+START_TEST(test_layouts_match_contiguous)
+{
+    static const int64_t channels[] = {1, 3, 16, 21, 40};
+    rng_state = 0x5eed0001u + (uint64_t)_i;
+    cu_tally tally = {0};
+    for (int n = 0; n < 48; ++n) {
+        view_case c;
+        draw(&c, (op)(n % 3), CLPOOL_FLOAT32, channels, 5);
+        for (int pass = 0; pass < 2; ++pass) {
+            const layout in = pass ? (layout)rng_int(0, LAYOUTS - 1) : CHANNELS_LAST;
+            const layout out = pass ? (layout)rng_int(0, LAYOUTS - 1) : CHANNELS_LAST;
+            const layout idx = pass ? (layout)rng_int(0, LAYOUTS - 1) : CHANNELS_LAST;
+            char why[1024];
+            describe(&c, why, sizeof why);
+            cu_append(why, sizeof why, " layouts in %s out %s indices %s", layout_names[in], layout_names[out],
+                      layout_names[idx]);
+            cu_tally_add(&tally, run_case(&c, in, out, idx, why, sizeof why), why);
+        }
+    }
+    cu_tally_check(&tally);
+}
+END_TEST
+
+/* The other dtypes on channels-last views (their own programs) and one other layout. */
+START_TEST(test_dtypes_channels_last)
+{
+    static const int64_t channels[] = {16, 33};
+    static const clpool_dtype max_dtypes[] = {CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16, CLPOOL_INT8,
+                                              CLPOOL_UINT8};
+    static const clpool_dtype sum_dtypes[] = {CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    rng_state = 0x5eed0100u;
+    cu_tally tally = {0};
+    for (size_t k = 0; k < sizeof max_dtypes / sizeof *max_dtypes + sizeof sum_dtypes / sizeof *sum_dtypes; ++k) {
+        const int is_max = k < sizeof max_dtypes / sizeof *max_dtypes;
+        const clpool_dtype dtype = is_max ? max_dtypes[k] : sum_dtypes[k - sizeof max_dtypes / sizeof *max_dtypes];
+        if (!cu_dtype_runs(dtype, "channels-last views")) continue;
+        for (int n = 0; n < 4; ++n) {
+            view_case c;
+            draw(&c, is_max ? OP_MAX : n % 2 ? OP_LP : OP_AVG, dtype, channels, 2);
+            if (c.op == OP_LP) c.p = 2;
+            const layout other = (layout)rng_int(PERMUTED, LAYOUTS - 1);
+            char why[1024];
+            describe(&c, why, sizeof why);
+            cu_append(why, sizeof why, " channels-last");
+            cu_tally_add(&tally, run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why), why);
+            describe(&c, why, sizeof why);
+            cu_append(why, sizeof why, " %s", layout_names[other]);
+            cu_tally_add(&tally, run_case(&c, other, CHANNELS_LAST, other, why, sizeof why), why);
+        }
+    }
+    cu_tally_check(&tally);
+}
+END_TEST
+
+/* ------------------------------------------------------------ plans */
+
+/* The view paths the planner takes: channels-last views with C >= the lanes in every tensor the
+ * channels-last kernel, anything else the first tier. */
+START_TEST(test_planned_paths)
+{
+    const clpool__device_caps caps = {.cpu = 1, .cpu_simd = 1, .vector_bytes = 64, .cache_bytes = 1 << 25,
+                                      .compute_units = 2, .local_size = 4096};
+    static const struct {
+        op op;
+        int64_t channels;
+        layout in, out, idx;
+        int indices;
+        double p;
+        clpool__path path;
+    } rows[] = {
+        {OP_MAX, 64, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, 1, 0, CLPOOL__PATH_WINDOW_CHANNELS_LAST},
+        {OP_MAX, 16, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, 0, 0, CLPOOL__PATH_WINDOW_CHANNELS_LAST},
+        {OP_AVG, 20, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, 0, 0, CLPOOL__PATH_WINDOW_CHANNELS_LAST},
+        {OP_LP, 32, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, 0, 3, CLPOOL__PATH_WINDOW_CHANNELS_LAST},
+        {OP_MAX, 15, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, 0, 0, CLPOOL__PATH_WINDOW_FIRST_TIER},
+        {OP_MAX, 64, CHANNELS_LAST, CHANNELS_LAST, CONTIGUOUS, 1, 0, CLPOOL__PATH_WINDOW_FIRST_TIER},
+        {OP_MAX, 64, CHANNELS_LAST, CONTIGUOUS, CHANNELS_LAST, 0, 0, CLPOOL__PATH_WINDOW_FIRST_TIER},
+        {OP_AVG, 64, STEPPED, CHANNELS_LAST, CHANNELS_LAST, 0, 0, CLPOOL__PATH_WINDOW_FIRST_TIER},
+        {OP_LP, 64, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, 0, 2.5, CLPOOL__PATH_WINDOW_FIRST_TIER},
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; ++r) {
+        view_case c;
+        memset(&c, 0, sizeof c);
+        c.op = rows[r].op;
+        c.dtype = CLPOOL_FLOAT32;
+        c.in.rank = 4;
+        c.in.dims[0] = 2, c.in.dims[1] = rows[r].channels, c.in.dims[2] = 9, c.in.dims[3] = 9;
+        const int64_t kernel[2] = {3, 3};
+        clpool_maxpool_params_init(&c.mp, 2, kernel);
+        c.mp.strides[0] = c.mp.strides[1] = 2;
+        c.indices = rows[r].indices;
+        c.p = rows[r].p;
+        clpool_shape out;
+        ck_assert(output_shape(&c, &out));
+        clpool__pool_desc d;
+        if (c.op == OP_MAX) {
+            ck_assert_int_eq(clpool__maxpool_describe(&c.in, &c.mp, c.dtype, c.indices, "test", &d), CLPOOL_SUCCESS);
+        } else {
+            clpool_average_pool_params a;
+            clpool_lp_pool_params l;
+            average_params(&c, &a);
+            lp_params(&c, &l);
+            ck_assert_int_eq(clpool__sum_pool_describe(&c.in, c.op == OP_AVG ? &a : NULL, c.op == OP_LP ? &l : NULL,
+                                                       c.dtype, "test", &d),
+                             CLPOOL_SUCCESS);
+        }
+        stored si, so, sx;
+        store(&c.in, rows[r].in, 4, &si);
+        store(&out, rows[r].out, 4, &so);
+        store(&out, rows[r].idx, 8, &sx);
+        d.strided = 1;
+        d.channels = rows[r].channels;
+        memcpy(d.in_strides, si.view.strides, sizeof d.in_strides);
+        memcpy(d.out_strides, so.view.strides, sizeof d.out_strides);
+        memcpy(d.idx_strides, sx.view.strides, sizeof d.idx_strides);
+        clpool__plan plan;
+        clpool__window_plan_view(&caps, &d, &plan);
+        ck_assert_msg(plan.path == rows[r].path, "row %zu: planned %s, expected %s", r,
+                      clpool__families[plan.path].name, clpool__families[rows[r].path].name);
+        ck_assert_int_eq(plan.first_tier, 0);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------ bad inputs */
+
+START_TEST(test_bad_views)
+{
+    const clpool_shape in_shape = {4, {1, 2, 4, 4}}, out_shape = {4, {1, 2, 2, 2}};
+    const int64_t kernel[2] = {2, 2};
+    clpool_maxpool_params mp;
+    clpool_maxpool_params_init(&mp, 2, kernel);
+    mp.strides[0] = mp.strides[1] = 2;
+    cl_mem big = cu_zero_buffer(4096), small = cu_zero_buffer(16);
+    clpool_view in, out, idx;
+    ck_assert_int_eq(clpool_view_contiguous(&in, big, 0, &in_shape), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_channels_last(&out, big, 1024, &out_shape), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&idx, big, 2048, &out_shape), CLPOOL_SUCCESS);
+    const char *fn = "clpool_enqueue_maxpool_view";
+#define CALL(i, o, x) clpool_enqueue_maxpool_view(cu_ctx, NULL, &mp, CLPOOL_FLOAT32, (i), (o), (x), 0, NULL, NULL)
+    cu_assert_status("good views", fn, CALL(&in, &out, &idx), CLPOOL_SUCCESS, NULL);
+    ck_assert_int_eq(clFinish(clpool_context_cl_queue(cu_ctx)), CL_SUCCESS);
+    cu_assert_status("NULL input", fn, CALL(NULL, &out, NULL), CLPOOL_ERROR_INVALID_ARGUMENT, "input is NULL");
+    cu_assert_status("NULL output", fn, CALL(&in, NULL, NULL), CLPOOL_ERROR_INVALID_ARGUMENT, "output view is NULL");
+    clpool_view v = out;
+    v.dims[3] = 3;
+    cu_assert_status("output dims", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_SHAPE,
+                     "output view dims [1,2,2,3] differ from the output shape [1,2,2,2]");
+    v = idx;
+    v.rank = 3;
+    cu_assert_status("indices rank", fn, CALL(&in, &out, &v), CLPOOL_ERROR_INVALID_SHAPE,
+                     "indices view dims [1,2,2] differ from the indices shape [1,2,2,2]");
+    v = out;
+    v.strides[2] = -v.strides[2];
+    v.offset += 4 * 2 * 2;
+    cu_assert_status("negative output stride", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view stride -4 of dim 2 is negative: an output's strides are >= 0");
+    v = out;
+    v.strides[1] = 0;
+    cu_assert_status("broadcast output", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view's elements overlap: dim 1's stride 0 is within the span 0");
+    v = out;
+    v.strides[3] = 1; /* C's stride too: elements (c, w) and (c + 1, w - 1) share memory */
+    cu_assert_status("overlapping output", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view's elements overlap: dim 3's stride 1 is within the span 1");
+    v = in;
+    v.strides[3] = -1;
+    cu_assert_status("input before its buffer", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "input view reaches 3 elements before its buffer's start (negative strides)");
+    v = in;
+    v.mem = small;
+    cu_assert_status("input past its buffer", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_BUFFER_TOO_SMALL,
+                     "input buffer holds 16 bytes but the view reaches 128 bytes");
+    v = in;
+    v.strides[0] = INT64_MAX / 2;
+    v.dims[0] = 3;
+    cu_assert_status("strides past 2^63", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_OVERFLOW,
+                     "input view reaches past 2^63 elements");
+    v = in;
+    v.offset = 2;
+    cu_assert_status("misaligned offset", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "input offset 2 is not a multiple of the element size 4");
+    v = in;
+    v.mem = NULL;
+    cu_assert_status("NULL buffer", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_INVALID_ARGUMENT, "input buffer is NULL");
+    v = in;
+    v.rank = 13;
+    cu_assert_status("rank", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_INVALID_SHAPE, "rank");
+#undef CALL
+    clpool_average_pool_params ap;
+    clpool_average_pool_params_init(&ap, 2, kernel);
+    cu_assert_status("AveragePool int8", "clpool_enqueue_average_pool_view",
+                     clpool_enqueue_average_pool_view(cu_ctx, NULL, &ap, CLPOOL_INT8, &in, &out, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype int8 (3) is not supported by AveragePool");
+    cu_assert_status("LpPool NULL params", "clpool_enqueue_lp_pool_view",
+                     clpool_enqueue_lp_pool_view(cu_ctx, NULL, NULL, CLPOOL_FLOAT32, &in, &out, 0, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "params is NULL");
+    const clpool_shape flat = {2, {2, 3}};
+    cu_assert_status("channels-last rank 2", "clpool_view_channels_last",
+                     clpool_view_channels_last(&v, big, 0, &flat), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "shape rank 2: channels-last needs N, C and at least one spatial dim");
+    cu_assert_status("NULL view", "clpool_view_contiguous", clpool_view_contiguous(NULL, big, 0, &flat),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "view is NULL");
+    clReleaseMemObject(big);
+    clReleaseMemObject(small);
+}
+END_TEST
+
+/* The constructors' strides. */
+START_TEST(test_view_constructors)
+{
+    const clpool_shape s = {5, {2, 3, 4, 5, 6}};
+    clpool_view v;
+    ck_assert_int_eq(clpool_view_contiguous(&v, NULL, 8, &s), CLPOOL_SUCCESS);
+    const int64_t dense[5] = {360, 120, 30, 6, 1}, last[5] = {360, 1, 90, 18, 3};
+    ck_assert_int_eq(v.rank, 5);
+    ck_assert_uint_eq(v.offset, 8);
+    for (int d = 0; d < 5; ++d) ck_assert_int_eq(v.strides[d], dense[d]);
+    ck_assert_int_eq(clpool_view_channels_last(&v, NULL, 0, &s), CLPOOL_SUCCESS);
+    for (int d = 0; d < 5; ++d) ck_assert_int_eq(v.strides[d], last[d]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("views");
+    TCase *tc = cu_tcase(s, "views", 1);
+    tcase_add_loop_test(tc, test_layouts_match_contiguous, 0, 2);
+    tcase_add_test(tc, test_dtypes_channels_last);
+    tcase_add_test(tc, test_planned_paths);
+    tcase_add_test(tc, test_bad_views);
+    tcase_add_test(tc, test_view_constructors);
+    return cu_run_suite(s, CK_NORMAL);
+}
