@@ -4,90 +4,204 @@
  * neighbouring channels as the lanes of a vector, so each tap is one vector
  * load. Every lane takes the first tier's taps in its order with its
  * reduction: results bit-identical to every other path. The same run-time
- * geometry as the first tier; `outputs` counts positions x channel blocks.
- * The host plans it for C >= VW: a position's last block ends at C,
- * overlapping its neighbour, and both write the same values. -DVW lanes.
+ * geometry as the first tier; a work-item takes one output position and
+ * g.item_blocks blocks of VW channels (`outputs`: positions x runs of
+ * blocks), so the position's windows are resolved once for all of them. The
+ * host plans it for C >= VW: a position's last block ends at C, overlapping
+ * its neighbour, and both write the same values. -DVW lanes, -DNS the
+ * spatial rank (the walk's loops unrolled).
  */
+#ifndef NS
+#error "window_channels_last.cl: -DNS (spatial rank) and -DVW (lanes)"
+#endif
 #if OP == CLPOOL__OP_REDUCE_MAX
 #define SUM_ARG
+#define SUM_PARAM
 #else
-#define SUM_ARG , const AT p
+#define SUM_ARG , p
+#define SUM_PARAM , const AT p
+#endif
+
+/* -DCB: blocks of VW channels a work-item walks the windows with at most, each tap's blocks one after the
+ * other: a tap's channels are read in address order (the hardware prefetcher loses a walk that goes back
+ * within a tap's row for each block of a few), the walk is shared, and the blocks' chains are independent.
+ * The loops over them unroll, so each block's accumulator has a register where CB allows. */
+#define CL_BLOCKS CB
+#define FOR_BLOCKS(q, nb) _Pragma("unroll") for (int q = 0; q < CL_BLOCKS; ++q) if (q < (nb))
+
+/* A position's windows: what every block of its channels walks. */
+typedef struct position {
+    long start[NS], lo[NS], hi[NS];
+} position;
+
+/* The window rows' walk: each row inside the input (the taps on every dim but the last) in row-major
+ * order, with `row` its first tap's input offset from the plane's and `r` its place among the window's
+ * rows; at (logical in-plane offset of the row's tap 0) for the Indices. */
+#define ROWS_BEGIN(t, w, row, r, at)                                                       \
+    {                                                                                      \
+        long j_[NS];                                                                       \
+        for (int d_ = 0; d_ < NS; ++d_) j_[d_] = (w)->lo[d_];                              \
+        const long first_ = (w)->start[NS - 1] * (t)->is[NS + 1];                          \
+        if (!tier_empty((w)->lo, (w)->hi, NS)) do {                                        \
+            long at_row_, r;                                                               \
+            const long row = tier_tap((t), NS - 1, (w)->start, j_, &at_row_, &r) + first_; \
+            const long at = at_row_ * (t)->in_dims[NS - 1] + (w)->start[NS - 1];
+#define ROWS_END(w)                                              \
+            (void)at, (void)r;                                   \
+        } while (tier_next((w)->lo, (w)->hi, j_, NS - 1));       \
+    }
+
+#if OP != CLPOOL__OP_REDUCE_MAX
+/* The sums of nb blocks of VW channels (block q at c0 + q * VW, the last ending at C) over the position's
+ * windows, reduce_sum.h's order per lane as window_first_tier's (lane_add's Kahan steps, a plain shadow
+ * sum), finished and stored. */
+static inline void blocks_sum(const tier_geom *t, const position *w, __global const T *src, __global T *dst,
+                              long c0, long channels, int nb, long count SUM_PARAM)
+{
+    ATV sum[CL_BLOCKS], comp[CL_BLOCKS], plain[CL_BLOCKS], group[CL_BLOCKS], s[CL_BLOCKS];
+    long cq[CL_BLOCKS];
+    FOR_BLOCKS(q, nb) {
+        sum[q] = comp[q] = plain[q] = group[q] = 0;
+        cq[q] = min(c0 + q * VW, channels - VW);
+    }
+    const int last = NS - 1;
+    const long dw = t->dilations[last] * t->is[2 + last], row_taps = t->kernel_shape[last],
+               per_group = sum_group_rows(row_taps);
+    long group_end = -1; /* the rows of the group summed in `group` end here (a division per group, not per row) */
+    int grouped = 0;
+    ROWS_BEGIN(t, w, row, r, at)
+        if (row_taps <= CLPOOL__SUM_CHUNK && r >= group_end) {
+            FOR_BLOCKS(q, grouped ? nb : 0) {
+                lane_add(&sum[q], &comp[q], group[q], 0), plain[q] += group[q], group[q] = 0;
+            }
+            grouped = 1;
+            group_end = (r / per_group + 1) * per_group;
+        }
+        for (long kw = w->lo[last]; kw < w->hi[last];) {
+            const long chunk_end = min(w->hi[last], (kw / CLPOOL__SUM_CHUNK + 1) * CLPOOL__SUM_CHUNK);
+            FOR_BLOCKS(q, nb) { s[q] = 0; }
+            for (; kw < chunk_end; ++kw) {
+                __global const T *tap = src + row + kw * dw;
+                FOR_BLOCKS(q, nb) { s[q] += contribution_v(TO_CTV(VW, VLOADV(VW, tap + cq[q])), p); }
+            }
+            FOR_BLOCKS(q, nb) {
+                if (row_taps > CLPOOL__SUM_CHUNK)
+                    lane_add(&sum[q], &comp[q], s[q], 0), plain[q] += s[q];
+                else
+                    group[q] += s[q];
+            }
+        }
+    ROWS_END(w)
+    FOR_BLOCKS(q, nb) {
+        if (grouped && row_taps <= CLPOOL__SUM_CHUNK) lane_add(&sum[q], &comp[q], group[q], 0), plain[q] += group[q];
+        /* kahan_value per lane: the compensated sum where the plain one is finite */
+        finish_store(dst + cq[q], select(plain[q], sum[q] - comp[q], AT_MASK(isfinite(plain[q]))), (ATV)(AT)count, p,
+                     VW);
+    }
+}
+#else
+/* float32/float64 maxima without Indices take each tap by value (MAX_KEEP_FIRST keeps the first of equal
+ * ones) and note NaN beside it: where there was none the maxima are exact, else the blocks are walked
+ * again by the rule (maxpool_nd.cl's value path). */
+#if defined(DT_FLOAT32) || defined(DT_FLOAT64)
+#define VALUE_PATH 1
+#else
+#define VALUE_PATH 0
+#endif
+
+/* The maxima of nb blocks of VW channels (as blocks_sum's) over the position's windows, stored; with
+ * Indices (idx not NULL) their places, ONNX's for planes first_plane + c on. */
+static inline void blocks_max(const tier_geom *t, const position *w, __global const T *src, __global T *dst,
+                              __global long *idx, long first_plane, long in_plane, int col_major, long c0,
+                              long channels, int nb)
+{
+    const int last = NS - 1;
+    const long dw = t->dilations[last] * t->is[2 + last], dil = t->dilations[last];
+    long j[NS], at0, r0, cq[CL_BLOCKS];
+    for (int d = 0; d < NS; ++d) j[d] = w->lo[d];
+    FOR_BLOCKS(q, nb) { cq[q] = min(c0 + q * VW, channels - VW); }
+    /* Every lane starts at the first tap (the host guarantees one), which the walk then meets again and
+     * never takes: not better than itself, NaN included. */
+    __global const T *const first = src + tier_tap(t, NS, w->start, j, &at0, &r0);
+    TV(VW) best_bits[CL_BLOCKS];
+    KTV(VW) best[CL_BLOCKS];
+    LONGV(VW) best_at[CL_BLOCKS];
+    for (int exact = !VALUE_PATH || idx;; exact = 1) {
+        MASKV(VW) nan = 0;
+        FOR_BLOCKS(q, nb) {
+            best_bits[q] = VLOADV(VW, first + cq[q]);
+            best[q] = KEYV(VW, best_bits[q]);
+            best_at[q] = (LONGV(VW))at0;
+        }
+        ROWS_BEGIN(t, w, row, r, at)
+            for (long kw = w->lo[last]; kw < w->hi[last]; ++kw) {
+                __global const T *tap = src + row + kw * dw;
+#if VALUE_PATH
+                if (!exact) {
+                    FOR_BLOCKS(q, nb) {
+                        const TV(VW) bits = VLOADV(VW, tap + cq[q]);
+                        best_bits[q] = MAX_KEEP_FIRST(best_bits[q], bits);
+                        nan |= isnan(bits);
+                    }
+                    continue;
+                }
+#endif
+                FOR_BLOCKS(q, nb) {
+                    const TV(VW) bits = VLOADV(VW, tap + cq[q]);
+                    const KTV(VW) k = KEYV(VW, bits);
+                    const MASKV(VW) take = BETTERV(VW, k, best[q]);
+                    best[q] = select(best[q], k, take);
+                    best_bits[q] = select(best_bits[q], bits, take);
+                    if (idx) best_at[q] = select(best_at[q], (LONGV(VW))(at + kw * dil), LONG_MASKV(VW, take));
+                }
+            }
+        ROWS_END(w)
+        if (exact || !MASK_ANY(nan)) break;
+    }
+    FOR_BLOCKS(q, nb) { VSTOREV(VW, best_bits[q], dst + cq[q]); }
+    for (int q = 0; idx && q < nb; ++q) {
+        long at_lanes[VW];
+        VSTOREV(VW, best_at[q], at_lanes);
+        for (int l = 0; l < VW; ++l)
+            idx[cq[q] + l] = tier_index(t, NS, first_plane + cq[q] + l, in_plane, at_lanes[l], col_major);
+    }
+}
 #endif
 
 CLPOOL_WIDE_VECTORS
 __kernel void window_channels_last(__global const T *in, __global T *out, __global long *indices,
-                                   const clpool__window_first_tier_geom g SUM_ARG)
+                                   const clpool__window_first_tier_geom g SUM_PARAM)
 {
     const long item = get_global_id(0);
-    const int ns = (int)g.ns;
     tier_geom t;
-    TIER_GEOM_LOAD(t, g);
-    const long in_plane = g.w.in_plane, channels = g.channels, blocks = (channels + VW - 1) / VW;
-    const int with_indices = g.with_indices != 0, col_major = g.col_major != 0;
+    TIER_GEOM_LOAD(t, g, NS);
+    const long channels = g.channels, blocks = (channels + VW - 1) / VW, per_item = g.item_blocks,
+               runs = (blocks + per_item - 1) / per_item;
+    const int col_major = g.col_major != 0;
+    __global long *const with_idx = g.with_indices ? indices : NULL;
 #if OP != CLPOOL__OP_REDUCE_MAX
     const long count_pad = g.w.count_pad;
 #endif
     if (item >= g.outputs) return;
-    const long c0 = min(item % blocks * VW, channels - VW);
-    long start[TIER_S], lo[TIER_S], hi[TIER_S], j[TIER_S];
-    long out_at = 0, idx_at = 0;
-    const long n = tier_position(&t, ns, item / blocks, start, lo, hi, j, &out_at, &idx_at);
-    __global const T *src = in + g.in_offset + n * t.is[0] + c0;
-    out_at += g.out_offset + n * t.os[0] + c0;
+    position w;
+    long j[NS], out_at = 0, idx_at = 0;
+    const long n = tier_position(&t, NS, item / runs, w.start, w.lo, w.hi, j, &out_at, &idx_at);
+    __global const T *src = in + g.in_offset + n * t.is[0];
+    out_at += g.out_offset + n * t.os[0];
+    idx_at += g.idx_offset + n * t.xs[0];
 #if OP != CLPOOL__OP_REDUCE_MAX
-    /* reduce_sum.h's order per lane: as window_first_tier, with lane_add's Kahan steps and a plain shadow sum */
-    ATV sum = 0, comp = 0, plain = 0;
-    const long count = tier_count(&t, ns, start, count_pad);
-    const int last = ns - 1;
-    const long dw = t.dilations[last] * t.is[2 + last], row_taps = t.kernel_shape[last],
-               per_group = sum_group_rows(row_taps);
-    ATV group = 0;
-    long group_at = -1;
-    if (!tier_empty(lo, hi, ns)) do {
-        long at, r;
-        const long row = tier_tap(&t, last, start, j, &at, &r) + start[last] * t.is[2 + last];
-        if (row_taps <= CLPOOL__SUM_CHUNK && r / per_group != group_at) {
-            if (group_at >= 0) lane_add(&sum, &comp, group, 0), plain += group;
-            group = 0;
-            group_at = r / per_group;
-        }
-        for (long kw = lo[last]; kw < hi[last];) {
-            const long chunk_end = min(hi[last], (kw / CLPOOL__SUM_CHUNK + 1) * CLPOOL__SUM_CHUNK);
-            ATV s = 0;
-            for (; kw < chunk_end; ++kw) s += contribution_v(TO_CTV(VW, VLOADV(VW, src + row + kw * dw)), p);
-            if (row_taps > CLPOOL__SUM_CHUNK)
-                lane_add(&sum, &comp, s, 0), plain += s;
-            else
-                group += s;
-        }
-    } while (tier_next(lo, hi, j, last));
-    if (group_at >= 0 && row_taps <= CLPOOL__SUM_CHUNK) lane_add(&sum, &comp, group, 0), plain += group;
-    /* kahan_value per lane: the compensated sum where the plain one is finite */
-    const ATV value = select(plain, sum - comp, AT_MASK(isfinite(plain)));
-    finish_store(out + out_at, value, (ATV)(AT)count, p, VW);
-    (void)indices, (void)with_indices, (void)col_major, (void)idx_at, (void)in_plane;
-#else
-    /* Taps inside the input in row-major order; the host guarantees one. The first takes every lane. */
-    long at, r;
-    long addr = tier_tap(&t, ns, start, j, &at, &r);
-    TV(VW) best_bits = VLOADV(VW, src + addr);
-    KTV(VW) best = KEYV(VW, best_bits);
-    LONGV(VW) best_at = (LONGV(VW))at;
-    while (tier_next(lo, hi, j, ns)) {
-        addr = tier_tap(&t, ns, start, j, &at, &r);
-        const TV(VW) bits = VLOADV(VW, src + addr);
-        const KTV(VW) k = KEYV(VW, bits);
-        const MASKV(VW) take = BETTERV(VW, k, best);
-        best = select(best, k, take);
-        best_bits = select(best_bits, bits, take);
-        best_at = select(best_at, (LONGV(VW))at, LONG_MASKV(VW, take));
-    }
-    VSTOREV(VW, best_bits, out + out_at);
-    if (!with_indices) return;
-    long at_lanes[VW];
-    VSTOREV(VW, best_at, at_lanes);
-    __global long *idx = indices + g.idx_offset + idx_at + n * t.xs[0] + c0;
-    for (int l = 0; l < VW; ++l)
-        idx[l] = tier_index(&t, ns, n * channels + c0 + l, in_plane, at_lanes[l], col_major);
+    const long count = tier_count(&t, NS, w.start, count_pad);
 #endif
+    /* the work-item's blocks, CL_BLOCKS at a time */
+    const long b_end = min(blocks, (item % runs + 1) * per_item);
+    for (long b = item % runs * per_item; b < b_end; b += CL_BLOCKS) {
+        const int nb = (int)min((long)CL_BLOCKS, b_end - b);
+#if OP != CLPOOL__OP_REDUCE_MAX
+        blocks_sum(&t, &w, src, out + out_at, b * VW, channels, nb, count SUM_ARG);
+#else
+        blocks_max(&t, &w, src, out + out_at, with_idx ? with_idx + idx_at : NULL, n * channels, g.w.in_plane,
+                   col_major, b * VW, channels, nb);
+#endif
+    }
+    (void)indices, (void)col_major, (void)with_idx, (void)idx_at;
 }

@@ -24,7 +24,7 @@ __kernel void window_first_tier(__global const T *in, __global T *out, __global 
     const long item = get_global_id(0);
     const int ns = (int)g.ns;
     tier_geom t;
-    TIER_GEOM_LOAD(t, g);
+    TIER_GEOM_LOAD(t, g, TIER_S);
     const long in_plane = g.w.in_plane, channels = g.channels;
     const int with_indices = g.with_indices != 0, col_major = g.col_major != 0;
 #if OP != CLPOOL__OP_REDUCE_MAX

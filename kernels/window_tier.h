@@ -14,11 +14,11 @@ typedef struct tier_geom {
     long is[TIER_R], os[TIER_R], xs[TIER_R];
 } tier_geom;
 
-/* Private copies, loaded at constant indices outside any branch: rusticl
- * (Mesa 22.3) crashes on run-time indices into a by-value struct argument. */
-#define TIER_GEOM_LOAD(t, g)                                     \
+/* Private copies of the first `ns_` (a constant) spatial dims, loaded at constant indices outside any
+ * branch: rusticl (Mesa 22.3) crashes on run-time indices into a by-value struct argument. */
+#define TIER_GEOM_LOAD(t, g, ns_)                                \
     do {                                                         \
-        _Pragma("unroll") for (int d_ = 0; d_ < TIER_S; ++d_)    \
+        _Pragma("unroll") for (int d_ = 0; d_ < (ns_); ++d_)     \
         {                                                        \
             (t).in_dims[d_] = (g).w.in_dims[d_];                 \
             (t).out_dims[d_] = (g).w.out_dims[d_];               \
@@ -28,7 +28,7 @@ typedef struct tier_geom {
             (t).pad_end[d_] = (g).w.pad_end[d_];                 \
             (t).dilations[d_] = (g).w.dilations[d_];             \
         }                                                        \
-        _Pragma("unroll") for (int d_ = 0; d_ < TIER_R; ++d_)    \
+        _Pragma("unroll") for (int d_ = 0; d_ < (ns_) + 2; ++d_) \
         {                                                        \
             (t).is[d_] = (g).in_strides[d_];                     \
             (t).os[d_] = (g).out_strides[d_];                    \

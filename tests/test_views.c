@@ -1,11 +1,14 @@
 /*
  * Views (clpool_view): the windowed ops on tensors of any strides give the
- * contiguous call's results bit for bit, in channels-last (C innermost),
- * permuted, stepped (a slice with a step) and, for inputs, reversed (negative
- * strides) layouts, with every element outside an output view left as it
- * was; the planned paths; the views' checks, each bad input with its status
- * and message. The contiguous call is itself checked against the C reference
- * by the op suites.
+ * results of the first tier bit for bit, in contiguous, channels-last (C
+ * innermost), permuted, stepped (a slice with a step) and, for inputs,
+ * reversed (negative strides) layouts, with every element outside an output
+ * view left as it was; the planned paths; the views' checks, each bad input
+ * with its status and message. The reference is the first tier, reached
+ * through padded rows (a view it takes whatever the window): test_tiers
+ * checks it bit for bit against every contiguous path and the C reference,
+ * and it builds one program per op where the contiguous paths would build
+ * one per window.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +31,8 @@ static int64_t rng_int(int64_t lo, int64_t hi) { return lo + (int64_t)(rng_next(
 
 /* ------------------------------------------------------------ layouts */
 
-typedef enum layout { CONTIGUOUS, CHANNELS_LAST, PERMUTED, STEPPED, REVERSED, LAYOUTS } layout;
+/* PADDED: row-major with one element after each innermost row, the first tier's reference layout */
+typedef enum layout { CONTIGUOUS, CHANNELS_LAST, PERMUTED, STEPPED, REVERSED, LAYOUTS, PADDED = LAYOUTS } layout;
 static const char *const layout_names[LAYOUTS] = {"contiguous", "channels-last", "permuted", "stepped", "reversed"};
 
 /* A tensor stored in a layout: its view (mem filled in later) and the buffer's elements. */
@@ -54,8 +58,14 @@ static void store(const clpool_shape *shape, layout how, size_t esize, stored *s
             const int32_t k = (int32_t)rng_int(0, d), t = order[d];
             order[d] = order[k], order[k] = t;
         }
-    } else if (how == STEPPED) {
+        int identity = 1; /* not the contiguous order */
+        for (int32_t d = 0; d < rank; ++d) identity &= order[d] == d;
+        if (identity) order[rank - 1] = 1, order[1] = rank - 1;
+    } else if (how == STEPPED) { /* a step in C's dim at least: not the contiguous layout */
         for (int32_t d = 0; d < rank; ++d) step[d] = rng_int(1, 3);
+        step[1] = rng_int(2, 3);
+    } else if (how == PADDED) {
+        step[rank - 1] = 1;
     } else if (how == REVERSED) {
         for (int32_t d = 0; d < rank; ++d) flip[d] = (int)rng_int(0, 1);
         flip[rank - 1] = 1;
@@ -66,8 +76,8 @@ static void store(const clpool_shape *shape, layout how, size_t esize, stored *s
     for (int32_t k = rank - 1; k >= 0; --k) {
         const int32_t d = order[k];
         s->view.dims[d] = shape->dims[d];
-        s->view.strides[d] = at * step[d];
-        at *= step[d] * shape->dims[d];
+        s->view.strides[d] = how == PADDED ? at : at * step[d];
+        at = how == PADDED ? at * shape->dims[d] + (k == rank - 1) : at * step[d] * shape->dims[d];
     }
     const int64_t lead = rng_int(0, 3); /* element 0 away from the buffer's start */
     s->offset = lead;
@@ -243,14 +253,14 @@ static void fill(void *data, int64_t n, clpool_dtype dtype)
     }
 }
 
-/* A random window over a random input of rank 3 to 5 whose C is one of `channels`. */
-static void draw(view_case *c, op which, clpool_dtype dtype, const int64_t *channels, int n_channels)
+/* A random window of `ns` spatial dims (0: 1 to 3) over a random input whose C is one of `channels`. */
+static void draw(view_case *c, op which, clpool_dtype dtype, const int64_t *channels, int n_channels, int32_t ns)
 {
+    if (ns == 0) ns = (int32_t)rng_int(1, 3);
     for (;;) {
         memset(c, 0, sizeof *c);
         c->op = which;
         c->dtype = dtype;
-        const int32_t ns = (int32_t)rng_int(1, 3);
         c->in.rank = ns + 2;
         c->in.dims[0] = rng_int(1, 2);
         c->in.dims[1] = channels[rng_int(0, n_channels - 1)];
@@ -292,7 +302,7 @@ static int is_nan(uint64_t bits, clpool_dtype dtype)
 }
 
 /* Runs case c with its input, output and Indices in the layouts given and checks the results against
- * the contiguous call's (bit for bit) and the bytes around the output views. Returns wrong elements. */
+ * the first tier's (bit for bit) and the bytes around the output views. Returns wrong elements. */
 static int run_case(const view_case *c, layout in_how, layout out_how, layout idx_how, char *why, size_t len)
 {
     const size_t esize = clpool_dtype_size(c->dtype);
@@ -305,11 +315,11 @@ static int run_case(const view_case *c, layout in_how, layout out_how, layout id
     ck_assert(x && want && got && want_idx && got_idx);
     fill(x, n_in, c->dtype);
 
-    /* the contiguous call */
+    /* the reference: the first tier */
     stored cin, cout, cidx;
-    store(&c->in, CONTIGUOUS, esize, &cin);
-    store(&out_shape, CONTIGUOUS, esize, &cout);
-    store(&out_shape, CONTIGUOUS, 8, &cidx);
+    store(&c->in, PADDED, esize, &cin);
+    store(&out_shape, PADDED, esize, &cout);
+    store(&out_shape, PADDED, 8, &cidx);
     stored sin, sout, sidx;
     store(&c->in, in_how, esize, &sin);
     store(&out_shape, out_how == REVERSED ? STEPPED : out_how, esize, &sout);
@@ -321,14 +331,14 @@ static int run_case(const view_case *c, layout in_how, layout out_how, layout id
         img[k] = image_of(all[k], k % 3 == 0 ? x : NULL, n_in, es);
         all[k]->view.mem = cu_buffer_from(img[k], (size_t)all[k]->elements * es);
     }
-    cu_assert_ok(run_views(c, &cin.view, &cout.view, &cidx.view), "contiguous call", why);
+    cu_assert_ok(run_views(c, &cin.view, &cout.view, &cidx.view), "first tier call", why);
     cu_assert_ok(run_views(c, &sin.view, &sout.view, &sidx.view), "view call", why);
     for (int k = 0; k < 6; ++k) {
         const size_t es = k == 2 || k == 5 ? 8 : esize;
         if (k % 3) cu_read_back(cu_own_queue, all[k]->view.mem, img[k], (size_t)all[k]->elements * es, why);
     }
     int wrong = 0;
-    cu_expect(gather(&cout, img[1], want, n_out, esize), "%s: the contiguous call wrote outside its output", why);
+    cu_expect(gather(&cout, img[1], want, n_out, esize), "%s: the first tier wrote outside its output", why);
     if (!gather(&sout, img[4], got, n_out, esize)) {
         cu_append(why, len, " [wrote outside the output view]");
         ++wrong;
@@ -361,17 +371,19 @@ static int run_case(const view_case *c, layout in_how, layout out_how, layout id
     return wrong;
 }
 
-/* Every op in float32 over random windows: each draw in a random layout triple and all channels-last. */
-START_TEST(test_layouts_match_contiguous)
+/* Every op in float32 over random windows (LpPool's 2-D: a channels-last program per p kind), each draw
+ * all channels-last and in a random layout triple (the input's not contiguous: with contiguous outputs
+ * that would be the contiguous paths, a program per window). */
+static void layouts_match(int draws, int loop)
 {
-    static const int64_t channels[] = {1, 3, 16, 21, 40};
-    rng_state = 0x5eed0001u + (uint64_t)_i;
+    static const int64_t channels[] = {2, 3, 16, 21, 40};
+    rng_state = 0x5eed0001u + (uint64_t)loop;
     cu_tally tally = {0};
-    for (int n = 0; n < 48; ++n) {
+    for (int n = 0; n < draws; ++n) {
         view_case c;
-        draw(&c, (op)(n % 3), CLPOOL_FLOAT32, channels, 5);
+        draw(&c, (op)(n % 3), CLPOOL_FLOAT32, channels, 5, n % 3 == OP_LP ? 2 : 0);
         for (int pass = 0; pass < 2; ++pass) {
-            const layout in = pass ? (layout)rng_int(0, LAYOUTS - 1) : CHANNELS_LAST;
+            const layout in = pass ? (layout)rng_int(CHANNELS_LAST, LAYOUTS - 1) : CHANNELS_LAST;
             const layout out = pass ? (layout)rng_int(0, LAYOUTS - 1) : CHANNELS_LAST;
             const layout idx = pass ? (layout)rng_int(0, LAYOUTS - 1) : CHANNELS_LAST;
             char why[1024];
@@ -383,24 +395,50 @@ START_TEST(test_layouts_match_contiguous)
     }
     cu_tally_check(&tally);
 }
+
+START_TEST(test_layouts_match_first_tier) { layouts_match(48, _i); }
 END_TEST
 
-/* The other dtypes on channels-last views (their own programs) and one other layout. */
+/* The rusticl subset's share: MaxPool and AveragePool, 2-D windows. */
+START_TEST(test_layouts_2d)
+{
+    static const int64_t channels[] = {9, 20};
+    rng_state = 0x5eed0200u;
+    cu_tally tally = {0};
+    for (int n = 0; n < 6; ++n) {
+        view_case c;
+        draw(&c, (op)(n % 2), CLPOOL_FLOAT32, channels, 2, 2);
+        const layout other = (layout)rng_int(PERMUTED, LAYOUTS - 1);
+        char why[1024];
+        describe(&c, why, sizeof why);
+        cu_append(why, sizeof why, " channels-last");
+        cu_tally_add(&tally, run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why), why);
+        describe(&c, why, sizeof why);
+        cu_append(why, sizeof why, " %s", layout_names[other]);
+        cu_tally_add(&tally, run_case(&c, other, CHANNELS_LAST, other, why, sizeof why), why);
+    }
+    cu_tally_check(&tally);
+}
+END_TEST
+
+/* The other dtypes on channels-last views (their own programs: 2-D windows, one op each, the dtypes of a
+ * pair taking different ops) and one other layout; C = 300 takes the widest block runs. */
 START_TEST(test_dtypes_channels_last)
 {
-    static const int64_t channels[] = {16, 33};
-    static const clpool_dtype max_dtypes[] = {CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16, CLPOOL_INT8,
-                                              CLPOOL_UINT8};
-    static const clpool_dtype sum_dtypes[] = {CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+    static const int64_t channels[] = {16, 33, 300};
+    static const struct {
+        clpool_dtype dtype;
+        op op;
+    } runs[] = {{CLPOOL_FLOAT64, OP_MAX}, {CLPOOL_FLOAT64, OP_AVG}, {CLPOOL_FLOAT16, OP_MAX}, {CLPOOL_FLOAT16, OP_LP},
+                {CLPOOL_BFLOAT16, OP_AVG},  {CLPOOL_INT8, OP_MAX},  {CLPOOL_UINT8, OP_MAX}};
     rng_state = 0x5eed0100u;
     cu_tally tally = {0};
-    for (size_t k = 0; k < sizeof max_dtypes / sizeof *max_dtypes + sizeof sum_dtypes / sizeof *sum_dtypes; ++k) {
-        const int is_max = k < sizeof max_dtypes / sizeof *max_dtypes;
-        const clpool_dtype dtype = is_max ? max_dtypes[k] : sum_dtypes[k - sizeof max_dtypes / sizeof *max_dtypes];
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; ++k) {
+        const clpool_dtype dtype = runs[k].dtype;
         if (!cu_dtype_runs(dtype, "channels-last views")) continue;
         for (int n = 0; n < 4; ++n) {
             view_case c;
-            draw(&c, is_max ? OP_MAX : n % 2 ? OP_LP : OP_AVG, dtype, channels, 2);
+            draw(&c, runs[k].op, dtype, channels, 3, 2);
             if (c.op == OP_LP) c.p = 2;
             const layout other = (layout)rng_int(PERMUTED, LAYOUTS - 1);
             char why[1024];
@@ -589,7 +627,8 @@ int main(void)
 {
     Suite *s = suite_create("views");
     TCase *tc = cu_tcase(s, "views", 1);
-    tcase_add_loop_test(tc, test_layouts_match_contiguous, 0, 2);
+    tcase_add_loop_test(tc, test_layouts_match_first_tier, 0, 2);
+    tcase_add_test(tc, test_layouts_2d);
     tcase_add_test(tc, test_dtypes_channels_last);
     tcase_add_test(tc, test_planned_paths);
     tcase_add_test(tc, test_bad_views);
