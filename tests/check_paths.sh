@@ -4,7 +4,8 @@
 #   dtype KERNEL DT_X       each kernel function on each dtype
 #   path KERNEL KEY=V ...   the options that choose its code, sizes left out
 #                           (KH KW KD NB_MAX PLANE_ELEMS FLAT_ELEMS; the sum row kernels'
-#                           SH and SD, which only size their ring's refills): the whole
+#                           SH and SD, which only size their ring's refills; the channels-last
+#                           kernel's NS and CB, which only unroll its walk): the whole
 #                           set for the 2-D, global-pool and 3-D kernels; for the
 #                           general kernels (maxpool_nd, sum_pool_nd) the rank (NS) apart; for
 #                           Max's kernels (max_of_N) each option apart and their
@@ -21,7 +22,8 @@ entries() {
       print "dtype " (k ~ /^max_of_/ ? "max_of" : k) " " substr($2, 3)
       for (i = 3; i <= NF; ++i) {
         split(substr($i, 3), kv, "=")
-        if (kv[1] ~ /^(KH|KW|KD|NB_MAX|PLANE_ELEMS|FLAT_ELEMS)$/ || (k ~ /^sum_pool_[23]d$/ && kv[1] ~ /^S[HD]$/)) continue
+        if (kv[1] ~ /^(KH|KW|KD|NB_MAX|PLANE_ELEMS|FLAT_ELEMS)$/ || (k ~ /^sum_pool_[23]d$/ && kv[1] ~ /^S[HD]$/) ||
+            (k == "window_channels_last" && kv[1] ~ /^(NS|CB)$/)) continue
         if ((k == "maxpool_nd" || k == "sum_pool_nd") && kv[1] == "NS") { print "path " k " NS=" kv[2]; continue }
         if (k !~ /^max_of_/) path = path " " kv[1] "=" kv[2]
         else print "path max_of " kv[1] "=" kv[2]

@@ -6,8 +6,8 @@
  *   TARGET|PART PART ...|OPTIONS
  * TARGET is what the device's driver compiles for: x86-64 with AVX-512 for
  * the first, SPIR for the others. Of programs that differ only in sizes (KD
- * KH KW NB_MAX PLANE_ELEMS FLAT_ELEMS EXACT_ROWS, the N-D kernel's rank NS,
- * and SWEEP_BLOCKS's bound) the one with the largest window is printed: the
+ * KH KW NB_MAX PLANE_ELEMS FLAT_ELEMS EXACT_ROWS, the N-D kernels' rank NS,
+ * window_channels_last's blocks CB, and SWEEP_BLOCKS's bound) the one with the largest window is printed: the
  * loops it unrolls are what its warnings depend on.
  *   plan_programs --trace   instead, every launch planned for llvmpipe as
  *                           tests/cl_path_trace.c logs one (the kernel paths a
@@ -39,7 +39,7 @@ static size_t count, room;
  * sweep off, any other value bounds it). */
 static int is_size(const char *name)
 {
-    static const char *const sizes[] = {"KD", "KH", "KW", "NB_MAX", "PLANE_ELEMS", "FLAT_ELEMS", "EXACT_ROWS", "NS"};
+    static const char *const sizes[] = {"KD", "KH", "KW", "NB_MAX", "PLANE_ELEMS", "FLAT_ELEMS", "EXACT_ROWS", "NS", "CB"};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
         if (strcmp(name, sizes[i]) == 0) return 1;
     return 0;
@@ -300,6 +300,52 @@ static void max_unpool_programs(size_t dev)
         }
 }
 
+/* ----------------------------------------------------------------- views */
+
+/* Channels-last views of every windowed op, p kind and dtype: windows of ranks 1 to 3, channel counts
+ * that take each block run (-DCB); not float64 where tracing. */
+static void view_programs(size_t dev)
+{
+    static const double kinds[] = {-2, -1, 0, 1, 2, 3}; /* MaxPool with Indices (-2) and without, AveragePool, p */
+    static const int64_t channels[] = {20, 64, 300};
+    for (size_t t = 0; t < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++t)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+            for (int32_t ns = 1; ns <= 3; ++ns)
+                for (size_t c = 0; c < sizeof channels / sizeof channels[0]; ++c) {
+                    const clpool_dtype dtype = maxpool_dtypes[t];
+                    if ((trace_mode && dtype == CLPOOL_FLOAT64) || (kinds[k] >= 0 && t >= 4)) continue;
+                    const int64_t kernel[3] = {3, 3, 3};
+                    clpool_shape shape = {ns + 2, {2, channels[c], 9, 9, 9}};
+                    clpool__pool_desc d;
+                    clpool_maxpool_params mp;
+                    clpool_average_pool_params avg;
+                    clpool_lp_pool_params lp;
+                    if (clpool_maxpool_params_init(&mp, ns, kernel) != CLPOOL_SUCCESS ||
+                        clpool_average_pool_params_init(&avg, ns, kernel) != CLPOOL_SUCCESS ||
+                        clpool_lp_pool_params_init(&lp, ns, kernel) != CLPOOL_SUCCESS)
+                        exit(2);
+                    lp.p = kinds[k];
+                    const clpool_status st =
+                        kinds[k] < 0 ? clpool__maxpool_describe(&shape, &mp, dtype, kinds[k] == -2, "plan_programs", &d)
+                                     : clpool__sum_pool_describe(&shape, kinds[k] == 0 ? &avg : NULL,
+                                                                 kinds[k] == 0 ? NULL : &lp, dtype, "plan_programs", &d);
+                    if (st != CLPOOL_SUCCESS) exit(2);
+                    d.strided = 1;
+                    d.channels = channels[c];
+                    int64_t stride = 1; /* channels-last: C, then the spatial dims from the last, then N */
+                    d.in_strides[1] = d.out_strides[1] = d.idx_strides[1] = 1;
+                    for (int32_t i = ns - 1; i >= 0; --i) {
+                        d.in_strides[2 + i] = stride * channels[c];
+                        d.out_strides[2 + i] = d.idx_strides[2 + i] = stride * channels[c];
+                        stride *= 9;
+                    }
+                    d.in_strides[0] = d.out_strides[0] = d.idx_strides[0] = stride * channels[c];
+                    clpool__plan plan;
+                    clpool__window_plan_view(devices[dev].caps, &d, &plan);
+                    add_plan(devices[dev].target, &plan);
+                }
+}
+
 int main(int argc, char **argv)
 {
     trace_mode = argc > 1 && strcmp(argv[1], "--trace") == 0;
@@ -311,6 +357,7 @@ int main(int argc, char **argv)
         global_programs(dev);
         max_programs(dev);
         max_unpool_programs(dev);
+        view_programs(dev);
     }
     for (size_t i = 0; !trace_mode && i < count; ++i) puts(programs[i].text);
     free(programs);

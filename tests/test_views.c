@@ -399,47 +399,29 @@ static void layouts_match(int draws, int loop)
 START_TEST(test_layouts_match_first_tier) { layouts_match(48, _i); }
 END_TEST
 
-/* The rusticl subset's share: MaxPool and AveragePool, 2-D windows. */
-START_TEST(test_layouts_2d)
+/* Every kernel of a view in every dtype and p kind the planners plan (the rusticl subset's share: it must
+ * reach them), 2-D windows: channels-last (the channels-last kernel where C is at least a vector's lanes)
+ * and another layout (the first tier); float64, MaxPool and AveragePool. */
+START_TEST(test_kinds)
 {
-    static const int64_t channels[] = {9, 20};
-    rng_state = 0x5eed0200u;
-    cu_tally tally = {0};
-    for (int n = 0; n < 6; ++n) {
-        view_case c;
-        draw(&c, (op)(n % 2), CLPOOL_FLOAT32, channels, 2, 2);
-        const layout other = (layout)rng_int(PERMUTED, LAYOUTS - 1);
-        char why[1024];
-        describe(&c, why, sizeof why);
-        cu_append(why, sizeof why, " channels-last");
-        cu_tally_add(&tally, run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why), why);
-        describe(&c, why, sizeof why);
-        cu_append(why, sizeof why, " %s", layout_names[other]);
-        cu_tally_add(&tally, run_case(&c, other, CHANNELS_LAST, other, why, sizeof why), why);
-    }
-    cu_tally_check(&tally);
-}
-END_TEST
-
-/* The other dtypes on channels-last views (their own programs: 2-D windows, one op each, the dtypes of a
- * pair taking different ops) and one other layout; C = 300 takes the widest block runs. */
-START_TEST(test_dtypes_channels_last)
-{
-    static const int64_t channels[] = {16, 33, 300};
+    static const int64_t channels[] = {20, 33};
     static const struct {
         clpool_dtype dtype;
         op op;
-    } runs[] = {{CLPOOL_FLOAT64, OP_MAX}, {CLPOOL_FLOAT64, OP_AVG}, {CLPOOL_FLOAT16, OP_MAX}, {CLPOOL_FLOAT16, OP_LP},
-                {CLPOOL_BFLOAT16, OP_AVG},  {CLPOOL_INT8, OP_MAX},  {CLPOOL_UINT8, OP_MAX}};
+        double p;
+    } kinds[] = {{CLPOOL_FLOAT32, OP_MAX, 0}, {CLPOOL_FLOAT16, OP_MAX, 0},  {CLPOOL_BFLOAT16, OP_MAX, 0},
+                 {CLPOOL_INT8, OP_MAX, 0},    {CLPOOL_UINT8, OP_MAX, 0},    {CLPOOL_FLOAT32, OP_AVG, 0},
+                 {CLPOOL_FLOAT16, OP_AVG, 0}, {CLPOOL_BFLOAT16, OP_AVG, 0}, {CLPOOL_FLOAT32, OP_LP, 1},
+                 {CLPOOL_FLOAT32, OP_LP, 2},  {CLPOOL_FLOAT32, OP_LP, 3},   {CLPOOL_FLOAT64, OP_MAX, 0},
+                 {CLPOOL_FLOAT64, OP_AVG, 0}};
     rng_state = 0x5eed0100u;
     cu_tally tally = {0};
-    for (size_t k = 0; k < sizeof runs / sizeof *runs; ++k) {
-        const clpool_dtype dtype = runs[k].dtype;
-        if (!cu_dtype_runs(dtype, "channels-last views")) continue;
-        for (int n = 0; n < 4; ++n) {
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; ++k) {
+        if (!cu_dtype_runs(kinds[k].dtype, "views")) continue;
+        for (int n = 0; n < 2; ++n) {
             view_case c;
-            draw(&c, runs[k].op, dtype, channels, 3, 2);
-            if (c.op == OP_LP) c.p = 2;
+            draw(&c, kinds[k].op, kinds[k].dtype, channels, 2, 2);
+            if (c.op == OP_LP) c.p = kinds[k].p;
             const layout other = (layout)rng_int(PERMUTED, LAYOUTS - 1);
             char why[1024];
             describe(&c, why, sizeof why);
@@ -449,6 +431,25 @@ START_TEST(test_dtypes_channels_last)
             cu_append(why, sizeof why, " %s", layout_names[other]);
             cu_tally_add(&tally, run_case(&c, other, CHANNELS_LAST, other, why, sizeof why), why);
         }
+    }
+    cu_tally_check(&tally);
+}
+END_TEST
+
+/* Channel counts that take the widest block runs (-DCB 8 and 16), MaxPool with and without Indices. */
+START_TEST(test_wide_channels)
+{
+    static const int64_t channels[] = {130, 300};
+    rng_state = 0x5eed0300u;
+    cu_tally tally = {0};
+    for (int n = 0; n < 4; ++n) {
+        view_case c;
+        draw(&c, OP_MAX, CLPOOL_FLOAT32, channels, 2, 2);
+        c.indices = n % 2;
+        char why[1024];
+        describe(&c, why, sizeof why);
+        cu_append(why, sizeof why, " channels-last");
+        cu_tally_add(&tally, run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why), why);
     }
     cu_tally_check(&tally);
 }
@@ -628,8 +629,8 @@ int main(void)
     Suite *s = suite_create("views");
     TCase *tc = cu_tcase(s, "views", 1);
     tcase_add_loop_test(tc, test_layouts_match_first_tier, 0, 2);
-    tcase_add_test(tc, test_layouts_2d);
-    tcase_add_test(tc, test_dtypes_channels_last);
+    tcase_add_test(tc, test_kinds);
+    tcase_add_test(tc, test_wide_channels);
     tcase_add_test(tc, test_planned_paths);
     tcase_add_test(tc, test_bad_views);
     tcase_add_test(tc, test_view_constructors);
