@@ -69,9 +69,10 @@
 #define SUM_RING_ROWS 16
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
-/* window_channels_last's blocks of VW channels per walk of the windows (-DCB): a position's blocks, as a
- * power of two from 4, up to 16 for the maxima (a register each), 8 for the sums (five accumulators) and
- * with Indices (a value and its place in two). Fewer blocks than CB cost their guards at every tap. */
+/* window_channels_last's blocks of VW channels per walk of the windows on CPU SIMD (-DCB): a position's
+ * blocks, as a power of two from 4, up to 16 for the maxima (a register each), 8 for the sums (five
+ * accumulators) and with Indices (a value and its place in two). Fewer blocks than CB cost their guards at
+ * every tap. Elsewhere 1. */
 #define CHANNELS_LAST_BLOCKS_MIN 4
 #define CHANNELS_LAST_BLOCKS_MAX 16
 #define CHANNELS_LAST_BLOCKS_WIDE 8
@@ -733,23 +734,23 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     reduce_options(d, &l->options);
     clpool__options_define(&l->options, "VW", vw);
     clpool__options_define(&l->options, "NS", d->w.ns);
+    /* CPU SIMD: a position's blocks per work-item, CB at a time; elsewhere a block per work-item, so
+     * neighbouring work-items read neighbouring channels (llvmpipe's lanes are work-items) */
     const int64_t blocks = ceil_div(d->channels, vw),
                   cap = d->op == CLPOOL__OP_MAXPOOL && !d->indices ? CHANNELS_LAST_BLOCKS_MAX : CHANNELS_LAST_BLOCKS_WIDE;
-    int64_t cb = CHANNELS_LAST_BLOCKS_MIN;
-    while (cb < blocks && cb < cap) cb *= 2;
+    int64_t cb = caps->cpu_simd ? CHANNELS_LAST_BLOCKS_MIN : 1;
+    while (caps->cpu_simd && cb < blocks && cb < cap) cb *= 2;
     clpool__options_define(&l->options, "CB", cb);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
-    /* a work-item's blocks: all of a position's on CPUs (its windows resolved once), one elsewhere, where
-     * neighbouring work-items should read neighbouring channels */
     const int64_t positions = out_elements(d) / d->channels;
-    int64_t per_item = caps->cpu ? blocks : 1;
+    int64_t per_item = caps->cpu_simd ? blocks : 1;
     while (per_item > 1 && positions * ceil_div(blocks, per_item) < ITEMS_PER_CU * (int64_t)caps->compute_units)
         per_item = (per_item + 1) / 2;
     tier_block(d, positions * ceil_div(blocks, per_item), l);
     l->block.first_tier.item_blocks = per_item;
-    l->cpu_local = 1; /* a work-item's loop is long: all of a position's channels */
+    l->cpu_local = caps->cpu_simd ? 1 : CLPOOL__LOCAL_BUDGET; /* a work-item's loop is long: all of a position's channels */
 }
 
 /* The sum pools' row kernels: 2-D and 3-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK

@@ -534,6 +534,75 @@ START_TEST(run_max_unpool)
 }
 END_TEST
 
+/* `--layout nhwc`: MaxPool (with Indices) and AveragePool on an N x H x W x C array give the nchw run's
+ * outputs transposed the same way and the same Indices; bad uses of the flag. */
+START_TEST(run_channels_last)
+{
+    char x_path[1024], t_path[1024], y_path[1024], i_path[1024], ty_path[1024], ti_path[1024], args[8192], err[4096];
+    path_in_tmp(x_path, sizeof x_path, "cl-x.npy");
+    path_in_tmp(t_path, sizeof t_path, "cl-xt.npy");
+    path_in_tmp(y_path, sizeof y_path, "cl-y.npy");
+    path_in_tmp(i_path, sizeof i_path, "cl-i.npy");
+    path_in_tmp(ty_path, sizeof ty_path, "cl-yt.npy");
+    path_in_tmp(ti_path, sizeof ti_path, "cl-it.npy");
+    enum { N = 2, C = 19, H = 7, W = 6 };
+    const clpool_shape nchw = {4, {N, C, H, W}}, nhwc = {4, {N, H, W, C}};
+    static float x[N * C * H * W], xt[N * C * H * W];
+    ref_rng r;
+    ref_rng_seed(&r, 91);
+    for (int e = 0; e < N * C * H * W; ++e) x[e] = (float)ref_rng_range(&r, -40, 40) / 4;
+    for (int n = 0; n < N; ++n)
+        for (int c = 0; c < C; ++c)
+            for (int h = 0; h < H; ++h)
+                for (int w = 0; w < W; ++w) xt[((n * H + h) * W + w) * C + c] = x[((n * C + c) * H + h) * W + w];
+    write_array(x_path, CLPOOL_FLOAT32, &nchw, x);
+    write_array(t_path, CLPOOL_FLOAT32, &nhwc, xt);
+    static const char *const ops[] = {"MaxPool --storage_order 1", "AveragePool --count_include_pad 1"};
+    for (int o = 0; o < 2; ++o) {
+        const int with_idx = o == 0;
+        snprintf(args, sizeof args, "run %s --kernel_shape 3,2 --strides 2,1 --pads 1,0,1,1 -i '%s' -o '%s'%s%s%s",
+                 ops[o], x_path, y_path, with_idx ? " -o '" : "", with_idx ? i_path : "", with_idx ? "'" : "");
+        int rc = run_cli(args, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        snprintf(args, sizeof args,
+                 "run %s --layout nhwc --kernel_shape 3,2 --strides 2,1 --pads 1,0,1,1 -i '%s' -o '%s'%s%s%s", ops[o],
+                 t_path, ty_path, with_idx ? " -o '" : "", with_idx ? ti_path : "", with_idx ? "'" : "");
+        rc = run_cli(args, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        const clpool_shape out = {4, {N, C, 4, 6}}, out_t = {4, {N, 4, 6, C}};
+        npy_array y = {0}, yt = {0}, idx = {0}, idxt = {0};
+        read_output(y_path, CLPOOL_FLOAT32, &out, &y);
+        read_output(ty_path, CLPOOL_FLOAT32, &out_t, &yt);
+        if (with_idx) {
+            read_output(i_path, CLPOOL_INT64, &out, &idx);
+            read_output(ti_path, CLPOOL_INT64, &out_t, &idxt);
+        }
+        for (int n = 0; n < N; ++n)
+            for (int c = 0; c < C; ++c)
+                for (int e = 0; e < 4 * 6; ++e) {
+                    const size_t a = (size_t)(n * C + c) * 24 + (size_t)e, b = ((size_t)n * 24 + (size_t)e) * C + (size_t)c;
+                    ck_assert_msg(memcmp((float *)y.data + a, (float *)yt.data + b, 4) == 0,
+                                  "%s: nhwc output (%d, %d, %d) differs", ops[o], n, c, e);
+                    if (with_idx)
+                        ck_assert_msg(((int64_t *)idx.data)[a] == ((int64_t *)idxt.data)[b],
+                                      "%s: nhwc Indices (%d, %d, %d) differ", ops[o], n, c, e);
+                }
+        npy_free(&y), npy_free(&yt), npy_free(&idx), npy_free(&idxt);
+    }
+    remove(x_path), remove(t_path), remove(y_path), remove(i_path), remove(ty_path), remove(ti_path);
+    char in_path[1024];
+    path_in_tmp(in_path, sizeof in_path, "bad-in.npy");
+    write_array(in_path, CLPOOL_FLOAT32, &nhwc, xt);
+    expect_failure(2, "run MaxPool --layout nwhc --kernel_shape 2,2 -i '%s' -o '%s'", "--layout 'nwhc' is not nchw or nhwc");
+    expect_failure(1, "run GlobalMaxPool --layout nhwc -i '%s' -o '%s'",
+                   "--layout nhwc is for MaxPool, AveragePool and LpPool; GlobalMaxPool takes nchw arrays");
+    const clpool_shape flat = {2, {4, 4}};
+    write_array(in_path, CLPOOL_FLOAT32, &flat, xt);
+    expect_failure(1, "run LpPool --layout nhwc --kernel_shape 2 -i '%s' -o '%s'",
+                   "--layout nhwc needs N, spatial dims and C: the input has rank 2");
+}
+END_TEST
+
 /*
  * `clpool bench --csv` prints its header and one row per case with finite,
  * consistent figures (also where the device reports no profiling timestamps:
@@ -772,6 +841,7 @@ int main(void)
     tcase_add_test(tc, run_global_pools_match_reference);
     tcase_add_test(tc, run_rejects_bad_input);
     tcase_add_test(tc, run_max_unpool);
+    tcase_add_test(tc, run_channels_last);
     tcase_add_test(tc, devices_and_version);
     tcase_add_test(tc, demo_program);
     tcase_add_test(tc, help_on_stdout);

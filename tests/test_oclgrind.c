@@ -61,6 +61,7 @@ static const struct {
     {"sum_pool_2d", {"OP", "LP_KIND", "SH", "SW"}},
     {"sum_pool_3d", {"OP", "LP_KIND", "SD", "SH", "SW"}},
     {"window_first_tier", {"OP"}},
+    {"window_channels_last", {"OP", "LP_KIND"}},
     {"global_pool_direct", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_partial", {"OP", "LP_KIND", "CHUNKED"}},
     {"global_pool_final", {"OP", "LP_KIND", "CHUNKED"}},
@@ -698,6 +699,107 @@ START_TEST(sum_pools)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ views */
+
+/* Channels-last views on the GPU-type device (a block of VW channels per work-item, C = 11 so that the
+ * last block overlaps its neighbour): MaxPool with column-major Indices in every dtype, AveragePool
+ * with count_include_pad and LpPool p = 2 in the float dtypes, against the C references on the same
+ * values in N x C x H x W order. */
+START_TEST(channels_last_views)
+{
+    require_gpu();
+    enum { N = 2, C = 11, H = 7, W = 6 };
+    const clpool_shape shape = {4, {N, C, H, W}};
+    const int64_t k[2] = {3, 3};
+    ref_rng r;
+    ref_rng_seed(&r, 17);
+    for (int op = 0; op < 3; ++op) /* MaxPool, AveragePool, LpPool */
+        for (size_t d = 0; d < (op ? 4 : sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]); ++d) {
+            const clpool_dtype dt = op ? cu_float_dtypes[d] : maxpool_dtypes[d];
+            if (!cu_dtype_runs(dt, "channels-last views")) continue;
+            char desc[160];
+            snprintf(desc, sizeof desc, "%s channels-last, %s", op == 0 ? "MaxPool" : op == 1 ? "AveragePool" : "LpPool",
+                     clpool_dtype_name(dt));
+            clpool_maxpool_params mp;
+            ck_assert_int_eq(clpool_maxpool_params_init(&mp, 2, k), CLPOOL_SUCCESS);
+            mp.strides[0] = mp.strides[1] = 2;
+            mp.pads[0] = mp.pads[1] = mp.pads[2] = mp.pads[3] = 1;
+            mp.storage_order = 1;
+            clpool_window_params w;
+            ck_assert_int_eq(clpool_window_params_init(&w, 2, k), CLPOOL_SUCCESS);
+            memcpy(w.strides, mp.strides, sizeof w.strides);
+            memcpy(w.pads, mp.pads, sizeof w.pads);
+            clpool_average_pool_params avg;
+            clpool_lp_pool_params lp;
+            ck_assert_int_eq(clpool_average_pool_params_init(&avg, 2, k), CLPOOL_SUCCESS);
+            ck_assert_int_eq(clpool_lp_pool_params_init(&lp, 2, k), CLPOOL_SUCCESS);
+            avg.window = lp.window = w;
+            avg.count_include_pad = 1;
+            clpool_shape out_shape;
+            cu_assert_ok(clpool_maxpool_output_shape(&shape, &mp, &out_shape), "clpool_maxpool_output_shape", desc);
+            const size_t es = ref_dtype_size(dt);
+            const int64_t n_in = ref_shape_elements(&shape), n_out = ref_shape_elements(&out_shape),
+                          oh = out_shape.dims[2], ow = out_shape.dims[3];
+            unsigned char *x = malloc((size_t)n_in * es), *xt = malloc((size_t)n_in * es), *want = malloc((size_t)n_out * es);
+            int64_t *want_idx = malloc((size_t)n_out * 8);
+            double *wantd = malloc((size_t)n_out * sizeof *wantd), *scale = malloc((size_t)n_out * sizeof *scale);
+            ck_assert(x && xt && want && want_idx && wantd && scale);
+            fill(&r, dt, x, n_in, 1);
+            for (int64_t e = 0; e < n_in; ++e) { /* e in N x C x H x W order to its N x H x W x C place */
+                const int64_t wi = e % W, hi = e / W % H, c = e / (W * H) % C, n = e / (W * H * C);
+                memcpy(xt + (size_t)(((n * H + hi) * W + wi) * C + c) * es, x + (size_t)e * es, es);
+            }
+            if (op == 0) ck_assert_int_eq(ref_maxpool(dt, &shape, &mp, x, want, want_idx), 0);
+            else ck_assert_int_eq(ref_sum_pool(dt, &shape, &w, 1, op == 2, 2.0, x, wantd, scale), 0);
+            const size_t out_lead = 3 * es, out_bytes = (size_t)n_out * es, idx_bytes = (size_t)n_out * 8;
+            cl_mem in = tight_buffer(0, xt, (size_t)n_in * es);
+            unsigned char *img = cu_sentinel_image(out_lead, NULL, out_bytes);
+            cl_mem out = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_bytes));
+            free(img);
+            img = cu_sentinel_image(8, NULL, idx_bytes);
+            cl_mem idx = cu_buffer_from(img, CU_IMAGE_BYTES(8, idx_bytes));
+            free(img);
+            clpool_view vin, vout, vidx;
+            cu_assert_ok(clpool_view_channels_last(&vin, in, 0, &shape), "clpool_view_channels_last", desc);
+            cu_assert_ok(clpool_view_channels_last(&vout, out, out_lead, &out_shape), "clpool_view_channels_last", desc);
+            cu_assert_ok(clpool_view_channels_last(&vidx, idx, 8, &out_shape), "clpool_view_channels_last", desc);
+            cl_event ev = NULL;
+            paths_start(dt);
+            const clpool_status st =
+                op == 0   ? clpool_enqueue_maxpool_view(cu_ctx, NULL, &mp, dt, &vin, &vout, &vidx, 0, NULL, &ev)
+                : op == 1 ? clpool_enqueue_average_pool_view(cu_ctx, NULL, &avg, dt, &vin, &vout, 0, NULL, &ev)
+                          : clpool_enqueue_lp_pool_view(cu_ctx, NULL, &lp, dt, &vin, &vout, 0, NULL, &ev);
+            finish(st, &ev, desc);
+            paths_check(op == 0 ? "window_channels_last OP=1 LP_KIND=0" : op == 1 ? "window_channels_last OP=2 LP_KIND=0"
+                                                                       : "window_channels_last OP=3 LP_KIND=2",
+                        desc);
+            unsigned char *got = read_output(out, out_lead, out_bytes, "output", desc);
+            unsigned char *got_idx = op == 0 ? read_output(idx, 8, idx_bytes, "indices", desc) : NULL;
+            for (int64_t e = 0; e < n_out; ++e) { /* e in N x C x OH x OW order, its place N x OH x OW x C */
+                const int64_t wi = e % ow, hi = e / ow % oh, c = e / (ow * oh) % C, n = e / (ow * oh * C);
+                const int64_t at = ((n * oh + hi) * ow + wi) * C + c;
+                if (op == 0) {
+                    cu_expect(same_bits(dt, ref_load_bits(dt, got + out_lead, at), ref_load_bits(dt, want, e)),
+                              "%s: output %lld differs", desc, (long long)e);
+                    int64_t v;
+                    memcpy(&v, got_idx + 8 + 8 * at, sizeof v);
+                    cu_expect(v == want_idx[e], "%s: index %lld is %lld, expected %lld", desc, (long long)e,
+                              (long long)v, (long long)want_idx[e]);
+                } else {
+                    const double g = ref_load(dt, got + out_lead, at), wv = wantd[e];
+                    const double bound = cu_global_pool_tolerance(dt) *
+                                         fmax(fmax(fabs(wv), op == 2 ? 0.0 : scale[e]), cu_smallest_normal(dt));
+                    cu_expect(isnan(wv) ? isnan(g) : isinf(wv) ? g == wv : fabs(g - wv) <= bound,
+                              "%s: output %lld is %.17g, expected %.17g", desc, (long long)e, g, wv);
+                }
+            }
+            free(got), free(got_idx);
+            clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(idx);
+            free(x), free(xt), free(want), free(want_idx), free(wantd), free(scale);
+        }
+}
+END_TEST
+
 /* MaxUnpool on the GPU-type device: zero, then scatter (an X element per work-item). MaxPool's Indices of
  * overlapping windows repeat an index with one value (the writes Oclgrind's race check lets through as
  * uniform); some indices outside their plane, counted; an output_shape whose indices are remapped. */
@@ -1001,6 +1103,7 @@ int main(void)
     tc = cu_tcase(s, "max", 1);
     tcase_add_test(tc, max_all_dtypes);
     tcase_add_test(tc, max_unpool);
+    tcase_add_test(tc, channels_last_views);
     tc = cu_tcase(s, "paths", 0);
     tcase_add_test(tc, paths_reached);
     SRunner *sr = srunner_create(s);

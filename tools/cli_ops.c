@@ -263,11 +263,95 @@ static int take_window(const cli_op_call *call, const npy_array *x, clpool_windo
     return 0;
 }
 
+/* ------------------------------------------------- channels-last arrays */
+
+/* An array's logical shape: N x C x spatial, from N x spatial x C where channels_last (rank >= 3). */
+static int logical_shape(const cli_op_call *call, const npy_array *a, clpool_shape *shape, char *err, size_t errlen)
+{
+    if (array_shape(a, shape, err, errlen) != 0) return -1;
+    if (!call->channels_last) return 0;
+    if (a->rank < 3) return errf(err, errlen, "--layout nhwc needs N, spatial dims and C: the input has rank %d", a->rank);
+    shape->dims[1] = a->dims[a->rank - 1];
+    for (int i = 2; i < a->rank; ++i) shape->dims[i] = a->dims[i - 1];
+    return 0;
+}
+
+/* An output of the logical `shape`, stored as the input is (N x spatial x C where channels_last). */
+static int alloc_stored(const cli_op_call *call, npy_array *out, int32_t dtype_code, const clpool_shape *shape,
+                        char *err, size_t errlen)
+{
+    clpool_shape stored = *shape;
+    if (call->channels_last) {
+        for (int i = 1; i + 1 < shape->rank; ++i) stored.dims[i] = shape->dims[i + 1];
+        stored.dims[shape->rank - 1] = shape->dims[1];
+    }
+    return alloc_output(out, dtype_code, &stored, err, errlen);
+}
+
+/* A windowed op on views: the input, output and Indices (NULL: none) channels-last. */
+typedef clpool_status (*view_op)(clpool_context *ctx, const void *params, clpool_dtype dtype, const clpool_view *x,
+                                 const clpool_view *y, const clpool_view *indices);
+static clpool_status maxpool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, const clpool_view *x,
+                                  const clpool_view *y, const clpool_view *indices)
+{
+    return clpool_enqueue_maxpool_view(ctx, NULL, params, dtype, x, y, indices, 0, NULL, NULL);
+}
+static clpool_status average_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype,
+                                       const clpool_view *x, const clpool_view *y, const clpool_view *indices)
+{
+    (void)indices;
+    return clpool_enqueue_average_pool_view(ctx, NULL, params, dtype, x, y, 0, NULL, NULL);
+}
+static clpool_status lp_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, const clpool_view *x,
+                                  const clpool_view *y, const clpool_view *indices)
+{
+    (void)indices;
+    return clpool_enqueue_lp_pool_view(ctx, NULL, params, dtype, x, y, 0, NULL, NULL);
+}
+
+/* Runs `op` on the call's channels-last input into its outputs (allocated) through buffers of the
+ * context and its queue. 0, or -1 with err set. */
+static int run_channels_last(clpool_context *ctx, cli_op_call *call, view_op op, const void *params,
+                             const clpool_shape *in_shape, const clpool_shape *out_shape, char *err, size_t errlen)
+{
+    const npy_array *x = &call->inputs[0];
+    cl_context cl = clpool_context_cl_context(ctx);
+    cl_command_queue q = clpool_context_cl_queue(ctx);
+    const int n = call->n_outputs > 1 ? 3 : 2;
+    cl_mem mems[3] = {NULL, NULL, NULL};
+    const size_t bytes[3] = {x->nbytes, call->outputs[0].nbytes, n > 2 ? call->outputs[1].nbytes : 0};
+    clpool_view views[3];
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; ++k) {
+        cl_int e;
+        mems[k] = clCreateBuffer(cl, k ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                 bytes[k] ? bytes[k] : 1, k || !bytes[k] ? NULL : x->data, &e);
+        if (e != CL_SUCCESS) rc = errf(err, errlen, "clCreateBuffer of %zu bytes failed (%d)", bytes[k], (int)e);
+        clpool_status st;
+        if (rc == 0 && (st = clpool_view_channels_last(&views[k], mems[k], 0, k ? out_shape : in_shape)) != CLPOOL_SUCCESS)
+            rc = api_error(call->op, st, err, errlen);
+    }
+    if (rc == 0) {
+        const clpool_status st = op(ctx, params, array_dtype(call, x), &views[0], &views[1], n > 2 ? &views[2] : NULL);
+        if (st != CLPOOL_SUCCESS) rc = api_error(call->op, st, err, errlen);
+    }
+    for (int k = 1; k < n && rc == 0; ++k) {
+        const cl_int e = bytes[k] ? clEnqueueReadBuffer(q, mems[k], CL_TRUE, 0, bytes[k], call->outputs[k - 1].data,
+                                                        0, NULL, NULL)
+                                  : CL_SUCCESS;
+        if (e != CL_SUCCESS) rc = errf(err, errlen, "clEnqueueReadBuffer failed (%d)", (int)e);
+    }
+    clFinish(q);
+    for (int k = 0; k < n; ++k)
+        if (mems[k]) clReleaseMemObject(mems[k]);
+    return rc;
+}
+
 static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     const npy_array *x = &call->inputs[0];
     clpool_shape in_shape, out_shape;
-    if (array_shape(x, &in_shape, err, errlen) != 0) return -1;
+    if (logical_shape(call, x, &in_shape, err, errlen) != 0) return -1;
     clpool_window_params w;
     if (take_window(call, x, &w, err, errlen) != 0) return -1;
     clpool_maxpool_params p;
@@ -283,8 +367,10 @@ static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t
     if ((a = get_attr(call, "storage_order")) && take_int(a, &p.storage_order, err, errlen) != 0) return -1;
     st = clpool_maxpool_output_shape(&in_shape, &p, &out_shape);
     if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
-    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
-    if (call->n_outputs > 1 && alloc_output(&call->outputs[1], PB_DT_INT64, &out_shape, err, errlen) != 0) return -1;
+    if (alloc_stored(call, &call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    if (call->n_outputs > 1 && alloc_stored(call, &call->outputs[1], PB_DT_INT64, &out_shape, err, errlen) != 0)
+        return -1;
+    if (call->channels_last) return run_channels_last(ctx, call, maxpool_view, &p, &in_shape, &out_shape, err, errlen);
     st = clpool_maxpool_host(ctx, &p, array_dtype(call, x), &in_shape, x->data, call->outputs[0].data,
                              call->n_outputs > 1 ? call->outputs[1].data : NULL);
     if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
@@ -296,7 +382,7 @@ static int run_sum_pool(clpool_context *ctx, cli_op_call *call, char *err, size_
 {
     const npy_array *x = &call->inputs[0];
     clpool_shape in_shape, out_shape;
-    if (array_shape(x, &in_shape, err, errlen) != 0) return -1;
+    if (logical_shape(call, x, &in_shape, err, errlen) != 0) return -1;
     clpool_window_params w;
     if (take_window(call, x, &w, err, errlen) != 0) return -1;
     const int lp = strcmp(call->op, "LpPool") == 0;
@@ -317,8 +403,11 @@ static int run_sum_pool(clpool_context *ctx, cli_op_call *call, char *err, size_
         st = clpool_average_pool_output_shape(&in_shape, &avg, &out_shape);
     }
     if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
-    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    if (alloc_stored(call, &call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
     const clpool_dtype dtype = array_dtype(call, x);
+    if (call->channels_last)
+        return lp ? run_channels_last(ctx, call, lp_pool_view, &lpp, &in_shape, &out_shape, err, errlen)
+                  : run_channels_last(ctx, call, average_pool_view, &avg, &in_shape, &out_shape, err, errlen);
     st = lp ? clpool_lp_pool_host(ctx, &lpp, dtype, &in_shape, x->data, call->outputs[0].data)
             : clpool_average_pool_host(ctx, &avg, dtype, &in_shape, x->data, call->outputs[0].data);
     if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
@@ -432,6 +521,9 @@ int cli_check_call(const char *opname, const onnx_attr *attrs, int n_attrs, int 
 int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     if (cli_check_call(call->op, call->attrs, call->n_attrs, call->n_inputs, call->n_outputs, err, errlen) != 0) return -1;
+    if (call->channels_last && strcmp(call->op, "MaxPool") != 0 && strcmp(call->op, "AveragePool") != 0 &&
+        strcmp(call->op, "LpPool") != 0)
+        return errf(err, errlen, "--layout nhwc is for MaxPool, AveragePool and LpPool; %s takes nchw arrays", call->op);
     const int rc = find_op(call->op)->run(ctx, call, err, errlen);
     if (rc != 0) cli_op_call_free(call);
     return rc;

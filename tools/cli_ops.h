@@ -19,6 +19,7 @@ typedef struct cli_op_call {
     int n_inputs;
     int bfloat16;              /* uint16 inputs hold bfloat16 bits */
     int indices_of_output;     /* MaxUnpool: indices count positions in the output's planes (CLPOOL_UNPOOL_INDICES_OUTPUT) */
+    int channels_last;         /* arrays are N x spatial x C (--layout nhwc): MaxPool, AveragePool, LpPool */
     int n_outputs;             /* outputs wanted (MaxPool: 1, or 2 for Indices) */
     npy_array outputs[CLI_MAX_OUTPUTS]; /* filled on success; free with cli_op_call_free */
 } cli_op_call;

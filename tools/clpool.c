@@ -1,7 +1,7 @@
 /*
  * The `clpool` command-line tool:
  *   clpool devices
- *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices_of inferred|output] [--device DEV] -i IN.npy ...
+ *   clpool run OP [--ATTR VALUE ...] [--bfloat16] [--layout nchw|nhwc] [--indices_of inferred|output] [--device DEV] -i IN.npy ...
  *              -o OUT.npy [-o INDICES.npy]
  *   clpool onnx-test [--device DEV] DIR...
  *   clpool bench [--csv] [--device DEV] [--repeat R] [--filter TEXT | --sweep | --overhead | --startup]
@@ -33,14 +33,16 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"devices", "clpool devices", "List the OpenCL devices; the number before each is what --device DEV selects.\n"},
-    {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--indices_of inferred|output] [--device DEV] -i IN.npy "
-            "[-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
+    {"run", "clpool run OP [--ATTR VALUE ...] [--bfloat16] [--layout nchw|nhwc] [--indices_of inferred|output] "
+            "[--device DEV] -i IN.npy [-i IN2.npy ...] -o OUT.npy [-o INDICES.npy]",
      "Run one op on .npy arrays. OP: MaxPool, AveragePool, LpPool, MaxUnpool, GlobalMaxPool, GlobalAveragePool,\n"
      "  GlobalLpPool, Max.\n"
      "  -i IN.npy        an input (Max takes 1 to 64; MaxUnpool X, int64 I and an optional int64 output_shape;\n"
      "                   the others one)\n"
      "  -o OUT.npy       the output; a second -o on MaxPool writes its int64 Indices\n"
      "  --bfloat16       uint16 inputs hold bfloat16 bits; outputs are written the same way\n"
+     "  --layout L       nchw (default): N x C x spatial arrays; nhwc: channels last, N x spatial x C for any rank\n"
+     "                   (NWC, NHWC, NDHWC; MaxPool, AveragePool, LpPool), Indices ONNX's whatever the layout\n"
      "  --indices_of W   MaxUnpool with an output_shape unlike the inferred one: its indices count positions\n"
      "                   in the inferred shape (inferred, ONNX's node tests) or in the output's (output, PyTorch)\n"
      "  --device DEV     a number from `clpool devices`, PLATFORM:DEVICE, or a name substring\n"
@@ -154,7 +156,7 @@ static int cmd_run(int argc, char **argv)
 {
     char err[2048];
     const char *device = NULL, *in_paths[CLI_MAX_INPUTS], *out_paths[CLI_MAX_OUTPUTS];
-    int n_in = 0, n_out = 0, bfloat16 = 0, n_attrs = 0, rc = 1, indices_of_output = 0;
+    int n_in = 0, n_out = 0, bfloat16 = 0, n_attrs = 0, rc = 1, indices_of_output = 0, channels_last = 0;
     onnx_attr attrs[RUN_MAX_ATTRS];
     npy_array inputs[CLI_MAX_INPUTS];
     cli_op_call call;
@@ -184,6 +186,10 @@ static int cmd_run(int argc, char **argv)
             out_paths[n_out++] = value;
         } else if (strcmp(a, "--device") == 0) {
             device = value;
+        } else if (strcmp(a, "--layout") == 0) {
+            if (strcmp(value, "nchw") != 0 && strcmp(value, "nhwc") != 0)
+                return cli_usage_error("run", "--layout '%s' is not nchw or nhwc", value);
+            channels_last = strcmp(value, "nhwc") == 0;
         } else if (strcmp(a, "--indices_of") == 0) {
             if (strcmp(op, "MaxUnpool") != 0) return cli_usage_error("run", "--indices_of is MaxUnpool's");
             if (strcmp(value, "inferred") != 0 && strcmp(value, "output") != 0)
@@ -211,7 +217,8 @@ static int cmd_run(int argc, char **argv)
     clpool_context *ctx = cli_open_context(device, "clpool run");
     if (!ctx) goto done;
     call = (cli_op_call){.op = op, .attrs = attrs, .n_attrs = n_attrs, .inputs = inputs, .n_inputs = n_in,
-                         .bfloat16 = bfloat16, .indices_of_output = indices_of_output, .n_outputs = n_out};
+                         .bfloat16 = bfloat16, .indices_of_output = indices_of_output,
+                         .channels_last = channels_last, .n_outputs = n_out};
     int ok = cli_run_op(ctx, &call, err, sizeof err) == 0;
     /* A failed op may leave earlier passes queued: wait for them before anything is released or the process
      * exits (exiting under PoCL's worker, busy compiling a first pass, crashed in LLVM's teardown). */
