@@ -17,6 +17,12 @@ class Shape(Structure):
     _fields_ = [("rank", c_int32), ("dims", c_int64 * MAX_RANK)]
 
 
+class View(Structure):
+    """clpool_view: a cl_mem, element 0's byte offset, dims and element strides."""
+    _fields_ = [("mem", c_void_p), ("offset", c_size_t), ("rank", c_int32), ("dims", c_int64 * MAX_RANK),
+                ("strides", c_int64 * MAX_RANK)]
+
+
 class DeviceInfoC(Structure):
     _fields_ = [("platform_name", c_char * 128), ("device_name", c_char * 128),
                 ("device_version", c_char * 128), ("opencl_c_version", c_char * 128),
@@ -64,20 +70,19 @@ def _library_path() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
 
 
-def _load_opencl() -> None:
+def _load_opencl() -> Any:
     # The wheel's library is not linked to libOpenCL.so.1 (manylinux): the system's ICD loader goes into the
     # global scope first, where the library's clXxx symbols resolve. A build linked to it loads it anyway.
     for name in ("libOpenCL.so.1", ctypes.util.find_library("OpenCL")):
         if name:
             try:
-                ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
-                return
+                return ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
             except OSError:
                 pass
+    return None
 
 
-if sys.platform.startswith("linux"):
-    _load_opencl()
+opencl = _load_opencl() if sys.platform.startswith("linux") else None
 try:
     lib = ctypes.CDLL(_library_path())
 except OSError as e:
@@ -123,6 +128,12 @@ _STATUS_FUNCTIONS: Dict[str, List[Any]] = {
     "clpool_enqueue_max": [_p, _p, c_int, c_size_t, POINTER(Shape), POINTER(c_void_p), POINTER(c_size_t), _p,
                            c_size_t, c_uint, POINTER(c_void_p), POINTER(c_void_p)],
     "clpool_maxpool_host": [_p, POINTER(MaxPoolParams), c_int, POINTER(Shape), _p, _p, _p],
+    "clpool_enqueue_maxpool_view": [_p, _p, POINTER(MaxPoolParams), c_int, POINTER(View), POINTER(View),
+                                    POINTER(View), c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_enqueue_average_pool_view": [_p, _p, POINTER(AveragePoolParams), c_int, POINTER(View), POINTER(View),
+                                         c_uint, POINTER(c_void_p), POINTER(c_void_p)],
+    "clpool_enqueue_lp_pool_view": [_p, _p, POINTER(LpPoolParams), c_int, POINTER(View), POINTER(View), c_uint,
+                                    POINTER(c_void_p), POINTER(c_void_p)],
     "clpool_global_max_pool_host": [_p, c_int, POINTER(Shape), _p, _p],
     "clpool_global_average_pool_host": [_p, c_int, POINTER(Shape), _p, _p],
     "clpool_global_lp_pool_host": [_p, c_double, c_int, POINTER(Shape), _p, _p],
@@ -132,6 +143,17 @@ for _name, _args in _STATUS_FUNCTIONS.items():
     _f = getattr(lib, _name)
     _f.argtypes = _args
     _f.restype = c_int
+
+# The OpenCL calls numpy views need (buffers spanning each array's elements), where the ICD loader was found.
+if opencl is not None:
+    opencl.clCreateBuffer.argtypes = [_p, c_uint64, c_size_t, _p, POINTER(ctypes.c_int32)]
+    opencl.clCreateBuffer.restype = _p
+    opencl.clEnqueueReadBuffer.argtypes = [_p, _p, c_uint, c_size_t, c_size_t, _p, c_uint, _p, _p]
+    opencl.clEnqueueReadBuffer.restype = ctypes.c_int32
+    opencl.clReleaseMemObject.argtypes = [_p]
+    opencl.clReleaseMemObject.restype = ctypes.c_int32
+    opencl.clFinish.argtypes = [_p]
+    opencl.clFinish.restype = ctypes.c_int32
 
 lib.clpool_version_string.argtypes = []
 lib.clpool_version_string.restype = c_char_p

@@ -7,6 +7,7 @@ reported as one whatever the other attributes hold."""
 from __future__ import annotations
 
 import builtins
+import ctypes
 import math
 import numbers
 import operator
@@ -22,7 +23,8 @@ import numpy.typing as npt
 from . import _errors
 from ._context import Context, default_context, queue_context
 from ._dtypes import dtype_code
-from ._lib import (AveragePoolParams, LpPoolParams, MaxPoolParams, MaxUnpoolParams, Shape, check, dims_of, lib,
+from ._lib import (AveragePoolParams, LpPoolParams, MaxPoolParams, MaxUnpoolParams, Shape, View, check, dims_of, lib,
+                   opencl,
                    shape_of)
 
 if TYPE_CHECKING:
@@ -155,9 +157,10 @@ def _cl_array_type() -> Any:
     return mod.Array if mod is not None else None
 
 
-def _side(inputs: Sequence[Any], queue: Any, events: List[Any]) -> Any:
+def _side(inputs: Sequence[Any], queue: Any, events: List[Any], strided: bool = False) -> Any:
     """The pyopencl queue a call enqueues on, or None when the inputs are all host arrays. Mixing is an
-    error; so are wait_for= and queue= with host arrays (they would be ignored)."""
+    error; so are wait_for= and queue= with host arrays (they would be ignored); so are pyopencl inputs that
+    are not C-contiguous, unless the op takes views (`strided`)."""
     cl_type = _cl_array_type()
     on_device = [cl_type is not None and isinstance(a, cl_type) for a in inputs]
     if not any(on_device):
@@ -184,16 +187,17 @@ def _side(inputs: Sequence[Any], queue: Any, events: List[Any]) -> Any:
             if a.context.int_ptr != queue.context.int_ptr:
                 raise _errors.InvalidArgumentError("queue= belongs to another cl_context than the pyopencl inputs")
     for a in inputs:
-        if not a.flags.c_contiguous:
+        if not strided and not a.flags.c_contiguous:
             raise _errors.InvalidArgumentError(
                 f"pyopencl array of shape {a.shape} and strides {a.strides} is not C-contiguous "
-                "(device arrays are read in place, never copied)")
+                "(device arrays are read in place, never copied; MaxPool, AveragePool and LpPool take any strides)")
     return queue
 
 
-def _host(a: Any, name: str = "x") -> _NDArray:
-    """A C-contiguous native-byte-order numpy array (copied only when it is not one already). Array-likes
-    are converted as numpy converts them; what numpy cannot make an array of numbers of is refused."""
+def _host(a: Any, name: str = "x", strided: bool = False) -> _NDArray:
+    """A C-contiguous native-byte-order numpy array (copied only when it is not one already; any strides
+    where the op takes views, `strided`). Array-likes are converted as numpy converts them; what numpy cannot
+    make an array of numbers of is refused."""
     if not isinstance(a, np.ndarray):
         if a is None or isinstance(a, (str, bytes, bytearray, dict, set, frozenset)):
             raise _errors.InvalidTypeError(f"{name} must be a numpy array or a pyopencl array, not "
@@ -210,7 +214,9 @@ def _host(a: Any, name: str = "x") -> _NDArray:
     arr: _NDArray = a
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
-    return arr if arr.flags.c_contiguous else arr.copy(order="C")  # np.ascontiguousarray makes 0-d arrays 1-d
+    if arr.flags.c_contiguous or (strided and opencl is not None):
+        return arr
+    return arr.copy(order="C")  # np.ascontiguousarray makes 0-d arrays 1-d
 
 
 def _check_out_layout(out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str) -> None:
@@ -436,17 +442,21 @@ class _Device:
             raise _errors.OpenCLError(f"allocating an output of shape {dims} and dtype {dtype} failed: {e}") \
                 from None
 
-    def out(self, out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str = "out") -> Any:
+    def out(self, out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str = "out",
+            order: Optional[List[int]] = None) -> Any:
         """A new output on the queue, or out= checked: a pyopencl array of the queue's cl_context, of the
         result's dtype and shape, C-contiguous, not overlapping an input; written at its offset, after its
-        events."""
+        events. With `order` (a view call): a new one holds its axes in that memory order, out= any strides."""
         if out is None:
-            y = self.empty(dims, dtype)
+            y = self.empty(dims, dtype) if order is None else _in_order(self.empty, dims, dtype, order)
         else:
             _check_out_type(out, True, name)
             if out.context.int_ptr != self.queue.context.int_ptr:
                 raise _errors.InvalidArgumentError(f"{name} belongs to another cl_context than the queue")
-            _check_out_layout(out, dims, dtype, name)
+            if order is None:
+                _check_out_layout(out, dims, dtype, name)
+            else:
+                _check_view_out(out, dims, dtype, name)
             self.wait.extend(out.events)
             self.given = True
             y = out
@@ -495,20 +505,155 @@ class _Device:
             o.add_event(event)
 
 
-def _prepare(inputs: Sequence[Any], ctx: Any, wait_for: Any, queue: Any) -> Tuple[Any, Optional[_Device]]:
+def _prepare(inputs: Sequence[Any], ctx: Any, wait_for: Any, queue: Any,
+             strided: bool = False) -> Tuple[Any, Optional[_Device]]:
     """The common arguments checked (types first), and the side: (host inputs, None) for numpy inputs,
-    (inputs, _Device) for pyopencl ones."""
+    (inputs, _Device) for pyopencl ones. `strided`: the op takes views, inputs of any strides."""
     ctx = _check_ctx(ctx)
     events = _check_events(wait_for)
-    queue = _side(inputs, _check_queue(queue), events)
+    queue = _side(inputs, _check_queue(queue), events, strided)
     if queue is None:
         names = ["x", "indices"] if len(inputs) == 2 else ["x"]
-        return [_host(a, n) for a, n in zip(inputs, names)], None
+        return [_host(a, n, strided) for a, n in zip(inputs, names)], None
     return list(inputs), _Device(queue, ctx, inputs, events)
 
 
 def _host_handle(ctx: Optional[Context]) -> int:
     return _context(ctx).handle
+
+
+# ------------------------------------------------------------------------------------------------- views
+
+_CL_MEM_READ_WRITE, _CL_MEM_READ_ONLY, _CL_MEM_COPY_HOST_PTR = 1, 4, 32
+
+
+def _element_strides(a: Any, name: str) -> List[int]:
+    """An array's strides in elements; strides that are not whole elements are refused."""
+    size = a.dtype.itemsize
+    if any(s % size for s in a.strides):
+        raise _errors.InvalidArgumentError(f"{name} has strides {tuple(a.strides)} (bytes), not multiples of its "
+                                           f"item size {size}")
+    return [s // size for s in a.strides]
+
+
+def _memory_order(a: Any) -> List[int]:
+    """An array's axes from the outermost in memory (largest stride) to the innermost."""
+    return sorted(range(a.ndim), key=lambda i: (-abs(a.strides[i]), i))
+
+
+def _in_order(empty: Callable[[Tuple[int, ...], np.dtype[Any]], Any], dims: Tuple[int, ...], dtype: np.dtype[Any],
+              order: List[int]) -> Any:
+    """A new array of `dims` whose memory holds the axes in `order` (an input's layout kept: a channels-last
+    input gives a channels-last output)."""
+    stored = empty(tuple(dims[i] for i in order), dtype)
+    return stored.transpose([order.index(i) for i in range(len(dims))])
+
+
+def _view(mem: int, offset: int, a: Any, strides: List[int]) -> View:
+    v = View()
+    v.mem, v.offset, v.rank = mem, offset, a.ndim
+    for i, (d, st) in enumerate(zip(a.shape, strides)):
+        v.dims[i], v.strides[i] = d, st
+    return v
+
+
+def _span(a: Any, strides: List[int]) -> Tuple[int, int]:
+    """The element offsets from element 0 an array's elements reach: (lowest, highest)."""
+    lo = builtins.sum(builtins.min(0, (d - 1) * st) for d, st in zip(a.shape, strides) if d > 0)
+    hi = builtins.sum(builtins.max(0, (d - 1) * st) for d, st in zip(a.shape, strides) if d > 0)
+    return lo, hi
+
+
+def _dense(a: Any) -> bool:
+    """Whether an array's elements fill its memory span without gaps or repeats, in some axis order."""
+    if a.size == 0:
+        return True
+    lo, hi = _span(a, _element_strides(a, "out"))
+    return lo == 0 and hi + 1 == a.size and all(st > 0 for d, st in zip(a.shape, a.strides) if d > 1)
+
+
+def _host_views(ctx: Optional[Context], run: Callable[..., int], arrays: Sequence[_NDArray]) -> None:
+    """A view call on numpy arrays: the input (arrays[0], any strides) uploaded as the span of memory its
+    elements reach, no host copy; the outputs (dense in some axis order) read back into their memory. `run`
+    takes (handle, queue, views..., wait list count, wait list, event) and enqueues the op."""
+    cl = opencl  # not None: _host takes numpy views only where the ICD loader was found
+    assert cl is not None
+    handle = _host_handle(ctx)
+    cl_context, queue = lib.clpool_context_cl_context(handle), lib.clpool_context_cl_queue(handle)
+    mems: List[Tuple[int, int, int]] = []
+    try:
+        views = []
+        for k, a in enumerate(arrays):
+            strides = _element_strides(a, "x" if k == 0 else "out")
+            lo, hi = _span(a, strides)
+            nbytes = (hi - lo + 1) * a.itemsize if a.size else 1
+            ptr = a.ctypes.data + lo * a.itemsize
+            err = ctypes.c_int32(0)
+            flags = _CL_MEM_READ_ONLY | _CL_MEM_COPY_HOST_PTR if k == 0 and a.size else _CL_MEM_READ_WRITE
+            mem = cl.clCreateBuffer(cl_context, flags, nbytes, ptr if flags & _CL_MEM_COPY_HOST_PTR else None,
+                                        byref(err))
+            if err.value != 0 or not mem:
+                raise _errors.OpenCLError(f"clCreateBuffer of {nbytes} bytes for a view failed ({err.value})")
+            mems.append((mem, ptr, nbytes))
+            views.append(_view(mem, -lo * a.itemsize, a, strides))
+        check(run(handle, None, *[byref(v) for v in views], 0, None, None))
+        for k, (mem, ptr, nbytes) in enumerate(mems):
+            if k and arrays[k].size:
+                e = cl.clEnqueueReadBuffer(queue, mem, 1, 0, nbytes, ptr, 0, None, None)
+                if e != 0:
+                    raise _errors.OpenCLError(f"clEnqueueReadBuffer of a view's {nbytes} bytes failed ({e})")
+    finally:
+        if mems:
+            cl.clFinish(queue)
+        for mem, _, _ in mems:
+            cl.clReleaseMemObject(mem)
+
+
+def _window_views(x: Any, dev: Optional[_Device], ctx: Optional[Context],
+                  outs: Sequence[Tuple[Any, Tuple[int, ...], np.dtype[Any], str]], run: Callable[..., int]) -> List[Any]:
+    """A windowed op on views: x of any strides; each output (out=, or None for a new one in x's memory
+    order) of its dims and dtype. numpy arrays through _host_views, pyopencl ones on their queue. Returns
+    the outputs."""
+    order = _memory_order(x)
+    arrays: List[Any] = []
+    for out, dims, dtype, name in outs:
+        if dev is None:
+            if out is None:
+                y = _in_order(_np_empty, dims, dtype, order)
+            else:
+                _check_out_type(out, False, name)
+                _check_view_out(out, dims, dtype, name)
+                if not out.flags.writeable:
+                    raise _errors.InvalidArgumentError(f"{name} is read-only")
+                if not _dense(out):
+                    raise _errors.InvalidArgumentError(f"{name} of shape {tuple(out.shape)} and strides "
+                                                       f"{out.strides} has gaps or repeats (numpy outputs of views "
+                                                       "are read back whole: a dense array in any axis order)")
+                y = out
+        else:
+            y = dev.out(out, dims, dtype, name, order)
+        arrays.append(y)
+    if dev is None:
+        for i, a in enumerate(arrays):
+            for b in arrays[i + 1:]:
+                _check_host_disjoint(a, b, "the outputs")
+            if x.size and a.size and np.may_share_memory(x, a):
+                raise _errors.InvalidArgumentError("an output overlaps the input")
+        _host_views(ctx, run, [x] + arrays)
+        return arrays
+    names = [o[3] for o in outs]
+    dev.check_disjoint(names, arrays, (x,))
+    views = [_view(*dev.mem(a), a, _element_strides(a, n)) for a, n in zip([x] + arrays, ["x"] + names)]
+    dev.finish(run(dev.ctx.handle, dev.queue.int_ptr, *[byref(v) for v in views], *dev.waits()))
+    return arrays
+
+
+def _check_view_out(out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str) -> None:
+    """An out= of a view call: the result's dtype and shape, any strides (the library checks them)."""
+    if out.dtype != dtype:
+        raise _errors.UnsupportedDtypeError(f"{name} has dtype {out.dtype} but the result is {dtype}")
+    if tuple(out.shape) != dims:
+        raise _errors.InvalidShapeError(f"{name} has shape {tuple(out.shape)} but the result has shape {dims}")
 
 
 # -------------------------------------------------------------------------------------------- docstrings
@@ -536,8 +681,9 @@ _COMMON = """\
 
 _OUT = """\
     out : numpy.ndarray or pyopencl.array.Array, optional
-        The array to write the result into and return: of the result's shape and dtype, C-contiguous, on
-        the inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
+        The array to write the result into and return: of the result's shape and dtype, C-contiguous
+        (average_pool, lp_pool: any strides for pyopencl, numpy in any axis order without gaps), on the
+        inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
         cl_context, written at its offset after its events, not overlapping an input).
 """
 
@@ -585,8 +731,9 @@ _WINDOW = """\
 
 # The windowed sums' input (average_pool, lp_pool): "<sum_x>".
 _SUM_X = """    x : numpy.ndarray or pyopencl.array.Array
-        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16 or bfloat16. numpy inputs may be
-        any array-like.
+        N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16 or bfloat16, of any strides (not
+        copied: a channels-last array ``nhwc.transpose(0, 3, 1, 2)`` runs across C, and a new output keeps
+        the input's memory order). numpy inputs may be any array-like.
 """
 
 
@@ -638,7 +785,9 @@ def max_pool(x: Any, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads:
     ----------
     x : numpy.ndarray or pyopencl.array.Array
         N x C x D1 x ... x Dn, 1 <= n <= 10: float32, float64, float16, bfloat16 (ml_dtypes), int8 or
-        uint8. numpy inputs may be any array-like (converted as numpy converts them).
+        uint8, of any strides (not copied: a channels-last array ``nhwc.transpose(0, 3, 1, 2)`` runs across
+        C, and new outputs keep the input's memory order; Indices stay ONNX's, in the logical order). numpy
+        inputs may be any array-like (converted as numpy converts them).
     <window>
     storage_order : int, default 0
         How the indices count positions in each (n, c) plane: 0 row-major, 1 column-major.
@@ -647,8 +796,8 @@ def max_pool(x: Any, kernel_shape: _Ints, strides: Optional[_Ints] = None, pads:
     <common>
     out : numpy.ndarray or pyopencl.array.Array, or a pair of them, optional
         The array to write y into and return (a ``(y, indices)`` pair with ``return_indices``, either of
-        them None to have it made): of the result's shape and dtype (int64 for indices), C-contiguous, on
-        the inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
+        them None to have it made): of the result's shape and dtype (int64 for indices), of any strides
+        (pyopencl) or in any axis order without gaps (numpy), on the inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
         cl_context, written at its offset after its events, not overlapping the input or each other).
 
     Returns
@@ -696,7 +845,7 @@ def max_pool(x: Union[npt.ArrayLike, cla.Array], kernel_shape: _Ints, strides: O
             raise _errors.InvalidTypeError("out must be an array (a (y, indices) pair goes with "
                                            "return_indices=True)")
         y_out, i_out = out, None
-    (a,), dev = _prepare((x,), ctx, wait_for, queue)
+    (a,), dev = _prepare((x,), ctx, wait_for, queue, strided=True)
     _check_out_type(y_out, dev is not None, "out")
     _check_out_type(i_out, dev is not None, "out indices")
     params = _params(_build_maxpool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad),
@@ -706,6 +855,11 @@ def max_pool(x: Union[npt.ArrayLike, cla.Array], kernel_shape: _Ints, strides: O
     out_shape = Shape()
     check(lib.clpool_maxpool_output_shape(byref(in_shape), byref(params), byref(out_shape)))
     dims = dims_of(out_shape)
+    if not all(o is None or o.flags.c_contiguous for o in (a, y_out, i_out)):
+        outs = [(y_out, dims, a.dtype, "out")] + ([(i_out, dims, _INT64, "out indices")] if with_indices else [])
+        res = _window_views(a, dev, ctx, outs, lambda h, q, vx, vy, *rest: lib.clpool_enqueue_maxpool_view(
+            h, q, byref(params), code, vx, vy, rest[0] if with_indices else None, *rest[-3:]))
+        return (res[0], res[1]) if with_indices else res[0]
     if dev is None:
         y = _host_out(y_out, dims, a.dtype)
         idx = _host_out(i_out, dims, _INT64, "out indices") if with_indices else None
@@ -729,7 +883,7 @@ def _sum_pool(x: Any, which: str, build: Callable[[Any, Any], Any], window: Tupl
               wait_for: Any, out: Any, queue: Any) -> Any:
     """AveragePool (which "average") or LpPool ("lp"): the arguments checked, the C params built by build,
     shape inference and one C call."""
-    (x,), dev = _prepare((x,), ctx, wait_for, queue)
+    (x,), dev = _prepare((x,), ctx, wait_for, queue, strided=True)
     _check_out_type(out, dev is not None, "out")
     params = _params(build, window, extra)
     code = dtype_code(x.dtype)
@@ -737,6 +891,10 @@ def _sum_pool(x: Any, which: str, build: Callable[[Any, Any], Any], window: Tupl
     out_shape = Shape()
     check(getattr(lib, f"clpool_{which}_pool_output_shape")(byref(in_shape), byref(params), byref(out_shape)))
     dims = dims_of(out_shape)
+    if not x.flags.c_contiguous or (out is not None and not out.flags.c_contiguous):
+        enqueue = getattr(lib, f"clpool_enqueue_{which}_pool_view")
+        return _window_views(x, dev, ctx, [(out, dims, x.dtype, "out")],
+                             lambda h, q, vx, vy, *rest: enqueue(h, q, byref(params), code, vx, vy, *rest))[0]
     if dev is None:
         y = _host_out(out, dims, x.dtype)
         check(getattr(lib, f"clpool_{which}_pool_host")(_host_handle(ctx), byref(params), code, byref(in_shape),

@@ -1,0 +1,88 @@
+"""Views: MaxPool, AveragePool and LpPool take numpy and pyopencl arrays of any strides without copying them
+(channels-last, stepped, reversed), give the contiguous call's results bit for bit with outputs in the
+input's memory order, and refuse strides that are not whole elements and numpy outputs with gaps."""
+import numpy as np
+import pytest
+
+import clpool
+
+RNG = np.random.default_rng(11)
+NHWC = RNG.standard_normal((2, 9, 8, 24)).astype(np.float32)
+CHANNELS_LAST = NHWC.transpose(0, 3, 1, 2)  # logical N x C x H x W, C's stride one element
+TO_NHWC = (0, 2, 3, 1)
+
+# name: a call taking the input and keywords (MaxPool's Indices too)
+OPS = {
+    "max_pool": lambda x, **kw: clpool.max_pool(x, [3, 3], strides=[2, 2], pads=[1, 1, 1, 1], storage_order=1,
+                                                return_indices=True, **kw),
+    "average_pool": lambda x, **kw: clpool.average_pool(x, [3, 2], pads=[1, 0, 1, 1], count_include_pad=1, **kw),
+    "lp_pool": lambda x, **kw: clpool.lp_pool(x, [2, 2], strides=[2, 1], p=3, **kw),
+}
+
+
+def results(r):
+    return r if isinstance(r, tuple) else (r,)
+
+
+@pytest.mark.parametrize("op", [pytest.param("max_pool", marks=pytest.mark.portability), "average_pool", "lp_pool"])
+def test_numpy_channels_last(op):
+    got, want = results(OPS[op](CHANNELS_LAST)), results(OPS[op](np.ascontiguousarray(CHANNELS_LAST)))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert g.transpose(TO_NHWC).flags.c_contiguous  # the input's memory order: channels-last
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_numpy_stepped_and_reversed(op):
+    x = RNG.standard_normal((2, 5, 21, 22)).astype(np.float32)[:, ::2, ::-3, 1::2]
+    for g, w in zip(results(OPS[op](x)), results(OPS[op](np.ascontiguousarray(x)))):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_numpy_out_in_any_axis_order():
+    want = clpool.average_pool(np.ascontiguousarray(CHANNELS_LAST), [2, 2])
+    out = np.empty(want.shape, np.float32).transpose(0, 1, 3, 2).copy().transpose(0, 1, 3, 2)  # H and W swapped
+    assert clpool.average_pool(CHANNELS_LAST, [2, 2], out=out) is out
+    np.testing.assert_array_equal(out, want)
+    gapped = np.empty(want.shape[:-1] + (2 * want.shape[-1],), np.float32)[..., ::2]
+    with pytest.raises(clpool.InvalidArgumentError, match=r"^out of shape .* has gaps or repeats"):
+        clpool.average_pool(CHANNELS_LAST, [2, 2], out=gapped)
+
+
+def test_strides_not_whole_elements_are_refused():
+    odd = np.lib.stride_tricks.as_strided(np.zeros(64, np.float32), shape=(1, 1, 3, 3), strides=(4, 4, 6, 4))
+    with pytest.raises(clpool.InvalidArgumentError, match=r"^x has strides \(4, 4, 6, 4\) \(bytes\), not multiples "
+                                                          r"of its item size 4$"):
+        clpool.max_pool(odd, [2, 2])
+
+
+@pytest.mark.portability
+@pytest.mark.parametrize("op", list(OPS))
+def test_pyopencl_channels_last(queue, op):
+    import pyopencl.array as cla
+    x = cla.to_device(queue, NHWC).transpose((0, 3, 1, 2))
+    assert not x.flags.c_contiguous
+    want = results(OPS[op](np.ascontiguousarray(CHANNELS_LAST)))
+    for g, w in zip(results(OPS[op](x)), want):
+        assert g.transpose(TO_NHWC).flags.c_contiguous  # channels-last like the input: read it as NHWC
+        np.testing.assert_array_equal(g.transpose(TO_NHWC).get(), w.transpose(TO_NHWC))
+
+
+def test_pyopencl_out_with_strides(queue):
+    import pyopencl.array as cla
+    want = clpool.lp_pool(np.ascontiguousarray(CHANNELS_LAST), [2, 2], p=2)
+    wide = cla.zeros(queue, want.shape[:-1] + (2 * want.shape[-1],), np.float32)
+    got = clpool.lp_pool(cla.to_device(queue, NHWC).transpose((0, 3, 1, 2)), [2, 2], p=2, out=wide[..., ::2])
+    assert got.base_data is wide.base_data
+    host = wide.get()
+    np.testing.assert_array_equal(host[..., ::2], want)
+    assert not host[..., 1::2].any()  # the gaps untouched
+
+
+def test_pyopencl_other_ops_need_contiguous(queue):
+    import pyopencl.array as cla
+    x = cla.to_device(queue, NHWC).transpose((0, 3, 1, 2))
+    with pytest.raises(clpool.InvalidArgumentError, match=r"is not C-contiguous \(device arrays are read in place, "
+                                                          r"never copied; MaxPool, AveragePool and LpPool take any "
+                                                          r"strides\)$"):
+        clpool.global_max_pool(x)
