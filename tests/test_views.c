@@ -161,23 +161,29 @@ static void describe(const view_case *c, char *buf, size_t len)
               (int)c->mp.storage_order, c->count_include_pad, c->p);
 }
 
+/* The case's window as a clpool_window_params (MaxPool's params start with its fields). */
+static clpool_window_params window_of(const view_case *c)
+{
+    clpool_window_params w;
+    clpool_window_params_init(&w, c->mp.spatial_rank, c->mp.kernel_shape);
+    memcpy(w.strides, c->mp.strides, sizeof w.strides);
+    memcpy(w.dilations, c->mp.dilations, sizeof w.dilations);
+    memcpy(w.pads, c->mp.pads, sizeof w.pads);
+    w.ceil_mode = c->mp.ceil_mode;
+    return w;
+}
+
 static void average_params(const view_case *c, clpool_average_pool_params *a)
 {
     clpool_average_pool_params_init(a, c->mp.spatial_rank, c->mp.kernel_shape);
-    memcpy(a->window.strides, c->mp.strides, sizeof a->window.strides);
-    memcpy(a->window.dilations, c->mp.dilations, sizeof a->window.dilations);
-    memcpy(a->window.pads, c->mp.pads, sizeof a->window.pads);
-    a->window.ceil_mode = c->mp.ceil_mode;
+    a->window = window_of(c);
     a->count_include_pad = c->count_include_pad;
 }
 
 static void lp_params(const view_case *c, clpool_lp_pool_params *l)
 {
     clpool_lp_pool_params_init(l, c->mp.spatial_rank, c->mp.kernel_shape);
-    memcpy(l->window.strides, c->mp.strides, sizeof l->window.strides);
-    memcpy(l->window.dilations, c->mp.dilations, sizeof l->window.dilations);
-    memcpy(l->window.pads, c->mp.pads, sizeof l->window.pads);
-    l->window.ceil_mode = c->mp.ceil_mode;
+    l->window = window_of(c);
     l->p = c->p;
 }
 
