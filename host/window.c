@@ -68,21 +68,31 @@ static int window_has_tap(int64_t o, int64_t in, int64_t k, int64_t s, int64_t d
     return lo < k && start + lo * d < in;
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        const int64_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
 /* Under CLPOOL__WINDOW_NEEDS_TAP: the first output of a dim whose window has
  * no tap inside the input, or -1. A window starting inside [0, in) holds its
- * first tap; only windows starting in the padding need a look (about pads/stride). */
+ * first tap and one starting at or past `in` none. Of those starting in the
+ * begin padding, window o's first tap at or past 0 comes no later in its
+ * window than window 0's, and lies at (o * s - pb) mod d: inside the input
+ * for every o where d <= in, else the same again after d / gcd(s, d) windows,
+ * so at most that many need a look (pads near 2^63 stay quick). */
 static int64_t first_empty_window(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pb)
 {
-    const int64_t first_inside = (pb + s - 1) / s;     /* first o with start >= 0 */
-    const int64_t first_after = (in + pb + s - 1) / s; /* first o with start >= in */
-    for (int64_t o = 0; o < out; ++o) {
-        if (o >= first_inside && o < first_after) {
-            o = first_after - 1;
-            continue;
-        }
+    const int64_t first_inside = pb / s + (pb % s != 0); /* first o with start >= 0 */
+    const int64_t first_after = (in + pb) / s + ((in + pb) % s != 0); /* first o with start >= in */
+    const int64_t period = d <= in ? 1 : d / gcd64(s, d);
+    const int64_t look = first_inside < period ? first_inside : period;
+    for (int64_t o = 0; o < look && o < out; ++o)
         if (!window_has_tap(o, in, k, s, d, pb)) return o;
-    }
-    return -1;
+    return first_after < out ? first_after : -1;
 }
 
 clpool_status clpool__window_size(const clpool_shape *input, const clpool_window_params *p, unsigned rules,

@@ -12,6 +12,7 @@
 #include <clpool/clpool.h>
 
 #include "check_util.h"
+#include "reference.h"
 
 START_TEST(status_strings_cover_every_status)
 {
@@ -55,6 +56,56 @@ START_TEST(shape_elements_detects_overflow)
     clpool_shape scalar = {0, {0}};
     ck_assert_int_eq(clpool_shape_elements(&scalar), 1);
     ck_assert_int_eq(clpool_shape_elements(NULL), -1);
+}
+END_TEST
+
+/* MaxPool's rule that every window holds a tap, against the reference's window-by-window check: small
+ * dims with dilations past the input (the taps of a window in the begin padding skip over it at some
+ * offsets only) and strides that share a factor with them; then pads near the int64 range, whose windows
+ * in the padding are too many to visit one by one (all but a period of d / gcd(s, d) of them are not). */
+START_TEST(windows_without_taps_match_the_reference)
+{
+    ref_rng r;
+    ref_rng_seed(&r, 2026);
+    int rejected = 0, accepted = 0;
+    for (int n = 0; n < 20000; ++n) {
+        const int64_t k = ref_rng_range(&r, 1, 4), d = ref_rng_range(&r, 1, 9), s = ref_rng_range(&r, 1, 6);
+        const clpool_shape in = {3, {1, 1, ref_rng_range(&r, 1, 7)}};
+        clpool_maxpool_params p;
+        ck_assert_int_eq(clpool_maxpool_params_init(&p, 1, &k), CLPOOL_SUCCESS);
+        p.dilations[0] = d, p.strides[0] = s;
+        p.pads[0] = ref_rng_range(&r, 0, 40), p.pads[1] = ref_rng_range(&r, 0, 12);
+        p.ceil_mode = (int32_t)ref_rng_range(&r, 0, 1);
+        clpool_shape got, want;
+        char why[256];
+        const int ref_ok = ref_maxpool_shape(&in, &p, &want, NULL, why, sizeof why) == 0;
+        const clpool_status st = clpool_maxpool_output_shape(&in, &p, &got);
+        ck_assert_msg((st == CLPOOL_SUCCESS) == ref_ok,
+                      "in %lld k %lld d %lld s %lld pads %lld,%lld ceil %d: clpool %s (%s), reference %s",
+                      (long long)in.dims[2], (long long)k, (long long)d, (long long)s, (long long)p.pads[0],
+                      (long long)p.pads[1], (int)p.ceil_mode, clpool_status_string(st), clpool_last_error(),
+                      ref_ok ? "accepts" : why);
+        if (ref_ok) cu_assert_shape_eq(&got, &want, "random window");
+        rejected += !ref_ok, accepted += ref_ok;
+    }
+    ck_assert_msg(rejected > 1000 && accepted > 1000, "%d rejected, %d accepted: both kinds must be drawn", rejected,
+                  accepted);
+    /* SAME_LOWER over a dim of 3e9 (begin pads of 1.5e9 windows, dilation 1) and a dilation past a dim of 2
+     * under pads of 2^61 (the pattern's period: 5 windows). */
+    const int64_t big = 2999999999, k2[2] = {2, big};
+    const clpool_shape wide = {4, {0, 64, 112, big}}, narrow = {3, {1, 1, 2}};
+    clpool_maxpool_params p;
+    clpool_shape out;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, k2), CLPOOL_SUCCESS);
+    p.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    cu_assert_ok(clpool_maxpool_output_shape(&wide, &p, &out), "clpool_maxpool_output_shape", "SAME_LOWER, 3e9");
+    ck_assert_int_eq(out.dims[3], big);
+    const int64_t k1 = 2;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 1, &k1), CLPOOL_SUCCESS);
+    p.dilations[0] = 5, p.strides[0] = 3, p.pads[0] = (int64_t)1 << 61;
+    cu_assert_status("dilation past the input under huge pads", "clpool_maxpool_output_shape",
+                     clpool_maxpool_output_shape(&narrow, &p, &out), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "has a window with no input element");
 }
 END_TEST
 
@@ -379,6 +430,7 @@ static Suite *core_suite(void)
     tcase_add_test(tc, version_matches_macros);
     tcase_add_test(tc, dtype_table);
     tcase_add_test(tc, shape_elements_detects_overflow);
+    tcase_add_test(tc, windows_without_taps_match_the_reference);
     tcase_add_test(tc, devices_are_listed);
     tcase_add_test(tc, device_specs);
     tcase_add_test(tc, device_cache_override);

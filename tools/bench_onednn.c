@@ -33,6 +33,7 @@ typedef struct onednn_case {
     int64_t k[3], s[3], pad_begin[3], pad_end[3];
     int count_include_pad;     /* AveragePool's attribute (ONNX default 0) */
     const char *unsupported;   /* why oneDNN cannot run the case, else NULL */
+    int channels_last;         /* tensors N x spatial x C (nwc, nhwc, ndhwc), as clpool's views of the name */
 } onednn_case;
 
 #define NO_INDICES "no primitive gives MaxPool's Indices (ONNX flat int64)"
@@ -40,36 +41,47 @@ typedef struct onednn_case {
 /* In step with CASES in tools/bench_ort.py: bench_ort.py joins the two by name. */
 static const onednn_case cases[] = {
     {"maxpool_3x3s2p1_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 0,
-     NULL},
-    {"maxpool_idx_3x3s2p1_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES},
-    {"maxpool_2x2s2_8x128x56x56_f32", OP_MAXPOOL, 4, {8, 128, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL},
-    {"maxpool_5x5s1p2_8x512x20x20_f32", OP_MAXPOOL, 4, {8, 512, 20, 20}, {0}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, 0, NULL},
+     NULL, 0},
+    {"maxpool_idx_3x3s2p1_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0},
+    {"maxpool_2x2s2_8x128x56x56_f32", OP_MAXPOOL, 4, {8, 128, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL, 0},
+    {"maxpool_5x5s1p2_8x512x20x20_f32", OP_MAXPOOL, 4, {8, 512, 20, 20}, {0}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, 0, NULL, 0},
     {"maxpool_13x13s1p6_8x512x20x20_f32", OP_MAXPOOL, 4, {8, 512, 20, 20}, {0}, {13, 13}, {1, 1}, {6, 6}, {6, 6}, 0,
-     NULL},
-    {"maxpool1d_3s2p1_8x256x4096_f32", OP_MAXPOOL, 3, {8, 256, 4096}, {0}, {3}, {2}, {1}, {1}, 0, NULL},
+     NULL, 0},
+    {"maxpool1d_3s2p1_8x256x4096_f32", OP_MAXPOOL, 3, {8, 256, 4096}, {0}, {3}, {2}, {1}, {1}, 0, NULL, 0},
     {"maxpool3d_1x3x3s1x2x2p0x1x1_2x64x16x56x56_f32", OP_MAXPOOL, 5, {2, 64, 16, 56, 56}, {0}, {1, 3, 3}, {1, 2, 2},
-     {0, 1, 1}, {0, 1, 1}, 0, NULL},
+     {0, 1, 1}, {0, 1, 1}, 0, NULL, 0},
     {"maxpool3d_3x3x3s2p1_2x64x16x56x56_f32", OP_MAXPOOL, 5, {2, 64, 16, 56, 56}, {0}, {3, 3, 3}, {2, 2, 2},
-     {1, 1, 1}, {1, 1, 1}, 0, NULL},
-    {"maxpool_3x3s3_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {3, 3}, {0, 0}, {0, 0}, 0, NULL},
-    {"maxpool_idx_28x28_8x512x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES},
-    {"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES},
-    {"avgpool_3x3s1p1_8x192x35x35_f32", OP_AVGPOOL, 4, {8, 192, 35, 35}, {0}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 0, NULL},
-    {"avgpool_2x2s2_8x256x56x56_f32", OP_AVGPOOL, 4, {8, 256, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL},
-    {"avgpool_5x5s3_8x512x17x17_f32", OP_AVGPOOL, 4, {8, 512, 17, 17}, {0}, {5, 5}, {3, 3}, {0, 0}, {0, 0}, 0, NULL},
+     {1, 1, 1}, {1, 1, 1}, 0, NULL, 0},
+    {"maxpool_3x3s3_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {3, 3}, {0, 0}, {0, 0}, 0, NULL, 0},
+    {"maxpool_idx_28x28_8x512x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0},
+    {"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0},
+    {"avgpool_3x3s1p1_8x192x35x35_f32", OP_AVGPOOL, 4, {8, 192, 35, 35}, {0}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 0, NULL, 0},
+    {"avgpool_2x2s2_8x256x56x56_f32", OP_AVGPOOL, 4, {8, 256, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL, 0},
+    {"avgpool_5x5s3_8x512x17x17_f32", OP_AVGPOOL, 4, {8, 512, 17, 17}, {0}, {5, 5}, {3, 3}, {0, 0}, {0, 0}, 0, NULL, 0},
     {"avgpool3d_2x2x2s2_2x64x16x56x56_f32", OP_AVGPOOL, 5, {2, 64, 16, 56, 56}, {0}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0},
-     {0, 0, 0}, 0, NULL},
-    {"lppool2_3x3s2_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive"},
-    {"maxunpool_2x2s2_8x64x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive"},
-    {"maxunpool_3x3s2p1_8x64x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive"},
-    {"globalavg_32x2048x7x7_f32", OP_GLOBAL_AVG, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL},
-    {"globalmax_32x2048x7x7_f32", OP_GLOBAL_MAX, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL},
-    {"globalavg_8x256x56x56_f32", OP_GLOBAL_AVG, 4, {8, 256, 56, 56}, {0}, {0}, {0}, {0}, {0}, 0, NULL},
-    {"globallp2_8x256x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive"},
-    {"globalavg_1x3x1024x1024_f32", OP_GLOBAL_AVG, 4, {1, 3, 1024, 1024}, {0}, {0}, {0}, {0}, {0}, 0, NULL},
-    {"max_16x64x128x128_f32", OP_MAX, 4, {16, 64, 128, 128}, {16, 64, 128, 128}, {0}, {0}, {0}, {0}, 0, NULL},
+     {0, 0, 0}, 0, NULL, 0},
+    {"lppool2_3x3s2_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive", 0},
+    {"maxunpool_2x2s2_8x64x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive", 0},
+    {"maxunpool_3x3s2p1_8x64x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive", 0},
+    {"globalavg_32x2048x7x7_f32", OP_GLOBAL_AVG, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
+    {"globalmax_32x2048x7x7_f32", OP_GLOBAL_MAX, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
+    {"globalavg_8x256x56x56_f32", OP_GLOBAL_AVG, 4, {8, 256, 56, 56}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
+    {"globallp2_8x256x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive", 0},
+    {"globalavg_1x3x1024x1024_f32", OP_GLOBAL_AVG, 4, {1, 3, 1024, 1024}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
+    {"max_16x64x128x128_f32", OP_MAX, 4, {16, 64, 128, 128}, {16, 64, 128, 128}, {0}, {0}, {0}, {0}, 0, NULL, 0},
     {"max_bcast_16x64x128x128_1x64x1x1_f32", OP_MAX, 4, {16, 64, 128, 128}, {1, 64, 1, 1}, {0}, {0}, {0}, {0}, 0,
-     NULL},
+     NULL, 0},
+    /* channels-last views: the reference shapes in NHWC (NDHWC) */
+    {"maxpool_3x3s2p1_8x64x112x112_nhwc_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 0,
+     NULL, 1},
+    {"maxpool_2x2s2_8x128x56x56_nhwc_f32", OP_MAXPOOL, 4, {8, 128, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0,
+     NULL, 1},
+    {"maxpool3d_3x3x3s2p1_2x64x16x56x56_ndhwc_f32", OP_MAXPOOL, 5, {2, 64, 16, 56, 56}, {0}, {3, 3, 3}, {2, 2, 2},
+     {1, 1, 1}, {1, 1, 1}, 0, NULL, 1},
+    {"avgpool_3x3s1p1_8x192x35x35_nhwc_f32", OP_AVGPOOL, 4, {8, 192, 35, 35}, {0}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 0,
+     NULL, 1},
+    {"avgpool_2x2s2_8x256x56x56_nhwc_f32", OP_AVGPOOL, 4, {8, 256, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0,
+     NULL, 1},
 };
 
 #define N_CASES (sizeof cases / sizeof cases[0])
@@ -131,6 +143,13 @@ static float rng_float(void)
 static dnnl_format_tag_t plain_tag(int ndims)
 {
     return ndims == 3 ? dnnl_ncw : ndims == 4 ? dnnl_nchw : dnnl_ncdhw;
+}
+
+/* A case's layout: plain, or channels-last (oneDNN's nhwc pooling). */
+static dnnl_format_tag_t case_tag(const onednn_case *c)
+{
+    if (!c->channels_last) return plain_tag(c->ndims);
+    return c->ndims == 3 ? dnnl_nwc : c->ndims == 4 ? dnnl_nhwc : dnnl_ndhwc;
 }
 
 static dnnl_memory_t random_memory(const dnnl_memory_desc_t *md, dnnl_engine_t eng, const char *name)
@@ -197,8 +216,8 @@ static dnnl_primitive_desc_t pool_pd(const onednn_case *c, dnnl_engine_t eng, dn
                                                                             : dnnl_pooling_avg_exclude_padding;
     dnnl_pooling_desc_t desc;
     dnnl_primitive_desc_t pd;
-    CHECK(dnnl_memory_desc_init_by_tag(&md[0], c->ndims, src_dims, dnnl_f32, plain_tag(c->ndims)), c->name);
-    CHECK(dnnl_memory_desc_init_by_tag(&md[2], c->ndims, dst_dims, dnnl_f32, plain_tag(c->ndims)), c->name);
+    CHECK(dnnl_memory_desc_init_by_tag(&md[0], c->ndims, src_dims, dnnl_f32, case_tag(c)), c->name);
+    CHECK(dnnl_memory_desc_init_by_tag(&md[2], c->ndims, dst_dims, dnnl_f32, case_tag(c)), c->name);
     CHECK(dnnl_pooling_forward_desc_init(&desc, dnnl_forward_inference, alg, &md[0], &md[2], strides, kernel, pad_l,
                                          pad_r),
           c->name);
