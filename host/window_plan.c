@@ -69,10 +69,10 @@
 #define SUM_RING_ROWS 16
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
-/* window_channels_last's blocks of VW channels per walk of the windows on CPU SIMD (-DCB): a position's
- * blocks, as a power of two from 4, up to 16 for the maxima (a register each), 8 for the sums (five
- * accumulators) and with Indices (a value and its place in two). Fewer blocks than CB cost their guards at
- * every tap. Elsewhere 1. */
+/* window_channels_last's blocks of VW channels per walk of the windows on CPU SIMD (-DCB): a power of
+ * two from 4, up to 16 for the maxima without Indices and the sums of one row group (a register or two
+ * each), else 8 (five accumulators, or a value and its place); the maxima round a position's blocks up,
+ * the sums down (fewer blocks than CB cost their guards at every tap, and more registers). Elsewhere 1. */
 #define CHANNELS_LAST_BLOCKS_MIN 4
 #define CHANNELS_LAST_BLOCKS_MAX 16
 #define CHANNELS_LAST_BLOCKS_WIDE 8
@@ -718,6 +718,19 @@ static int channels_last(const clpool__device_caps *caps, const clpool__pool_des
            !(d->op == CLPOOL__OP_LP_POOL && clpool__lp_kind(d->p) == 0);
 }
 
+/* Whether a sum's window rows (its taps on every dim but the last) are one group of reduce_sum.h's order. */
+static int one_row_group(const clpool__pool_desc *d)
+{
+    const int64_t row_taps = d->w.kernel_shape[d->w.ns - 1];
+    if (row_taps > CLPOOL__SUM_CHUNK) return 0;
+    int64_t rows = 1;
+    for (int32_t i = 0; i + 1 < d->w.ns; ++i) {
+        rows *= d->w.kernel_shape[i];
+        if (rows > CLPOOL__SUM_CHUNK / row_taps) return 0;
+    }
+    return 1;
+}
+
 void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__plan *plan)
 {
     if (!channels_last(caps, d)) {
@@ -737,10 +750,11 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     /* CPU SIMD: a position's blocks per work-item, CB at a time; elsewhere a block per work-item, so
      * neighbouring work-items read neighbouring channels (llvmpipe's lanes are work-items) */
     const int64_t blocks = ceil_div(d->channels, vw),
-                  cap = d->op == CLPOOL__OP_MAXPOOL && !d->indices ? CHANNELS_LAST_BLOCKS_MAX : CHANNELS_LAST_BLOCKS_WIDE;
+                  cap = (d->op == CLPOOL__OP_MAXPOOL && !d->indices) || (d->op != CLPOOL__OP_MAXPOOL && one_row_group(d)) ? CHANNELS_LAST_BLOCKS_MAX : CHANNELS_LAST_BLOCKS_WIDE;
     int64_t cb = caps->cpu_simd ? CHANNELS_LAST_BLOCKS_MIN : 1;
-    while (caps->cpu_simd && cb < blocks && cb < cap) cb *= 2;
+    while (caps->cpu_simd && cb < blocks && cb < cap && (d->op == CLPOOL__OP_MAXPOOL || 2 * cb <= blocks)) cb *= 2;
     clpool__options_define(&l->options, "CB", cb);
+    if (d->op != CLPOOL__OP_MAXPOOL) clpool__options_define(&l->options, "ONE_GROUP", one_row_group(d));
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);

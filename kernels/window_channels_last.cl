@@ -9,7 +9,8 @@
  * blocks), so the position's windows are resolved once for all of them. The
  * host plans it for C >= VW: a position's last block ends at C, overlapping
  * its neighbour, and both write the same values. -DVW lanes, -DNS the
- * spatial rank (the walk's loops unrolled).
+ * spatial rank (the walk's loops unrolled), -DCB blocks per walk, -DONE_GROUP
+ * the sums' windows of one row group.
  */
 #ifndef NS
 #error "window_channels_last.cl: -DNS (spatial rank) and -DVW (lanes)"
@@ -58,13 +59,34 @@ typedef struct position {
 static inline void blocks_sum(const tier_geom *t, const position *w, __global const T *src, __global T *dst,
                               long c0, long channels, int nb, long count SUM_PARAM)
 {
-    ATV sum[CL_BLOCKS], comp[CL_BLOCKS], plain[CL_BLOCKS], group[CL_BLOCKS], s[CL_BLOCKS];
+    ATV group[CL_BLOCKS], s[CL_BLOCKS];
     long cq[CL_BLOCKS];
     FOR_BLOCKS(q, nb) {
-        sum[q] = comp[q] = plain[q] = group[q] = 0;
+        group[q] = 0;
         cq[q] = min(c0 + q * VW, channels - VW);
     }
     const int last = NS - 1;
+#if ONE_GROUP
+    /* The window's rows are one group (-DONE_GROUP: rows of at most CLPOOL__SUM_CHUNK taps, and at most a
+     * group of them): each row's sum added to it, then the one Kahan add into zero, as the first tier does. */
+    const long dw = t->dilations[last] * t->is[2 + last];
+    ROWS_BEGIN(t, w, row, r, at)
+        FOR_BLOCKS(q, nb) { s[q] = 0; }
+        for (long kw = w->lo[last]; kw < w->hi[last]; ++kw) {
+            __global const T *tap = src + row + kw * dw;
+            FOR_BLOCKS(q, nb) { s[q] += contribution_v(TO_CTV(VW, VLOADV(VW, tap + cq[q])), p); }
+        }
+        FOR_BLOCKS(q, nb) { group[q] += s[q]; }
+    ROWS_END(w)
+    FOR_BLOCKS(q, nb) {
+        ATV sum = 0, comp = 0;
+        lane_add(&sum, &comp, group[q], 0);
+        const ATV plain = (ATV)0 + group[q];
+        finish_store(dst + cq[q], select(plain, sum - comp, AT_MASK(isfinite(plain))), (ATV)(AT)count, p, VW);
+    }
+#else
+    ATV sum[CL_BLOCKS], comp[CL_BLOCKS], plain[CL_BLOCKS];
+    FOR_BLOCKS(q, nb) { sum[q] = comp[q] = plain[q] = 0; }
     const long dw = t->dilations[last] * t->is[2 + last], row_taps = t->kernel_shape[last],
                per_group = sum_group_rows(row_taps);
     long group_end = -1; /* the rows of the group summed in `group` end here (a division per group, not per row) */
@@ -98,6 +120,7 @@ static inline void blocks_sum(const tier_geom *t, const position *w, __global co
         finish_store(dst + cq[q], select(plain[q], sum[q] - comp[q], AT_MASK(isfinite(plain[q]))), (ATV)(AT)count, p,
                      VW);
     }
+#endif
 }
 #else
 /* float32/float64 maxima without Indices take each tap by value (MAX_KEEP_FIRST keeps the first of equal
