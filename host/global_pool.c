@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "planners.h"
+#include "window.h"
 
 static const char *op_name(clpool__op op)
 {
@@ -114,4 +115,72 @@ clpool_status clpool_enqueue_global_lp_pool(clpool_context *ctx, cl_command_queu
 {
     return enqueue_global(ctx, queue, CLPOOL__OP_GLOBAL_LP_POOL, p, dtype, input_shape, input, input_offset, output,
                           output_offset, num_wait, wait, event, "clpool_enqueue_global_lp_pool");
+}
+
+/* A global pool on views: one window over each whole plane (MaxPool without Indices, AveragePool,
+ * LpPool) through the windowed ops' view path, after the global pools' own checks. Contiguous views
+ * take the contiguous call; others sum in the windows' order (within the same bound). */
+static clpool_status enqueue_global_view(clpool_context *ctx, cl_command_queue queue, clpool__op op, double p,
+                                         clpool_dtype dtype, const clpool_view *input, const clpool_view *output,
+                                         cl_uint num_wait, const cl_event *wait, cl_event *event, const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    CLPOOL_REQUIRE_NOT_NULL(input, fn);
+    if (!clpool__global_pool_dtype_ok(dtype))
+        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
+                            "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
+                            clpool_dtype_name(dtype), (int)dtype, op_name(op));
+    if (op == CLPOOL__OP_GLOBAL_LP_POOL && !(p > 0 && isfinite(p)))
+        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: p = %g must be finite and > 0", fn, p);
+    clpool_shape shape;
+    clpool__view_shape(input, &shape);
+    int64_t planes, plane_size;
+    clpool_status status = check_input(&shape, fn, &planes, &plane_size);
+    if (status != CLPOOL_SUCCESS) return status;
+    clpool_window_params w;
+    if ((status = clpool__window_params_init(&w, shape.rank - 2, shape.dims + 2, fn)) != CLPOOL_SUCCESS) return status;
+    clpool__pool_desc desc;
+    if (op == CLPOOL__OP_GLOBAL_MAX_POOL) {
+        clpool_maxpool_params mp;
+        clpool_maxpool_params_init(&mp, w.spatial_rank, w.kernel_shape);
+        status = clpool__maxpool_describe(&shape, &mp, dtype, 0, fn, &desc);
+    } else {
+        clpool_average_pool_params avg;
+        clpool_lp_pool_params lp;
+        clpool_average_pool_params_init(&avg, w.spatial_rank, w.kernel_shape);
+        clpool_lp_pool_params_init(&lp, w.spatial_rank, w.kernel_shape);
+        lp.p = p;
+        status = clpool__sum_pool_describe(&shape, op == CLPOOL__OP_GLOBAL_AVERAGE_POOL ? &avg : NULL,
+                                           op == CLPOOL__OP_GLOBAL_LP_POOL ? &lp : NULL, dtype, fn, &desc);
+    }
+    if (status != CLPOOL_SUCCESS) return status;
+    return clpool__window_enqueue_view(ctx, queue, &desc,
+                                       op == CLPOOL__OP_GLOBAL_MAX_POOL ? clpool__maxpool_plan_call
+                                                                        : clpool__sum_pool_plan_call,
+                                       input, output, NULL, num_wait, wait, event, fn);
+}
+
+clpool_status clpool_enqueue_global_max_pool_view(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                                  const clpool_view *input, const clpool_view *output,
+                                                  cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    return enqueue_global_view(ctx, queue, CLPOOL__OP_GLOBAL_MAX_POOL, 0.0, dtype, input, output, num_wait, wait, event,
+                               "clpool_enqueue_global_max_pool_view");
+}
+
+clpool_status clpool_enqueue_global_average_pool_view(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                                      const clpool_view *input, const clpool_view *output,
+                                                      cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    return enqueue_global_view(ctx, queue, CLPOOL__OP_GLOBAL_AVERAGE_POOL, 0.0, dtype, input, output, num_wait, wait,
+                               event, "clpool_enqueue_global_average_pool_view");
+}
+
+clpool_status clpool_enqueue_global_lp_pool_view(clpool_context *ctx, cl_command_queue queue, double p,
+                                                 clpool_dtype dtype, const clpool_view *input,
+                                                 const clpool_view *output, cl_uint num_wait, const cl_event *wait,
+                                                 cl_event *event)
+{
+    return enqueue_global_view(ctx, queue, CLPOOL__OP_GLOBAL_LP_POOL, p, dtype, input, output, num_wait, wait, event,
+                               "clpool_enqueue_global_lp_pool_view");
 }

@@ -754,7 +754,8 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     int64_t cb = caps->cpu_simd ? CHANNELS_LAST_BLOCKS_MIN : 1;
     while (caps->cpu_simd && cb < blocks && cb < cap && (d->op == CLPOOL__OP_MAXPOOL || 2 * cb <= blocks)) cb *= 2;
     clpool__options_define(&l->options, "CB", cb);
-    if (d->op != CLPOOL__OP_MAXPOOL) clpool__options_define(&l->options, "ONE_GROUP", one_row_group(d));
+    /* a row sum and the group per block: a register saving for CPU SIMD's block runs */
+    if (d->op != CLPOOL__OP_MAXPOOL) clpool__options_define(&l->options, "ONE_GROUP", caps->cpu_simd && one_row_group(d));
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);

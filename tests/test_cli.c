@@ -589,13 +589,26 @@ START_TEST(run_channels_last)
                 }
         npy_free(&y), npy_free(&yt), npy_free(&idx), npy_free(&idxt);
     }
+    /* GlobalMaxPool: N x 1 x 1 x C, the nchw run's maxima (the same bits: one window over the plane) */
+    snprintf(args, sizeof args, "run GlobalMaxPool -i '%s' -o '%s'", x_path, y_path);
+    int grc = run_cli(args, err, sizeof err);
+    ck_assert_msg(grc == 0, "clpool %s -> %d: %s", args, grc, err);
+    snprintf(args, sizeof args, "run GlobalMaxPool --layout nhwc -i '%s' -o '%s'", t_path, ty_path);
+    grc = run_cli(args, err, sizeof err);
+    ck_assert_msg(grc == 0, "clpool %s -> %d: %s", args, grc, err);
+    const clpool_shape g_out = {4, {N, C, 1, 1}}, g_out_t = {4, {N, 1, 1, C}};
+    npy_array gy = {0}, gyt = {0};
+    read_output(y_path, CLPOOL_FLOAT32, &g_out, &gy);
+    read_output(ty_path, CLPOOL_FLOAT32, &g_out_t, &gyt);
+    ck_assert_msg(memcmp(gy.data, gyt.data, (size_t)N * C * 4) == 0, "GlobalMaxPool: nhwc maxima differ");
+    npy_free(&gy), npy_free(&gyt);
     remove(x_path), remove(t_path), remove(y_path), remove(i_path), remove(ty_path), remove(ti_path);
     char in_path[1024];
     path_in_tmp(in_path, sizeof in_path, "bad-in.npy");
     write_array(in_path, CLPOOL_FLOAT32, &nhwc, xt);
     expect_failure(2, "run MaxPool --layout nwhc --kernel_shape 2,2 -i '%s' -o '%s'", "--layout 'nwhc' is not nchw or nhwc");
-    expect_failure(1, "run GlobalMaxPool --layout nhwc -i '%s' -o '%s'",
-                   "--layout nhwc is for MaxPool, AveragePool and LpPool; GlobalMaxPool takes nchw arrays");
+    expect_failure(1, "run Max --layout nhwc -i '%s' -o '%s'",
+                   "--layout nhwc is for the windowed and global pools; Max takes nchw arrays");
     const clpool_shape flat = {2, {4, 4}};
     write_array(in_path, CLPOOL_FLOAT32, &flat, xt);
     expect_failure(1, "run LpPool --layout nhwc --kernel_shape 2 -i '%s' -o '%s'",

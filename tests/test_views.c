@@ -485,6 +485,77 @@ START_TEST(test_wide_channels)
 }
 END_TEST
 
+/* ------------------------------------------------------------ global pools */
+
+/* A global pool (0 max, 1 average, 2 Lp with p = 3) of x stored in `in_how` into an output stored in
+ * `out_how`; the output read back to `got` (N x C elements). */
+static void global_call(int which, const clpool_shape *shape, const void *x, layout in_how, layout out_how, float *got,
+                        const char *why)
+{
+    clpool_shape out_shape = *shape;
+    for (int32_t d = 2; d < shape->rank; ++d) out_shape.dims[d] = 1;
+    const int64_t n_in = clpool_shape_elements(shape), n_out = clpool_shape_elements(&out_shape);
+    stored si, so;
+    store(shape, in_how, 4, &si);
+    store(&out_shape, out_how, 4, &so);
+    unsigned char *ii = image_of(&si, x, n_in, 4), *oi = image_of(&so, NULL, n_out, 4);
+    si.view.mem = cu_buffer_from(ii, (size_t)si.elements * 4);
+    so.view.mem = cu_buffer_from(oi, (size_t)so.elements * 4);
+    cl_event ev = NULL;
+    const clpool_status st =
+        which == 0   ? clpool_enqueue_global_max_pool_view(cu_ctx, NULL, CLPOOL_FLOAT32, &si.view, &so.view, 0, NULL, &ev)
+        : which == 1 ? clpool_enqueue_global_average_pool_view(cu_ctx, NULL, CLPOOL_FLOAT32, &si.view, &so.view, 0, NULL,
+                                                            &ev)
+                  : clpool_enqueue_global_lp_pool_view(cu_ctx, NULL, 3.0, CLPOOL_FLOAT32, &si.view, &so.view, 0, NULL,
+                                                       &ev);
+    cu_assert_ok(st, "global pool view", why);
+    cu_wait_done(NULL, ev, why);
+    clReleaseEvent(ev);
+    cu_read_back(cu_own_queue, so.view.mem, oi, (size_t)so.elements * 4, why);
+    cu_expect(gather(&so, oi, got, n_out, 4), "%s: wrote outside the output view", why);
+    clReleaseMemObject(si.view.mem), clReleaseMemObject(so.view.mem);
+    free(ii), free(oi);
+}
+
+/* The global pools on views, float32, ranks 3-5: GlobalMaxPool gives the contiguous call's bits, the
+ * sums the first tier's (one window over the plane, through padded rows) in every layout, and the
+ * contiguous call's within 1e-5. */
+START_TEST(test_global_pools)
+{
+    rng_state = 0x5eed0400u;
+    cu_tally tally = {0};
+    for (int n = 0; n < 18; ++n) {
+        const int which = n % 3;
+        clpool_shape shape = {(int32_t)rng_int(3, 5), {rng_int(1, 2), n % 2 ? 40 : rng_int(2, 24)}};
+        for (int32_t d = 2; d < shape.rank; ++d) shape.dims[d] = rng_int(1, shape.rank == 5 ? 5 : 9);
+        const int64_t n_in = clpool_shape_elements(&shape), planes = shape.dims[0] * shape.dims[1];
+        float *x = malloc((size_t)n_in * 4), *ref = malloc((size_t)planes * 4), *tier = malloc((size_t)planes * 4),
+              *got = malloc((size_t)planes * 4);
+        ck_assert(x && ref && tier && got);
+        fill(x, n_in, CLPOOL_FLOAT32);
+        const layout in_how = (layout)rng_int(CHANNELS_LAST, LAYOUTS - 1), out_how = (layout)rng_int(0, 1);
+        char why[512];
+        snprintf(why, sizeof why, "%s, input %s",
+                 which == 0 ? "GlobalMaxPool" : which == 1 ? "GlobalAveragePool" : "GlobalLpPool",
+                 layout_names[in_how]);
+        cu_append_dims(why, sizeof why, shape.dims, shape.rank);
+        global_call(which, &shape, x, CONTIGUOUS, CONTIGUOUS, ref, why);
+        global_call(which, &shape, x, PADDED, CONTIGUOUS, tier, why);
+        global_call(which, &shape, x, in_how, out_how, got, why);
+        int wrong = 0;
+        for (int64_t i = 0; i < planes; ++i) {
+            const float want = which == 0 ? ref[i] : tier[i];
+            wrong += memcmp(&got[i], &want, 4) != 0 && !(which && isnan(got[i]) && isnan(want));
+            wrong += which && !(isnan(ref[i]) ? isnan(got[i]) : isinf(ref[i]) ? got[i] == ref[i]
+                                                                         : fabs(got[i] - ref[i]) <= 1e-5 * fabs(ref[i]) + 1e-6);
+        }
+        cu_tally_add(&tally, wrong, why);
+        free(x), free(ref), free(tier), free(got);
+    }
+    cu_tally_check(&tally);
+}
+END_TEST
+
 /* ------------------------------------------------------------ plans */
 
 /* The view paths the planner takes: channels-last views with C >= the lanes in every tensor the
@@ -662,6 +733,7 @@ int main(void)
     tcase_add_test(tc, test_kinds_planned);
     tcase_add_test(tc, test_kinds_more);
     tcase_add_test(tc, test_wide_channels);
+    tcase_add_test(tc, test_global_pools);
     tcase_add_test(tc, test_planned_paths);
     tcase_add_test(tc, test_bad_views);
     tcase_add_test(tc, test_view_constructors);

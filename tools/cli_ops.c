@@ -414,25 +414,42 @@ static int run_sum_pool(clpool_context *ctx, cli_op_call *call, char *err, size_
     return 0;
 }
 
+/* A global pool on views (view_op's params: the call's op name and p). */
+typedef struct global_args {
+    const char *op;
+    double p;
+} global_args;
+static clpool_status global_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype,
+                                      const clpool_view *x, const clpool_view *y, const clpool_view *indices)
+{
+    const global_args *g = params;
+    (void)indices;
+    if (strcmp(g->op, "GlobalMaxPool") == 0) return clpool_enqueue_global_max_pool_view(ctx, NULL, dtype, x, y, 0, NULL, NULL);
+    if (strcmp(g->op, "GlobalAveragePool") == 0)
+        return clpool_enqueue_global_average_pool_view(ctx, NULL, dtype, x, y, 0, NULL, NULL);
+    return clpool_enqueue_global_lp_pool_view(ctx, NULL, g->p, dtype, x, y, 0, NULL, NULL);
+}
+
 static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     const npy_array *x = &call->inputs[0];
     clpool_shape in_shape, out_shape;
-    if (array_shape(x, &in_shape, err, errlen) != 0) return -1;
+    if (logical_shape(call, x, &in_shape, err, errlen) != 0) return -1;
     clpool_status st = clpool_global_pool_output_shape(&in_shape, &out_shape);
     if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
-    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    if (alloc_stored(call, &call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
     const clpool_dtype dtype = array_dtype(call, x);
     void *out = call->outputs[0].data;
+    const onnx_attr *a = get_attr(call, "p");
+    global_args g = {call->op, 2.0}; /* ONNX's default p */
+    if (a) g.p = a->type == ONNX_ATTR_INT ? (double)a->i : (double)a->f;
+    if (call->channels_last) return run_channels_last(ctx, call, global_pool_view, &g, &in_shape, &out_shape, err, errlen);
     if (strcmp(call->op, "GlobalMaxPool") == 0) {
         st = clpool_global_max_pool_host(ctx, dtype, &in_shape, x->data, out);
     } else if (strcmp(call->op, "GlobalAveragePool") == 0) {
         st = clpool_global_average_pool_host(ctx, dtype, &in_shape, x->data, out);
     } else {
-        const onnx_attr *a = get_attr(call, "p");
-        double p = 2.0; /* ONNX default */
-        if (a) p = a->type == ONNX_ATTR_INT ? (double)a->i : (double)a->f;
-        st = clpool_global_lp_pool_host(ctx, p, dtype, &in_shape, x->data, out);
+        st = clpool_global_lp_pool_host(ctx, g.p, dtype, &in_shape, x->data, out);
     }
     if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
     return 0;
@@ -521,9 +538,8 @@ int cli_check_call(const char *opname, const onnx_attr *attrs, int n_attrs, int 
 int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     if (cli_check_call(call->op, call->attrs, call->n_attrs, call->n_inputs, call->n_outputs, err, errlen) != 0) return -1;
-    if (call->channels_last && strcmp(call->op, "MaxPool") != 0 && strcmp(call->op, "AveragePool") != 0 &&
-        strcmp(call->op, "LpPool") != 0)
-        return errf(err, errlen, "--layout nhwc is for MaxPool, AveragePool and LpPool; %s takes nchw arrays", call->op);
+    if (call->channels_last && (strcmp(call->op, "Max") == 0 || strcmp(call->op, "MaxUnpool") == 0))
+        return errf(err, errlen, "--layout nhwc is for the windowed and global pools; %s takes nchw arrays", call->op);
     const int rc = find_op(call->op)->run(ctx, call, err, errlen);
     if (rc != 0) cli_op_call_free(call);
     return rc;

@@ -606,6 +606,29 @@ CLPOOL_API clpool_status clpool_enqueue_global_lp_pool(clpool_context *ctx, cl_c
                                                        cl_uint num_events_in_wait_list,
                                                        const cl_event *event_wait_list, cl_event *event);
 
+/**
+ * The global pools on views (clpool_view), as clpool_enqueue_maxpool_view:
+ * the output's dims N x C x 1 x ... x 1. Contiguous views take the
+ * contiguous call; others run as one window over each whole plane (MaxPool,
+ * AveragePool, LpPool on views), so GlobalMaxPool's result is the contiguous
+ * call's and the sums follow the windows' order, within the same bound.
+ */
+CLPOOL_API clpool_status clpool_enqueue_global_max_pool_view(clpool_context *ctx, cl_command_queue queue,
+                                                             clpool_dtype dtype, const clpool_view *input,
+                                                             const clpool_view *output,
+                                                             cl_uint num_events_in_wait_list,
+                                                             const cl_event *event_wait_list, cl_event *event);
+CLPOOL_API clpool_status clpool_enqueue_global_average_pool_view(clpool_context *ctx, cl_command_queue queue,
+                                                                 clpool_dtype dtype, const clpool_view *input,
+                                                                 const clpool_view *output,
+                                                                 cl_uint num_events_in_wait_list,
+                                                                 const cl_event *event_wait_list, cl_event *event);
+CLPOOL_API clpool_status clpool_enqueue_global_lp_pool_view(clpool_context *ctx, cl_command_queue queue, double p,
+                                                            clpool_dtype dtype, const clpool_view *input,
+                                                            const clpool_view *output,
+                                                            cl_uint num_events_in_wait_list,
+                                                            const cl_event *event_wait_list, cl_event *event);
+
 /* --------------------------------------------------------------------- Max */
 
 /**

@@ -190,7 +190,7 @@ def _side(inputs: Sequence[Any], queue: Any, events: List[Any], strided: bool = 
         if not strided and not a.flags.c_contiguous:
             raise _errors.InvalidArgumentError(
                 f"pyopencl array of shape {a.shape} and strides {a.strides} is not C-contiguous "
-                "(device arrays are read in place, never copied; MaxPool, AveragePool and LpPool take any strides)")
+                "(device arrays are read in place, never copied; the windowed and global pools take any strides)")
     return queue
 
 
@@ -682,7 +682,7 @@ _COMMON = """\
 _OUT = """\
     out : numpy.ndarray or pyopencl.array.Array, optional
         The array to write the result into and return: of the result's shape and dtype, C-contiguous
-        (average_pool, lp_pool: any strides for pyopencl, numpy in any axis order without gaps), on the
+        (the pools: any strides for pyopencl, numpy in any axis order without gaps), on the
         inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
         cl_context, written at its offset after its events, not overlapping an input).
 """
@@ -1166,7 +1166,7 @@ def max_unpool(x: Union[npt.ArrayLike, cla.Array], indices: Union[npt.ArrayLike,
 # ----------------------------------------------------------------------------------------- global pools
 
 def _global_pool(x: Any, which: str, p: float, ctx: Any, wait_for: Any, out: Any, queue: Any) -> Any:
-    (x,), dev = _prepare((x,), ctx, wait_for, queue)
+    (x,), dev = _prepare((x,), ctx, wait_for, queue, strided=True)
     _check_out_type(out, dev is not None, "out")
     code = dtype_code(x.dtype)
     in_shape = shape_of(x.shape)
@@ -1174,6 +1174,11 @@ def _global_pool(x: Any, which: str, p: float, ctx: Any, wait_for: Any, out: Any
     check(lib.clpool_global_pool_output_shape(byref(in_shape), byref(out_shape)))
     dims = dims_of(out_shape)
     lp = which == "lp"
+    if not x.flags.c_contiguous or (out is not None and not out.flags.c_contiguous):
+        enqueue = getattr(lib, f"clpool_enqueue_global_{which}_pool_view")
+        extra = (p,) if lp else ()
+        return _window_views(x, dev, ctx, [(out, dims, x.dtype, "out")],
+                             lambda h, q, vx, vy, *rest: enqueue(h, q, *extra, code, vx, vy, *rest))[0]
     if dev is None:
         y = _host_out(out, dims, x.dtype)
         args = (code, byref(in_shape), x.ctypes.data, y.ctypes.data)
@@ -1201,8 +1206,9 @@ _GLOBAL_DOC = '''ONNX Global%(Name)sPool: %(what)s over every axis after the fir
     Parameters
     ----------
     x : numpy.ndarray or pyopencl.array.Array
-        N x C x D1 x ... x Dn, n >= 1: float32, float64, float16 or bfloat16. numpy inputs may be any
-        array-like.%(p)s
+        N x C x D1 x ... x Dn, n >= 1: float32, float64, float16 or bfloat16, of any strides (not
+        copied; then one window over each plane, whose sums follow the window's order). numpy inputs may
+        be any array-like.%(p)s
     <common>
     <out>
 

@@ -28,7 +28,8 @@ OPS = {
     "max": (lambda a, **kw: clpool.max(a[0], a[1], **kw), (X, ROW)),
 }
 WANT = {name: call(args) for name, (call, args) in OPS.items()}
-VIEW_OPS = ("max_pool", "average_pool", "lp_pool")  # the ops that take views: any strides
+VIEW_OPS = ("max_pool", "average_pool", "lp_pool", "global_max_pool", "global_average_pool",
+            "global_lp_pool")  # the ops that take views: any strides
 
 
 def portable(names):

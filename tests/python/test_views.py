@@ -1,4 +1,4 @@
-"""Views: MaxPool, AveragePool and LpPool take numpy and pyopencl arrays of any strides without copying them
+"""Views: the windowed and global pools take numpy and pyopencl arrays of any strides without copying them
 (channels-last, stepped, reversed), give the contiguous call's results bit for bit with outputs in the
 input's memory order, and refuse strides that are not whole elements and numpy outputs with gaps."""
 import numpy as np
@@ -79,10 +79,22 @@ def test_pyopencl_out_with_strides(queue):
     assert not host[..., 1::2].any()  # the gaps untouched
 
 
+@pytest.mark.parametrize("op", ["global_max_pool", "global_average_pool", "global_lp_pool"])
+def test_global_pools(queue, op):
+    import pyopencl.array as cla
+    f = getattr(clpool, op)
+    want = f(np.ascontiguousarray(CHANNELS_LAST))
+    got_np, got_cl = f(CHANNELS_LAST), f(cla.to_device(queue, NHWC).transpose((0, 3, 1, 2)))
+    if op == "global_max_pool":  # the same maxima; the sums follow the window's order on views
+        np.testing.assert_array_equal(got_np, want)
+    np.testing.assert_allclose(got_np, want, rtol=1e-5)
+    np.testing.assert_array_equal(got_cl.transpose(TO_NHWC).get(), got_np.transpose(TO_NHWC))
+
+
 def test_pyopencl_other_ops_need_contiguous(queue):
     import pyopencl.array as cla
     x = cla.to_device(queue, NHWC).transpose((0, 3, 1, 2))
     with pytest.raises(clpool.InvalidArgumentError, match=r"is not C-contiguous \(device arrays are read in place, "
-                                                          r"never copied; MaxPool, AveragePool and LpPool take any "
+                                                          r"never copied; the windowed and global pools take any "
                                                           r"strides\)$"):
-        clpool.global_max_pool(x)
+        clpool.max(x, x)
