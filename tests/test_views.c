@@ -690,6 +690,26 @@ START_TEST(test_bad_views)
     v = in;
     v.rank = 13;
     cu_assert_status("rank", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_INVALID_SHAPE, "rank");
+    v = out;
+    v.rank = -1;
+    cu_assert_status("output rank", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view rank -1 is outside 0..12");
+    v = out;
+    v.dims[2] = -2;
+    cu_assert_status("output dim", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_SHAPE, "output");
+    v = in;
+    v.strides[2] = INT64_MIN;
+    cu_assert_status("stride INT64_MIN", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_OVERFLOW,
+                     "input view reaches past 2^63 elements (dim 2: 4 x stride");
+    v = in;
+    v.strides[2] = -(INT64_MAX / 4);
+    v.strides[3] = -(INT64_MAX / 4);
+    cu_assert_status("negative strides past 2^63", fn, CALL(&v, &out, NULL), CLPOOL_ERROR_OVERFLOW,
+                     "input view reaches past 2^63 elements (dim 3");
+    v = idx;
+    v.strides[3] = 0;
+    cu_assert_status("broadcast indices", fn, CALL(&in, &out, &v), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "indices view's elements overlap");
 #undef CALL
     clpool_average_pool_params ap;
     clpool_average_pool_params_init(&ap, 2, kernel);
@@ -705,8 +725,85 @@ START_TEST(test_bad_views)
                      "shape rank 2: channels-last needs N, C and at least one spatial dim");
     cu_assert_status("NULL view", "clpool_view_contiguous", clpool_view_contiguous(NULL, big, 0, &flat),
                      CLPOOL_ERROR_INVALID_ARGUMENT, "view is NULL");
+    cu_assert_status("NULL shape", "clpool_view_channels_last", clpool_view_channels_last(&v, big, 0, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "shape is NULL");
+    const clpool_shape negative = {3, {1, -1, 2}};
+    cu_assert_status("negative dim", "clpool_view_contiguous", clpool_view_contiguous(&v, big, 0, &negative),
+                     CLPOOL_ERROR_INVALID_SHAPE, "shape");
+    /* the global pools' own checks before the views' */
+    const char *gfn = "clpool_enqueue_global_average_pool_view";
+    clpool_view gout;
+    const clpool_shape g_shape = {4, {1, 2, 1, 1}};
+    ck_assert_int_eq(clpool_view_channels_last(&gout, big, 1024, &g_shape), CLPOOL_SUCCESS);
+    cu_assert_status("global NULL ctx", gfn,
+                     clpool_enqueue_global_average_pool_view(NULL, NULL, CLPOOL_FLOAT32, &in, &gout, 0, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    cu_assert_status("global NULL input", gfn,
+                     clpool_enqueue_global_average_pool_view(cu_ctx, NULL, CLPOOL_FLOAT32, NULL, &gout, 0, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "input is NULL");
+    cu_assert_status("global int8", "clpool_enqueue_global_max_pool_view",
+                     clpool_enqueue_global_max_pool_view(cu_ctx, NULL, CLPOOL_INT8, &in, &gout, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype int8 (3) is not supported by GlobalMaxPool");
+    cu_assert_status("global p", "clpool_enqueue_global_lp_pool_view",
+                     clpool_enqueue_global_lp_pool_view(cu_ctx, NULL, -1.0, CLPOOL_FLOAT32, &in, &gout, 0, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "p = -1 must be finite and > 0");
+    v = in;
+    v.rank = 2;
+    cu_assert_status("global rank 2", gfn,
+                     clpool_enqueue_global_average_pool_view(cu_ctx, NULL, CLPOOL_FLOAT32, &v, &gout, 0, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_SHAPE, "input rank 2 must be >= 3");
+    v = gout;
+    v.dims[3] = 2;
+    cu_assert_status("global output dims", gfn,
+                     clpool_enqueue_global_average_pool_view(cu_ctx, NULL, CLPOOL_FLOAT32, &in, &v, 0, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_SHAPE, "output view dims [1,2,1,2] differ from the output shape [1,2,1,1]");
     clReleaseMemObject(big);
     clReleaseMemObject(small);
+}
+END_TEST
+
+/* Empty views (N = 0) enqueue nothing and still give an event; contiguous input and output with Indices
+ * in another layout take the first tier; with tiers on, a view's first call runs the first tier. */
+START_TEST(test_views_edge_calls)
+{
+    const int64_t kernel[2] = {2, 2};
+    clpool_maxpool_params mp;
+    clpool_maxpool_params_init(&mp, 2, kernel);
+    const clpool_shape empty = {4, {0, 20, 4, 4}}, empty_out = {4, {0, 20, 3, 3}};
+    cl_mem buf = cu_zero_buffer(64);
+    clpool_view vin, vout;
+    ck_assert_int_eq(clpool_view_channels_last(&vin, buf, 0, &empty), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_channels_last(&vout, buf, 0, &empty_out), CLPOOL_SUCCESS);
+    vin.strides[1] = 7; /* not contiguous: the views' path */
+    cl_event ev = NULL;
+    const clpool_status st = clpool_enqueue_maxpool_view(cu_ctx, NULL, &mp, CLPOOL_FLOAT32, &vin, &vout, NULL, 0, NULL,
+                                                         &ev);
+    cu_assert_enqueue_status("empty views", "clpool_enqueue_maxpool_view", st, ev, CLPOOL_SUCCESS, NULL);
+    clReleaseMemObject(buf);
+
+    view_case c;
+    memset(&c, 0, sizeof c);
+    c.op = OP_MAX;
+    c.dtype = CLPOOL_FLOAT32;
+    c.in = (clpool_shape){4, {2, 24, 6, 7}};
+    c.mp = mp;
+    c.indices = 1;
+    char why[256] = "contiguous input and output, channels-last Indices";
+    rng_state = 0x5eed0500u;
+    ck_assert_int_eq(run_case(&c, CONTIGUOUS, CONTIGUOUS, CHANNELS_LAST, why, sizeof why), 0);
+
+    setenv("CLPOOL_TIERED", "1", 1);
+    clpool_context *fixture = cu_ctx, *tiered = NULL;
+    cu_assert_ok(clpool_context_create_from_cl(clpool_context_cl_context(fixture), clpool_context_cl_device(fixture),
+                                               clpool_context_cl_queue(fixture), &tiered),
+                 "clpool_context_create_from_cl", "tiers on");
+    unsetenv("CLPOOL_TIERED");
+    cu_ctx = tiered;
+    strcpy(why, "tiers on: the first call of a channels-last key");
+    const int wrong = run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why);
+    cu_ctx = fixture;
+    clpool_context_release(tiered);
+    ck_assert_msg(wrong == 0, "%s", why);
 }
 END_TEST
 
@@ -737,5 +834,6 @@ int main(void)
     tcase_add_test(tc, test_planned_paths);
     tcase_add_test(tc, test_bad_views);
     tcase_add_test(tc, test_view_constructors);
+    tcase_add_test(tc, test_views_edge_calls);
     return cu_run_suite(s, CK_NORMAL);
 }
