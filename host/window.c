@@ -68,30 +68,49 @@ static int window_has_tap(int64_t o, int64_t in, int64_t k, int64_t s, int64_t d
     return lo < k && start + lo * d < in;
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
+/* The least x >= 0 with L <= (A * x) mod M <= R, or -1 if none (0 <= A < M, 0 <= L <= R < M): the
+ * least multiple of A at or past L if it is at most R, else the same question one level down (Euclid's
+ * steps on A and M), in 128-bit products (gcc and clang). */
+static int64_t first_multiple_in(int64_t A, int64_t M, int64_t L, int64_t R)
 {
-    while (b) {
-        const int64_t t = a % b;
-        a = b, b = t;
-    }
-    return a;
+    if (L == 0) return 0;
+    if (A == 0) return -1;
+    __int128 x = ((__int128)L + A - 1) / A;
+    if ((__int128)A * x <= R) return (int64_t)x;
+    /* no multiple of A in [L, R]: A x - M y lands in it for the least y with (M y) mod A in
+     * [(-R) mod A, (-L) mod A], an interval that does not wrap */
+    const int64_t y = first_multiple_in(M % A, A, (A - R % A) % A, (A - L % A) % A);
+    if (y < 0) return -1;
+    x = ((__int128)M * y + L + A - 1) / A;
+    return (__int128)A * x - (__int128)M * y <= R ? (int64_t)x : -1;
 }
 
 /* Under CLPOOL__WINDOW_NEEDS_TAP: the first output of a dim whose window has
  * no tap inside the input, or -1. A window starting inside [0, in) holds its
  * first tap and one starting at or past `in` none. Of those starting in the
  * begin padding, window o's first tap at or past 0 comes no later in its
- * window than window 0's, and lies at (o * s - pb) mod d: inside the input
- * for every o where d <= in, else the same again after d / gcd(s, d) windows,
- * so at most that many need a look (pads near 2^63 stay quick). */
+ * window than window 0's and lies at (o * s - pb) mod d: where d <= in always
+ * inside the input, else the first o whose residue reaches `in` is the first
+ * empty window (first_multiple_in: pads and dilations near 2^63 stay quick). */
 static int64_t first_empty_window(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pb)
 {
     const int64_t first_inside = pb / s + (pb % s != 0); /* first o with start >= 0 */
     const int64_t first_after = (in + pb) / s + ((in + pb) % s != 0); /* first o with start >= in */
-    const int64_t period = d <= in ? 1 : d / gcd64(s, d);
-    const int64_t look = first_inside < period ? first_inside : period;
-    for (int64_t o = 0; o < look && o < out; ++o)
-        if (!window_has_tap(o, in, k, s, d, pb)) return o;
+    if (!window_has_tap(0, in, k, s, d, pb)) return 0;
+    const int64_t padded = first_inside < out ? first_inside : out; /* windows 1 .. padded - 1 in the padding */
+    if (d > in && padded > 1) {
+        /* window 1 + x: residue (x * s + c) mod d, empty where it is in [in, d) */
+        const int64_t A = s % d, c = (int64_t)((((__int128)s - pb) % d + d) % d);
+        const int64_t lo = (int64_t)((((__int128)in - c) % d + d) % d), hi = (int64_t)((((__int128)d - 1 - c) % d + d) % d);
+        int64_t x = -1;
+        if (lo <= hi) {
+            x = first_multiple_in(A, d, lo, hi);
+        } else { /* the interval wraps: [lo, d) and [0, hi] */
+            const int64_t x1 = first_multiple_in(A, d, lo, d - 1), x2 = first_multiple_in(A, d, 0, hi);
+            x = x1 < 0 ? x2 : x2 < 0 ? x1 : x1 < x2 ? x1 : x2;
+        }
+        if (x >= 0 && x < padded - 1) return 1 + x;
+    }
     return first_after < out ? first_after : -1;
 }
 

@@ -86,12 +86,20 @@ START_TEST(windows_without_taps_match_the_reference)
                       (long long)p.pads[1], (int)p.ceil_mode, clpool_status_string(st), clpool_last_error(),
                       ref_ok ? "accepts" : why);
         if (ref_ok) cu_assert_shape_eq(&got, &want, "random window");
+        long long ref_at, got_at; /* the first window without a tap, where both name one */
+        const char *at = strstr(clpool_last_error(), "output position ");
+        if (!ref_ok && sscanf(why, "axis %*d: window %lld has no valid tap", &ref_at) == 1) {
+            ck_assert_msg(at && sscanf(at, "output position %lld", &got_at) == 1 && got_at == ref_at,
+                          "in %lld k %lld d %lld s %lld pads %lld,%lld: the reference's first empty window is %lld, "
+                          "clpool: %s", (long long)in.dims[2], (long long)k, (long long)d, (long long)s,
+                          (long long)p.pads[0], (long long)p.pads[1], ref_at, clpool_last_error());
+        }
         rejected += !ref_ok, accepted += ref_ok;
     }
     ck_assert_msg(rejected > 1000 && accepted > 1000, "%d rejected, %d accepted: both kinds must be drawn", rejected,
                   accepted);
-    /* SAME_LOWER over a dim of 3e9 (begin pads of 1.5e9 windows, dilation 1) and a dilation past a dim of 2
-     * under pads of 2^61 (the pattern's period: 5 windows). */
+    /* SAME_LOWER over a dim of 3e9 (begin pads of 1.5e9 windows, dilation 1), and a dilation past a dim of 2
+     * under pads of 2^61. */
     const int64_t big = 2999999999, k2[2] = {2, big};
     const clpool_shape wide = {4, {0, 64, 112, big}}, narrow = {3, {1, 1, 2}};
     clpool_maxpool_params p;
@@ -100,6 +108,12 @@ START_TEST(windows_without_taps_match_the_reference)
     p.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
     cu_assert_ok(clpool_maxpool_output_shape(&wide, &p, &out), "clpool_maxpool_output_shape", "SAME_LOWER, 3e9");
     ck_assert_int_eq(out.dims[3], big);
+    /* a dilation of 2.7e12 over the same dim: every window in the (as wide) padding holds its second tap */
+    const int64_t k23[2] = {2, 3};
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, k23), CLPOOL_SUCCESS);
+    p.dilations[1] = 2666666666666;
+    p.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
+    cu_assert_ok(clpool_maxpool_output_shape(&wide, &p, &out), "clpool_maxpool_output_shape", "SAME_LOWER, dilated");
     const int64_t k1 = 2;
     ck_assert_int_eq(clpool_maxpool_params_init(&p, 1, &k1), CLPOOL_SUCCESS);
     p.dilations[0] = 5, p.strides[0] = 3, p.pads[0] = (int64_t)1 << 61;
