@@ -68,6 +68,13 @@ static int window_has_tap(int64_t o, int64_t in, int64_t k, int64_t s, int64_t d
     return lo < k && start + lo * d < in;
 }
 
+/* x mod m in [0, m), m > 0. */
+static int64_t mod_floor(__int128 x, int64_t m)
+{
+    const __int128 r = x % m;
+    return (int64_t)(r < 0 ? r + m : r);
+}
+
 /* The least x >= 0 with L <= (A * x) mod M <= R, or -1 if none (0 <= A < M, 0 <= L <= R < M): the
  * least multiple of A at or past L if it is at most R, else the same question one level down (Euclid's
  * steps on A and M), in 128-bit products (gcc and clang). */
@@ -100,8 +107,8 @@ static int64_t first_empty_window(int64_t in, int64_t out, int64_t k, int64_t s,
     const int64_t padded = first_inside < out ? first_inside : out; /* windows 1 .. padded - 1 in the padding */
     if (d > in && padded > 1) {
         /* window 1 + x: residue (x * s + c) mod d, empty where it is in [in, d) */
-        const int64_t A = s % d, c = (int64_t)((((__int128)s - pb) % d + d) % d);
-        const int64_t lo = (int64_t)((((__int128)in - c) % d + d) % d), hi = (int64_t)((((__int128)d - 1 - c) % d + d) % d);
+        const int64_t A = s % d, c = mod_floor((__int128)s - pb, d);
+        const int64_t lo = mod_floor((__int128)in - c, d), hi = mod_floor((__int128)d - 1 - c, d);
         int64_t x = -1;
         if (lo <= hi) {
             x = first_multiple_in(A, d, lo, hi);

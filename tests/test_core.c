@@ -115,6 +115,20 @@ START_TEST(windows_without_taps_match_the_reference)
     p.auto_pad = CLPOOL_AUTO_PAD_SAME_LOWER;
     cu_assert_ok(clpool_maxpool_output_shape(&wide, &p, &out), "clpool_maxpool_output_shape", "SAME_LOWER, dilated");
     const int64_t k1 = 2;
+    /* sizes past int64 at each step of the padded span: (k - 1) * d, in + pads, + the end pads, + the stride */
+    static const struct {
+        int64_t k, d, pb, pe, s;
+    } overflows[] = {{3, INT64_MAX / 2 + 1, 0, 0, 1},
+                     {2, 1, INT64_MAX - 1, 0, 1},
+                     {2, 1, INT64_MAX / 2, INT64_MAX / 2, 1},
+                     {2, 1, INT64_MAX / 2, INT64_MAX / 2 - 10, 64}};
+    for (size_t i = 0; i < sizeof overflows / sizeof overflows[0]; ++i) {
+        ck_assert_int_eq(clpool_maxpool_params_init(&p, 1, &overflows[i].k), CLPOOL_SUCCESS);
+        p.dilations[0] = overflows[i].d, p.pads[0] = overflows[i].pb, p.pads[1] = overflows[i].pe;
+        p.strides[0] = overflows[i].s;
+        cu_assert_status("span past int64", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&narrow, &p, &out),
+                         CLPOOL_ERROR_OVERFLOW, "kernel/dilation/pads along spatial axis 0 overflow int64");
+    }
     ck_assert_int_eq(clpool_maxpool_params_init(&p, 1, &k1), CLPOOL_SUCCESS);
     p.dilations[0] = 5, p.strides[0] = 3, p.pads[0] = (int64_t)1 << 61;
     cu_assert_status("dilation past the input under huge pads", "clpool_maxpool_output_shape",
