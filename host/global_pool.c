@@ -51,20 +51,28 @@ clpool_status clpool_global_pool_output_shape(const clpool_shape *input, clpool_
     return CLPOOL_SUCCESS;
 }
 
-static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue, clpool__op op, double p,
-                                    clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
-                                    size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
-                                    const cl_event *wait, cl_event *event, const char *fn)
+/* The op's dtype and, for GlobalLpPool, p. */
+static clpool_status check_op(clpool__op op, double p, clpool_dtype dtype, const char *fn)
 {
-    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
     if (!clpool__global_pool_dtype_ok(dtype))
         return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
                             "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
                             clpool_dtype_name(dtype), (int)dtype, op_name(op));
     if (op == CLPOOL__OP_GLOBAL_LP_POOL && !(p > 0 && isfinite(p)))
         return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: p = %g must be finite and > 0", fn, p);
+    return CLPOOL_SUCCESS;
+}
+
+static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue, clpool__op op, double p,
+                                    clpool_dtype dtype, const clpool_shape *input_shape, cl_mem input,
+                                    size_t input_offset, cl_mem output, size_t output_offset, cl_uint num_wait,
+                                    const cl_event *wait, cl_event *event, const char *fn)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    clpool_status status = check_op(op, p, dtype, fn);
+    if (status != CLPOOL_SUCCESS) return status;
     int64_t planes, plane_size;
-    clpool_status status = check_input(input_shape, fn, &planes, &plane_size);
+    status = check_input(input_shape, fn, &planes, &plane_size);
     if (status != CLPOOL_SUCCESS) return status;
     const size_t esize = clpool_dtype_size(dtype);
     if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
@@ -126,16 +134,12 @@ static clpool_status enqueue_global_view(clpool_context *ctx, cl_command_queue q
 {
     CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
     CLPOOL_REQUIRE_NOT_NULL(input, fn);
-    if (!clpool__global_pool_dtype_ok(dtype))
-        return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE,
-                            "%s: dtype %s (%d) is not supported by %s (float32, float64, float16, bfloat16)", fn,
-                            clpool_dtype_name(dtype), (int)dtype, op_name(op));
-    if (op == CLPOOL__OP_GLOBAL_LP_POOL && !(p > 0 && isfinite(p)))
-        return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: p = %g must be finite and > 0", fn, p);
+    clpool_status status = check_op(op, p, dtype, fn);
+    if (status != CLPOOL_SUCCESS) return status;
     clpool_shape shape;
     clpool__view_shape(input, &shape);
     int64_t planes, plane_size;
-    clpool_status status = check_input(&shape, fn, &planes, &plane_size);
+    status = check_input(&shape, fn, &planes, &plane_size);
     if (status != CLPOOL_SUCCESS) return status;
     clpool_window_params w;
     if ((status = clpool__window_params_init(&w, shape.rank - 2, shape.dims + 2, fn)) != CLPOOL_SUCCESS) return status;
