@@ -5,10 +5,9 @@
 
 #define MAX_ARITY CLPOOL__ARGS_MAX_ARITY
 /* Output bytes per work-item on CPUs (16 KiB when streaming: a work-item ends with a fence), to spread its
- * fixed cost; halved while fewer than ITEMS_PER_CU work-items per compute unit would remain. */
+ * fixed cost; halved while fewer than CLPOOL__ITEMS_PER_CU work-items per compute unit would remain. */
 #define ITEM_BYTES 4096
 #define ITEM_BYTES_STREAMED 16384
-#define ITEMS_PER_CU 8
 
 /* Blocks of vw lanes per work-item along the innermost dim: one on GPUs (neighbours read neighbouring blocks). */
 static int blocks_per_item(const clpool__device_caps *caps, const clpool__max_desc *d, int vw, int stream)
@@ -18,7 +17,7 @@ static int blocks_per_item(const clpool__device_caps *caps, const clpool__max_de
     int64_t rows = 1;
     for (int32_t i = 0; i + 1 < d->rank; ++i) rows *= d->dims[i];
     int nb = (int)((stream ? ITEM_BYTES_STREAMED : ITEM_BYTES) / ((int64_t)vw * d->esize));
-    const int64_t want = ITEMS_PER_CU * (int64_t)caps->compute_units;
+    const int64_t want = CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units;
     while (nb > 1 && rows * ((n0 + (int64_t)vw * nb - 1) / ((int64_t)vw * nb)) < want) nb /= 2;
     return nb;
 }

@@ -2,10 +2,9 @@
  * over every work-item (kernels/max_unpool.cl). */
 #include "planners.h"
 
-/* CPUs: output bytes per work-item, to spread a work-item's fixed cost, while at least ITEMS_PER_CU
+/* CPUs: output bytes per work-item, to spread a work-item's fixed cost, while at least CLPOOL__ITEMS_PER_CU
  * work-items per compute unit remain; fewer planes than that take the two passes. */
 #define ITEM_BYTES 16384
-#define ITEMS_PER_CU 8
 /* CPUs: output elements per zeroing work-item and X elements per scattering one, at least. */
 #define ZERO_MIN 256
 #define SCATTER_MIN 1024
@@ -65,7 +64,7 @@ static void start(const clpool__max_unpool_desc *d, clpool__path path, const cha
 void clpool__max_unpool_plan_call(const clpool__device_caps *caps, const clpool__max_unpool_desc *d,
                                   clpool__plan *plan)
 {
-    const int64_t want = ITEMS_PER_CU * (int64_t)(caps->compute_units ? caps->compute_units : 1);
+    const int64_t want = CLPOOL__ITEMS_PER_CU * (int64_t)(caps->compute_units ? caps->compute_units : 1);
     plan->scratch_bytes = 0;
     plan->scratch_purpose = NULL;
     plan->has_fallback = 0;

@@ -11,6 +11,9 @@
 #include "internal.h"
 #include "../kernels/args.h"
 
+/* Work-items per compute unit below which every planner cuts work finer. */
+#define CLPOOL__ITEMS_PER_CU 8
+
 /* What a planner knows of a device: plain data (clpool__device_caps_of). */
 typedef struct clpool__device_caps {
     int cpu;                /* CPU paths: clpool__cpu_device (clpool_context.cpu) */

@@ -2,7 +2,8 @@
  * Every op's planner: a descriptor of one validated call and the device's
  * capabilities in, the complete plan as plain data (plan.h) out. No OpenCL
  * call, so tests/test_plan.c runs them without a device. window_plan.c
- * plans the windowed ops, global_plan.c the global pools, max_plan.c Max.
+ * plans the windowed ops (tier_plan.c their first tier and views), global_plan.c
+ * the global pools, max_plan.c Max.
  */
 #ifndef CLPOOL_PLANNERS_H
 #define CLPOOL_PLANNERS_H
@@ -76,6 +77,17 @@ clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue
                                      size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
                                      size_t indices_offset, cl_uint num_wait, const cl_event *wait, cl_event *event,
                                      const char *fn);
+
+/* The windowed planner's rules the first tiers' plans share (window_plan.c, tier_plan.c): the lanes of a
+ * call's vectors (the CPU's SIMD width, else 8), the options of the programs every windowed op shares
+ * (the dtype, the reduction, p's kind), the windows as the kernels read them (args.h), and whole-plane
+ * windows as their global pool's call (0: not whole planes, a dtype the global pools do not take, or
+ * AveragePool counting pads in its divisor). */
+int clpool__window_lanes(const clpool__device_caps *caps, const clpool__pool_desc *desc);
+void clpool__window_reduce_options(const clpool__pool_desc *desc, clpool__options *o);
+void clpool__window_geom_of(const clpool__pool_desc *desc, clpool__window_geom *g);
+struct clpool__global_desc;
+int clpool__window_as_global(const clpool__pool_desc *desc, struct clpool__global_desc *g);
 
 /* A view's call of a windowed op (desc->strided): channels-last views (C innermost with stride 1 in every
  * tensor, C at least the lanes) window_channels_last, any other strides the first tier. */

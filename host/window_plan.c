@@ -17,8 +17,6 @@
 /* Lanes elsewhere and for 8-byte types: each lane is a register across
  * work-items (GPUs, llvmpipe), and more lanes multiply rusticl's build time. */
 #define LANES_OTHER 8
-/* Work-items per compute unit below which work is cut finer. */
-#define ITEMS_PER_CU 8
 /* The 2-D kernels unroll windows up to SPP's 13x13. */
 #define MAX_2D_WINDOW 13
 /* 1-byte types' argmax keeps a window's best tap in the element's width. */
@@ -69,13 +67,6 @@
 #define SUM_RING_ROWS 16
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
-/* window_channels_last's blocks of VW channels per walk of the windows on CPU SIMD (-DCB): a power of
- * two from 4, up to 16 for the maxima without Indices and the sums of one row group (a register or two
- * each), else 8 (five accumulators, or a value and its place); the maxima round a position's blocks up,
- * the sums down (fewer blocks than CB cost their guards at every tap, and more registers). Elsewhere 1. */
-#define CHANNELS_LAST_BLOCKS_MIN 4
-#define CHANNELS_LAST_BLOCKS_MAX 16
-#define CHANNELS_LAST_BLOCKS_WIDE 8
 
 /* ------------------------------------------------------------ shapes */
 
@@ -88,7 +79,7 @@ static int64_t out_elements(const clpool__pool_desc *d) { return clpool__window_
 /* ------------------------------------------------------------ rules */
 
 /* Outputs per row of a work-item: the CPU's SIMD width, else 8. */
-static int vector_width(const clpool__device_caps *caps, const clpool__pool_desc *d)
+int clpool__window_lanes(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     return d->esize >= 8 || !caps->cpu_simd ? LANES_OTHER : LANES_SIMD;
 }
@@ -104,18 +95,18 @@ static int exact_rows(const clpool__device_caps *caps, const clpool__pool_desc *
 }
 
 /* The fast and argmax paths' rows per work-item: STREAM_ROWS, halved while
- * fewer than ITEMS_PER_CU work-items per compute unit would be left; 1 off
+ * fewer than CLPOOL__ITEMS_PER_CU work-items per compute unit would be left; 1 off
  * CPU SIMD. col_items: work-items across a row. */
 static int stream_rows(const clpool__device_caps *caps, const clpool__pool_desc *d, int64_t col_items)
 {
     if (!caps->cpu_simd) return 1;
     int rows = d->indices ? STREAM_ROWS_INDICES : STREAM_ROWS;
-    while (rows > 1 && d->w.planes * col_items * ceil_div(d->w.out[0], rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
+    while (rows > 1 && d->w.planes * col_items * ceil_div(d->w.out[0], rows) < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units)
         rows /= 2;
     return rows;
 }
 
-/* Whether the fast path may run blocks wider than vector_width(). */
+/* Whether the fast path may run blocks wider than clpool__window_lanes(). */
 static int wide_blocks(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     return !d->indices && caps->cpu_simd && caps->vector_bytes >= WIDE_SIMD_BYTES;
@@ -143,7 +134,7 @@ static int beyond_cache_reach(const clpool__device_caps *caps, const clpool__poo
  * work-item then reads each row front to back). */
 static int fast_widen(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    const int vw = vector_width(caps, d);
+    const int vw = clpool__window_lanes(caps, d);
     const int64_t ow = d->w.out[1];
     int widen = widest(caps, d);
     if (d->esize == 4 && wide_blocks(caps, d) && windows_share_rows(d) && ow <= 2 * vw && beyond_cache_reach(caps, d))
@@ -195,7 +186,7 @@ static int use_2d_kernels(const clpool__device_caps *caps, const clpool__pool_de
 {
     const int64_t H = d->w.in[0], W = d->w.in[1];
     if (d->w.ns != 2 || H > INT32_MAX / 2 || W > INT32_MAX / 2) return 0;
-    const int64_t max_stride = vector_stride_max(vector_width(caps, d));
+    const int64_t max_stride = vector_stride_max(clpool__window_lanes(caps, d));
     for (int i = 0; i < 2; ++i)
         if (d->w.kernel_shape[i] > MAX_2D_WINDOW || d->w.strides[i] > max_stride || d->w.dilations[i] != 1) return 0;
     if (d->indices && d->esize == 4) {
@@ -228,7 +219,7 @@ static int plane_path(const clpool__device_caps *caps, const clpool__pool_desc *
     pg->gap = pad_w > right ? pad_w : right;
     if (pg->gap < 0) pg->gap = 0;
     pg->elems = PLANE_BYTES / d->esize;
-    const int64_t pitch = W + pg->gap, lanes = vector_width(caps, d) * widest(caps, d);
+    const int64_t pitch = W + pg->gap, lanes = clpool__window_lanes(caps, d) * widest(caps, d);
     /* the lead gap and the rows, then a vector of rounding up and the tails the passes read and fill */
     const int64_t room = pg->elems - pg->gap - 4 * lanes - kw;
     const int64_t band = room / pitch - (kh - 1);
@@ -249,7 +240,7 @@ static int flat_path(const clpool__device_caps *caps, const clpool__pool_desc *d
         return 0;
     const int64_t W = d->w.in[1], OH = d->w.out[0], kh = d->w.kernel_shape[0];
     if (d->esize == 1 && W > FLAT_BYTE_MAX_W) return 0;
-    const int64_t lanes = vector_width(caps, d) * widest(caps, d), block_lanes = ceil_div(W, lanes) * lanes;
+    const int64_t lanes = clpool__window_lanes(caps, d) * widest(caps, d), block_lanes = ceil_div(W, lanes) * lanes;
     plane_geometry pg;
     if (d->w.out[1] != W || (4 * W >= 3 * block_lanes && !plane_path(caps, d, &pg))) return 0;
     /* the band's rows, then the vector the last one's loads may run past and the fill after it */
@@ -274,7 +265,7 @@ static int use_window_kernel(const clpool__device_caps *caps, const clpool__pool
 static int fused_3d(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
     if (d->w.ns != 3 || (d->indices && d->storage_order != 0) || d->dtype != CLPOOL_FLOAT32 ||
-        vector_width(caps, d) != LANES_SIMD || d->w.strides[1] > FUSED_3D_MAX_SH || d->w.strides[2] > FUSED_3D_MAX_SW ||
+        clpool__window_lanes(caps, d) != LANES_SIMD || d->w.strides[1] > FUSED_3D_MAX_SH || d->w.strides[2] > FUSED_3D_MAX_SW ||
         d->w.in[0] * d->w.in[1] * d->w.in[2] > INT32_MAX / 2)
         return 0;
     for (int32_t i = 0; i < 3; ++i)
@@ -296,7 +287,7 @@ static int windows_are_whole_planes(const clpool__pool_desc *d)
 
 /* The whole-plane windows of a windowed call as its global pool's call (0: not whole planes, a dtype the
  * global pools do not take, or AveragePool counting pads in its divisor). */
-static int as_global(const clpool__pool_desc *d, clpool__global_desc *g)
+int clpool__window_as_global(const clpool__pool_desc *d, clpool__global_desc *g)
 {
     if (!windows_are_whole_planes(d) || !clpool__global_pool_dtype_ok(d->dtype)) return 0;
     if (d->op == CLPOOL__OP_AVERAGE_POOL && d->count_include_pad)
@@ -332,7 +323,7 @@ static void common_options(const clpool__pool_desc *d, clpool__options *o)
 }
 
 /* The options of the programs every windowed op shares: the dtype, the reduction and, for the sums, p's kind. */
-static void reduce_options(const clpool__pool_desc *d, clpool__options *o)
+void clpool__window_reduce_options(const clpool__pool_desc *d, clpool__options *o)
 {
     clpool__options_start(o, d->dtype);
     clpool__options_define(o, "OP", d->op == CLPOOL__OP_AVERAGE_POOL ? CLPOOL__OP_REDUCE_AVG
@@ -361,7 +352,7 @@ static void options_2d(const clpool__device_caps *caps, const clpool__pool_desc 
     clpool__options_define(o, "KW", d->w.kernel_shape[1]);
     clpool__options_define(o, "SH", d->w.strides[0]);
     clpool__options_define(o, "SW", d->w.strides[1]);
-    clpool__options_define(o, "VW", vector_width(caps, d));
+    clpool__options_define(o, "VW", clpool__window_lanes(caps, d));
     clpool__options_define(o, "WIDEN", widen);
     clpool__options_define(o, "EXACT_ROWS", exact_rows(caps, d));
     /* a row's last block overlaps its neighbour on CPUs only (kernels/maxpool2d_block.h, block_start) */
@@ -412,7 +403,7 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__pool_desc *d,
         return;
     }
     const int widen = fast_widen(caps, d);
-    const int block = vector_width(caps, d) * widen; /* outputs per row of a work-item's block */
+    const int block = clpool__window_lanes(caps, d) * widen; /* outputs per row of a work-item's block */
     int sweep_bound;
     const int sweep = sweep_blocks(caps, d, block, &sweep_bound);
     const int64_t item_cols = (int64_t)block * (sweep ? sweep : 1); /* outputs per row of a work-item */
@@ -436,7 +427,7 @@ static void plan_2d(const clpool__device_caps *caps, const clpool__pool_desc *d,
 }
 
 /* The windows as the window kernels read them (args.h). */
-static void window_geom(const clpool__pool_desc *d, clpool__window_geom *g)
+void clpool__window_geom_of(const clpool__pool_desc *d, clpool__window_geom *g)
 {
     memset(g, 0, sizeof *g);
     g->in_plane = 1;
@@ -459,7 +450,7 @@ static void geometry_block(const clpool__pool_desc *d, int64_t items, clpool__la
     clpool__launch_block(l, sizeof l->block.geom);
     clpool__window_nd_geom *g = &l->block.geom;
     memset(g, 0, sizeof *g);
-    window_geom(d, &g->w);
+    clpool__window_geom_of(d, &g->w);
     g->items = items;
     g->rows = 1;
     g->out_rows = out_elements(d) / d->w.out[d->w.ns - 1];
@@ -476,7 +467,7 @@ static void geometry_block(const clpool__pool_desc *d, int64_t items, clpool__la
  * work-item, its stride compiled in where the taps load as vectors. */
 static void plan_nd(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
-    const int vw = vector_width(caps, d);
+    const int vw = clpool__window_lanes(caps, d);
     const int64_t ow = d->w.out[d->w.ns - 1], sw = d->w.strides[d->w.ns - 1];
     const int64_t blocks = ceil_div(ow, vw);
     const int64_t nb = caps->cpu_simd ? (blocks < ND_BLOCKS_SIMD ? blocks : ND_BLOCKS_SIMD) : 1;
@@ -495,7 +486,7 @@ static void plan_window(const clpool__device_caps *caps, const clpool__pool_desc
     start_launch(CLPOOL__PATH_MAXPOOL_WINDOW, "maxpool_window", d, l);
     geometry_block(d, out_elements(d), l);
     clpool__options_define(&l->options, "NS", d->w.ns);
-    clpool__options_define(&l->options, "VW", vector_width(caps, d));
+    clpool__options_define(&l->options, "VW", clpool__window_lanes(caps, d));
     clpool__options_define(&l->options, "SW", 0);
     clpool__options_define(&l->options, "WINDOW_INT_AT", l->block.geom.w.in_plane <= INT32_MAX);
 }
@@ -514,11 +505,11 @@ static void plan_one(const clpool__device_caps *caps, const clpool__pool_desc *d
 
 /* The one-pass 3-D kernel: a work-item per plane through every output depth
  * slice, or per band of its output rows where planes alone leave fewer than
- * ITEMS_PER_CU work-items per compute unit. */
+ * CLPOOL__ITEMS_PER_CU work-items per compute unit. */
 static void plan_3d(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
     const int64_t planes = d->w.planes, OH = d->w.out[1];
-    const int64_t want = ITEMS_PER_CU * (int64_t)caps->compute_units;
+    const int64_t want = CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units;
     int64_t bands = planes >= want ? 1 : ceil_div(want, planes);
     if (bands > OH) bands = OH;
     const int64_t band_rows = ceil_div(OH, bands);
@@ -628,7 +619,7 @@ void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__po
     /* Windows over whole planes: GlobalMaxPool's plans, which split long
      * planes across work-items; with Indices where global_max_pool_indices serves. */
     clpool__global_desc global;
-    if (as_global(d, &global) && (!d->indices || clpool__global_indices_ok(caps, &global, d->w.ns))) {
+    if (clpool__window_as_global(d, &global) && (!d->indices || clpool__global_indices_ok(caps, &global, d->w.ns))) {
         clpool__global_plan_call(caps, &global, plan);
         return;
     }
@@ -648,126 +639,6 @@ void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__po
     plan->path = plan->launch[0].path;
 }
 
-static void tier_block(const clpool__pool_desc *d, int64_t items, clpool__launch *l);
-
-void clpool__window_plan_first_tier(const clpool__device_caps *caps, const clpool__pool_desc *d,
-                                     clpool__plan *plan)
-{
-    clpool__global_desc global;
-    if (!d->strided && !d->indices && as_global(d, &global)) {
-        clpool__global_plan_first_tier(caps, &global, plan);
-        return;
-    }
-    memset(plan, 0, sizeof *plan);
-    plan->path = CLPOOL__PATH_WINDOW_FIRST_TIER;
-    plan->launches = 1;
-    plan->first_tier = 1;
-    clpool__launch *l = &plan->launch[0];
-    clpool__launch_start(l, CLPOOL__PATH_WINDOW_FIRST_TIER, "window_first_tier");
-    reduce_options(d, &l->options); /* the dtype and the reduction; the rest is run-time data */
-    /* Without Indices the output stands in for them (never written): no NULL buffer argument. */
-    clpool__launch_buffer(l, d->input);
-    clpool__launch_buffer(l, d->output);
-    clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
-    tier_block(d, out_elements(d), l);
-}
-
-/* The first tiers' argument block (args.h) and work: `items` work-items in one dim. A contiguous call's
- * strides are dense, its planes one "channel" each (C = 1): n is the plane. */
-static void tier_block(const clpool__pool_desc *d, int64_t items, clpool__launch *l)
-{
-    clpool__launch_block(l, sizeof l->block.first_tier);
-    clpool__window_first_tier_geom *g = &l->block.first_tier;
-    g->ns = d->w.ns;
-    g->with_indices = d->indices;
-    g->col_major = d->storage_order != 0;
-    window_geom(d, &g->w);
-    g->outputs = items;
-    g->in_offset = d->in_off;
-    g->out_offset = d->out_off;
-    g->idx_offset = d->idx_off;
-    if (d->strided) {
-        g->channels = d->channels;
-        memcpy(g->in_strides, d->in_strides, sizeof g->in_strides);
-        memcpy(g->out_strides, d->out_strides, sizeof g->out_strides);
-        memcpy(g->idx_strides, d->idx_strides, sizeof g->idx_strides);
-    } else {
-        g->channels = 1;
-        int64_t in = 1, out = 1;
-        for (int32_t i = d->w.ns - 1; i >= 0; --i) {
-            g->in_strides[2 + i] = in;
-            g->out_strides[2 + i] = g->idx_strides[2 + i] = out;
-            in *= d->w.in[i];
-            out *= d->w.out[i];
-        }
-        g->in_strides[0] = in;
-        g->out_strides[0] = g->idx_strides[0] = out;
-    }
-    if (d->op != CLPOOL__OP_MAXPOOL) clpool__launch_p(l, d->dtype, d->p);
-    l->dims = 1;
-    l->items[0] = (uint64_t)items;
-    l->cpu_local = CLPOOL__LOCAL_BUDGET;
-}
-
-/* Channels-last views: C's stride 1 in every tensor, at least a vector of channels, and a reduction the
- * lanes take (general p's pow stays scalar, reduce_sum.h). */
-static int channels_last(const clpool__device_caps *caps, const clpool__pool_desc *d)
-{
-    return d->strided && d->in_strides[1] == 1 && d->out_strides[1] == 1 && (!d->indices || d->idx_strides[1] == 1) &&
-           d->channels >= vector_width(caps, d) &&
-           !(d->op == CLPOOL__OP_LP_POOL && clpool__lp_kind(d->p) == 0);
-}
-
-/* Whether a sum's window rows (its taps on every dim but the last) are one group of reduce_sum.h's order. */
-static int one_row_group(const clpool__pool_desc *d)
-{
-    const int64_t row_taps = d->w.kernel_shape[d->w.ns - 1];
-    if (row_taps > CLPOOL__SUM_CHUNK) return 0;
-    int64_t rows = 1;
-    for (int32_t i = 0; i + 1 < d->w.ns; ++i) {
-        rows *= d->w.kernel_shape[i];
-        if (rows > CLPOOL__SUM_CHUNK / row_taps) return 0;
-    }
-    return 1;
-}
-
-void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__plan *plan)
-{
-    if (!channels_last(caps, d)) {
-        clpool__window_plan_first_tier(caps, d, plan);
-        plan->first_tier = 0; /* the plan itself, not a stand-in for one */
-        return;
-    }
-    memset(plan, 0, sizeof *plan);
-    plan->path = CLPOOL__PATH_WINDOW_CHANNELS_LAST;
-    plan->launches = 1;
-    clpool__launch *l = &plan->launch[0];
-    const int vw = vector_width(caps, d);
-    clpool__launch_start(l, CLPOOL__PATH_WINDOW_CHANNELS_LAST, "window_channels_last");
-    reduce_options(d, &l->options);
-    clpool__options_define(&l->options, "VW", vw);
-    clpool__options_define(&l->options, "NS", d->w.ns);
-    /* CPU SIMD: a position's blocks per work-item, CB at a time; elsewhere a block per work-item, so
-     * neighbouring work-items read neighbouring channels (llvmpipe's lanes are work-items) */
-    const int64_t blocks = ceil_div(d->channels, vw),
-                  cap = (d->op == CLPOOL__OP_MAXPOOL && !d->indices) || (d->op != CLPOOL__OP_MAXPOOL && one_row_group(d)) ? CHANNELS_LAST_BLOCKS_MAX : CHANNELS_LAST_BLOCKS_WIDE;
-    int64_t cb = caps->cpu_simd ? CHANNELS_LAST_BLOCKS_MIN : 1;
-    while (caps->cpu_simd && cb < blocks && cb < cap && (d->op == CLPOOL__OP_MAXPOOL || 2 * cb <= blocks)) cb *= 2;
-    clpool__options_define(&l->options, "CB", cb);
-    /* a row sum and the group per block: a register saving for CPU SIMD's block runs */
-    if (d->op != CLPOOL__OP_MAXPOOL) clpool__options_define(&l->options, "ONE_GROUP", caps->cpu_simd && one_row_group(d));
-    clpool__launch_buffer(l, d->input);
-    clpool__launch_buffer(l, d->output);
-    clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
-    const int64_t positions = out_elements(d) / d->channels;
-    int64_t per_item = caps->cpu_simd ? blocks : 1;
-    while (per_item > 1 && positions * ceil_div(blocks, per_item) < ITEMS_PER_CU * (int64_t)caps->compute_units)
-        per_item = (per_item + 1) / 2;
-    tier_block(d, positions * ceil_div(blocks, per_item), l);
-    l->block.first_tier.item_blocks = per_item;
-    l->cpu_local = caps->cpu_simd ? 1 : CLPOOL__LOCAL_BUDGET; /* a work-item's loop is long: all of a position's channels */
-}
-
 /* The sum pools' row kernels: 2-D and 3-D windows without dilation, rows of at most CLPOOL__SUM_CHUNK
  * taps, at most SUM_RING_ROWS rows (depth x height) in the ring, row strides the lanes pick (4 on CPU
  * SIMD at either width), columns and pads in int lanes. */
@@ -781,15 +652,15 @@ static int use_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc
     if (d->w.pad_begin[ns - 1] > INT32_MAX / 4 || d->w.pad_end[ns - 1] > INT32_MAX / 4) return 0;
     if (d->w.kernel_shape[ns - 2] > SUM_RING_ROWS || (ns == 3 && d->w.kernel_shape[0] > SUM_RING_ROWS)) return 0;
     const int64_t rows = d->w.kernel_shape[ns - 2] * (ns == 3 ? d->w.kernel_shape[0] : 1);
-    const int64_t max_sw = caps->cpu_simd ? vector_stride_max(LANES_SIMD) : vector_stride_max(vector_width(caps, d));
+    const int64_t max_sw = caps->cpu_simd ? vector_stride_max(LANES_SIMD) : vector_stride_max(clpool__window_lanes(caps, d));
     return rows <= SUM_RING_ROWS && d->w.kernel_shape[ns - 1] <= CLPOOL__SUM_CHUNK && d->w.strides[ns - 1] <= max_sw;
 }
 
-/* The row kernels' lanes: vector_width(), or 8 on CPU SIMD for rows of at most 8 outputs (half the
+/* The row kernels' lanes: clpool__window_lanes(), or 8 on CPU SIMD for rows of at most 8 outputs (half the
  * work of 16 lanes there). */
 static int sum_rows_width(const clpool__device_caps *caps, const clpool__pool_desc *d)
 {
-    const int vw = vector_width(caps, d);
+    const int vw = clpool__window_lanes(caps, d);
     return caps->cpu_simd && vw == LANES_SIMD && d->w.out[d->w.ns - 1] <= LANES_OTHER ? LANES_OTHER : vw;
 }
 
@@ -801,7 +672,7 @@ static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_de
     const int32_t ns = d->w.ns;
     const clpool__path path = ns == 3 ? CLPOOL__PATH_SUM_POOL_3D : CLPOOL__PATH_SUM_POOL_2D;
     clpool__launch_start(l, path, clpool__families[path].kernels[0]);
-    reduce_options(d, &l->options);
+    clpool__window_reduce_options(d, &l->options);
     if (ns == 3) {
         clpool__options_define(&l->options, "KD", d->w.kernel_shape[0]);
         clpool__options_define(&l->options, "SD", d->w.strides[0]);
@@ -817,7 +688,7 @@ static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_de
     const int64_t col_items = ceil_div(d->w.out[ns - 1], vw), oh = d->w.out[ns - 2];
     const int64_t slices = ns == 3 ? d->w.planes * d->w.out[0] : d->w.planes;
     int64_t rows = caps->cpu_simd ? (oh < SUM_ROWS_BAND ? oh : SUM_ROWS_BAND) : 1;
-    while (rows > 1 && slices * col_items * ceil_div(oh, rows) < ITEMS_PER_CU * (int64_t)caps->compute_units)
+    while (rows > 1 && slices * col_items * ceil_div(oh, rows) < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units)
         rows = (rows + 1) / 2;
     geometry_block(d, slices * col_items * ceil_div(oh, rows), l);
     l->block.geom.rows = rows;
@@ -829,7 +700,7 @@ static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_de
 void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__plan *plan)
 {
     clpool__global_desc global;
-    if (as_global(d, &global)) {
+    if (clpool__window_as_global(d, &global)) {
         clpool__global_plan_call(caps, &global, plan);
         return;
     }
@@ -847,12 +718,12 @@ void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__p
     }
     plan->path = CLPOOL__PATH_SUM_POOL_ND;
     clpool__launch *l = &plan->launch[0];
-    const int vw = vector_width(caps, d);
+    const int vw = clpool__window_lanes(caps, d);
     const int64_t ow = d->w.out[d->w.ns - 1], sw = d->w.strides[d->w.ns - 1];
     const int64_t blocks = ceil_div(ow, vw);
     const int64_t nb = caps->cpu_simd ? (blocks < ND_BLOCKS_SIMD ? blocks : ND_BLOCKS_SIMD) : 1;
     clpool__launch_start(l, CLPOOL__PATH_SUM_POOL_ND, clpool__families[CLPOOL__PATH_SUM_POOL_ND].kernels[nb - 1]);
-    reduce_options(d, &l->options);
+    clpool__window_reduce_options(d, &l->options);
     clpool__options_define(&l->options, "NS", d->w.ns);
     clpool__options_define(&l->options, "VW", vw);
     if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
@@ -862,7 +733,7 @@ void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__p
     /* rows per work-item: the column setup shared by SUM_ROWS rows, halved while the device would idle */
     const int64_t out_rows = out_elements(d) / ow, col_items = ceil_div(blocks, nb);
     int64_t rows = caps->cpu_simd ? SUM_ROWS : 1;
-    while (rows > 1 && ceil_div(out_rows, rows) * col_items < ITEMS_PER_CU * (int64_t)caps->compute_units) rows /= 2;
+    while (rows > 1 && ceil_div(out_rows, rows) * col_items < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units) rows /= 2;
     geometry_block(d, ceil_div(out_rows, rows) * col_items, l);
     l->block.geom.rows = rows;
     clpool__launch_p(l, d->dtype, d->p);
