@@ -104,6 +104,23 @@ static clpool_status call_checks(clpool_context *ctx, cl_command_queue queue, co
     return clpool__resolve_queue(ctx, queue, fn, q);
 }
 
+/* A described windowed call's plan (`planner`'s, or while the tiers say so for `input_bytes` the first
+ * tier's), run on the buffers. */
+static clpool_status plan_and_run(clpool_context *ctx, cl_command_queue q, const clpool__pool_desc *desc,
+                                  clpool__window_planner planner, uint64_t input_bytes, cl_mem input, cl_mem output,
+                                  cl_mem indices, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                                  const char *fn)
+{
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    clpool__plan plan;
+    planner(&caps, desc, &plan);
+    if (!clpool__plan_now(ctx, &plan, input_bytes)) clpool__window_plan_first_tier(&caps, desc, &plan);
+    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
+                                  [CLPOOL__ROLE_INDICES] = indices};
+    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+}
+
 clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,
                                      clpool__window_planner planner, const clpool_shape *input_shape, cl_mem input,
                                      size_t input_offset, cl_mem output, size_t output_offset, cl_mem indices,
@@ -131,14 +148,8 @@ clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue
     desc->out_off = (int64_t)(output_offset / esize);
     desc->idx_off = (int64_t)(indices_offset / sizeof(cl_long));
     desc->in_limit = (int64_t)(in_bytes / esize);
-    clpool__device_caps caps;
-    clpool__device_caps_of(ctx, &caps);
-    clpool__plan plan;
-    planner(&caps, desc, &plan);
-    if (!clpool__plan_now(ctx, &plan, (uint64_t)n_in * esize)) clpool__window_plan_first_tier(&caps, desc, &plan);
-    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
-                                  [CLPOOL__ROLE_INDICES] = indices};
-    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    return plan_and_run(ctx, q, desc, planner, (uint64_t)n_in * esize, input, output, indices, num_wait, wait, event,
+                        fn);
 }
 
 clpool_status clpool__window_enqueue_view(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,
@@ -176,13 +187,6 @@ clpool_status clpool__window_enqueue_view(clpool_context *ctx, cl_command_queue 
         desc->out_strides[d] = output->dims[d] == 1 ? 0 : output->strides[d];
         desc->idx_strides[d] = !indices || indices->dims[d] == 1 ? 0 : indices->strides[d];
     }
-    clpool__device_caps caps;
-    clpool__device_caps_of(ctx, &caps);
-    clpool__plan plan;
-    clpool__window_plan_view(&caps, desc, &plan);
-    if (!clpool__plan_now(ctx, &plan, (uint64_t)clpool_shape_elements(&in_shape) * esize))
-        clpool__window_plan_first_tier(&caps, desc, &plan);
-    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input->mem, [CLPOOL__ROLE_OUTPUT] = output->mem,
-                                  [CLPOOL__ROLE_INDICES] = indices ? indices->mem : NULL};
-    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    return plan_and_run(ctx, q, desc, clpool__window_plan_view, (uint64_t)clpool_shape_elements(&in_shape) * esize,
+                        input->mem, output->mem, indices ? indices->mem : NULL, num_wait, wait, event, fn);
 }

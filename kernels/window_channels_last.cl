@@ -15,6 +15,9 @@
 #ifndef NS
 #error "window_channels_last.cl: -DNS (spatial rank) and -DVW (lanes)"
 #endif
+#ifndef ONE_GROUP
+#define ONE_GROUP 0
+#endif
 #if OP == CLPOOL__OP_REDUCE_MAX
 #define SUM_ARG
 #define SUM_PARAM
@@ -59,55 +62,38 @@ typedef struct position {
 static inline void blocks_sum(const tier_geom *t, const position *w, __global const T *src, __global T *dst,
                               long c0, long channels, int nb, long count SUM_PARAM)
 {
-    ATV group[CL_BLOCKS], s[CL_BLOCKS];
+    ATV sum[CL_BLOCKS], comp[CL_BLOCKS], plain[CL_BLOCKS], group[CL_BLOCKS], s[CL_BLOCKS];
     long cq[CL_BLOCKS];
     FOR_BLOCKS(q, nb) {
-        group[q] = 0;
+        sum[q] = comp[q] = plain[q] = group[q] = 0;
         cq[q] = min(c0 + q * VW, channels - VW);
     }
     const int last = NS - 1;
-#if ONE_GROUP
-    /* The window's rows are one group (-DONE_GROUP: rows of at most CLPOOL__SUM_CHUNK taps, and at most a
-     * group of them): each row's sum added to it, then the one Kahan add into zero, as the first tier does. */
-    const long dw = t->dilations[last] * t->is[2 + last];
-    ROWS_BEGIN(t, w, row, r, at)
-        FOR_BLOCKS(q, nb) { s[q] = 0; }
-        for (long kw = w->lo[last]; kw < w->hi[last]; ++kw) {
-            __global const T *tap = src + row + kw * dw;
-            FOR_BLOCKS(q, nb) { s[q] += contribution_v(TO_CTV(VW, VLOADV(VW, tap + cq[q])), p); }
-        }
-        FOR_BLOCKS(q, nb) { group[q] += s[q]; }
-    ROWS_END(w)
-    FOR_BLOCKS(q, nb) {
-        ATV sum = 0, comp = 0;
-        lane_add(&sum, &comp, group[q], 0);
-        const ATV plain = (ATV)0 + group[q];
-        finish_store(dst + cq[q], select(plain, sum - comp, AT_MASK(isfinite(plain))), (ATV)(AT)count, p, VW);
-    }
-#else
-    ATV sum[CL_BLOCKS], comp[CL_BLOCKS], plain[CL_BLOCKS];
-    FOR_BLOCKS(q, nb) { sum[q] = comp[q] = plain[q] = 0; }
     const long dw = t->dilations[last] * t->is[2 + last], row_taps = t->kernel_shape[last],
                per_group = sum_group_rows(row_taps);
+    /* -DONE_GROUP: the window's rows are one group (rows of at most CLPOOL__SUM_CHUNK taps, at most a group
+     * of them), so the accumulators across groups stay 0 in the walk (no registers) until the one Kahan add */
+    const int long_rows = !ONE_GROUP && row_taps > CLPOOL__SUM_CHUNK;
     long group_end = -1; /* the rows of the group summed in `group` end here (a division per group, not per row) */
     int grouped = 0;
     ROWS_BEGIN(t, w, row, r, at)
-        if (row_taps <= CLPOOL__SUM_CHUNK && r >= group_end) {
-            FOR_BLOCKS(q, grouped ? nb : 0) {
+        if (!long_rows && r >= group_end) {
+            FOR_BLOCKS(q, !ONE_GROUP && grouped ? nb : 0) {
                 lane_add(&sum[q], &comp[q], group[q], 0), plain[q] += group[q], group[q] = 0;
             }
             grouped = 1;
-            group_end = (r / per_group + 1) * per_group;
+            group_end = ONE_GROUP ? LONG_MAX : (r / per_group + 1) * per_group;
         }
         for (long kw = w->lo[last]; kw < w->hi[last];) {
-            const long chunk_end = min(w->hi[last], (kw / CLPOOL__SUM_CHUNK + 1) * CLPOOL__SUM_CHUNK);
+            const long chunk_end =
+                ONE_GROUP ? w->hi[last] : min(w->hi[last], (kw / CLPOOL__SUM_CHUNK + 1) * CLPOOL__SUM_CHUNK);
             FOR_BLOCKS(q, nb) { s[q] = 0; }
             for (; kw < chunk_end; ++kw) {
                 __global const T *tap = src + row + kw * dw;
                 FOR_BLOCKS(q, nb) { s[q] += contribution_v(TO_CTV(VW, VLOADV(VW, tap + cq[q])), p); }
             }
             FOR_BLOCKS(q, nb) {
-                if (row_taps > CLPOOL__SUM_CHUNK)
+                if (long_rows)
                     lane_add(&sum[q], &comp[q], s[q], 0), plain[q] += s[q];
                 else
                     group[q] += s[q];
@@ -115,12 +101,11 @@ static inline void blocks_sum(const tier_geom *t, const position *w, __global co
         }
     ROWS_END(w)
     FOR_BLOCKS(q, nb) {
-        if (grouped && row_taps <= CLPOOL__SUM_CHUNK) lane_add(&sum[q], &comp[q], group[q], 0), plain[q] += group[q];
+        if (!long_rows && grouped) lane_add(&sum[q], &comp[q], group[q], 0), plain[q] += group[q];
         /* kahan_value per lane: the compensated sum where the plain one is finite */
         finish_store(dst + cq[q], select(plain[q], sum[q] - comp[q], AT_MASK(isfinite(plain[q]))), (ATV)(AT)count, p,
                      VW);
     }
-#endif
 }
 #else
 /* float32/float64 maxima without Indices take each tap by value (MAX_KEEP_FIRST keeps the first of equal

@@ -439,31 +439,22 @@ static void run_kinds(const view_kind *kinds, size_t n, int other, uint64_t seed
     cu_tally_check(&tally);
 }
 
-/* The channels-last kernel in every dtype and p kind the planners plan for it (the rusticl subset's share:
- * that run must reach them), channels-last only. */
-START_TEST(test_kinds_planned)
-{
-    static const view_kind kinds[] = {{CLPOOL_FLOAT32, OP_MAX, 0}, {CLPOOL_FLOAT16, OP_MAX, 0},
-                                      {CLPOOL_BFLOAT16, OP_MAX, 0}, {CLPOOL_INT8, OP_MAX, 0},
-                                      {CLPOOL_UINT8, OP_MAX, 0},   {CLPOOL_FLOAT32, OP_AVG, 0},
-                                      {CLPOOL_FLOAT32, OP_LP, 1},  {CLPOOL_FLOAT32, OP_LP, 2},
-                                      {CLPOOL_FLOAT32, OP_LP, 3}};
-    run_kinds(kinds, sizeof kinds / sizeof *kinds, 0, 0x5eed0100u);
-}
+/* The view kinds: first every dtype and p kind the planners plan the channels-last kernel for (the
+ * rusticl subset's share: that run must reach them), then float64 and the sums in float16 and bfloat16. */
+static const view_kind kinds[] = {
+    {CLPOOL_FLOAT32, OP_MAX, 0}, {CLPOOL_FLOAT16, OP_MAX, 0}, {CLPOOL_BFLOAT16, OP_MAX, 0},
+    {CLPOOL_INT8, OP_MAX, 0},    {CLPOOL_UINT8, OP_MAX, 0},   {CLPOOL_FLOAT32, OP_AVG, 0},
+    {CLPOOL_FLOAT32, OP_LP, 1},  {CLPOOL_FLOAT32, OP_LP, 2},  {CLPOOL_FLOAT32, OP_LP, 3},
+    {CLPOOL_FLOAT16, OP_AVG, 0}, {CLPOOL_BFLOAT16, OP_AVG, 0}, {CLPOOL_FLOAT64, OP_MAX, 0},
+    {CLPOOL_FLOAT64, OP_AVG, 0}};
+#define PLANNED_KINDS 9
+
+/* The planned kinds, channels-last only. */
+START_TEST(test_kinds_planned) { run_kinds(kinds, PLANNED_KINDS, 0, 0x5eed0100u); }
 END_TEST
 
-/* The other kinds (float64, the sums in float16 and bfloat16), and every kind in another layout too. */
-START_TEST(test_kinds_more)
-{
-    static const view_kind kinds[] = {{CLPOOL_FLOAT32, OP_MAX, 0},  {CLPOOL_FLOAT16, OP_MAX, 0},
-                                      {CLPOOL_BFLOAT16, OP_MAX, 0}, {CLPOOL_INT8, OP_MAX, 0},
-                                      {CLPOOL_UINT8, OP_MAX, 0},    {CLPOOL_FLOAT32, OP_AVG, 0},
-                                      {CLPOOL_FLOAT16, OP_AVG, 0},  {CLPOOL_BFLOAT16, OP_AVG, 0},
-                                      {CLPOOL_FLOAT32, OP_LP, 1},   {CLPOOL_FLOAT32, OP_LP, 2},
-                                      {CLPOOL_FLOAT32, OP_LP, 3},   {CLPOOL_FLOAT64, OP_MAX, 0},
-                                      {CLPOOL_FLOAT64, OP_AVG, 0}};
-    run_kinds(kinds, sizeof kinds / sizeof *kinds, 1, 0x5eed0110u);
-}
+/* Every kind, channels-last and in another layout. */
+START_TEST(test_kinds_more) { run_kinds(kinds, sizeof kinds / sizeof *kinds, 1, 0x5eed0110u); }
 END_TEST
 
 /* Channel counts that take the widest block runs (-DCB 8 and 16), MaxPool with and without Indices. */
