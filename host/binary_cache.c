@@ -159,15 +159,16 @@ clpool_status clpool_context_cache_info(clpool_context *ctx, clpool_cache_info *
                             info->struct_size, sizeof(clpool_cache_info));
     const clpool__cache *c = &ctx->cache;
     clpool_cache_info out = {sizeof out, c->state, c->directory, c->reason, 0, 0, 0, 0};
-    pthread_mutex_lock(&ctx->lock);
-    out.hits = c->hits;
-    out.misses = c->misses;
-    out.refused = c->refused;
-    out.writes = c->writes;
-    pthread_mutex_unlock(&ctx->lock);
+    out.hits = __atomic_load_n(&c->hits, __ATOMIC_RELAXED);
+    out.misses = __atomic_load_n(&c->misses, __ATOMIC_RELAXED);
+    out.refused = __atomic_load_n(&c->refused, __ATOMIC_RELAXED);
+    out.writes = __atomic_load_n(&c->writes, __ATOMIC_RELAXED);
     memcpy(info, &out, sizeof out);
     return CLPOOL_SUCCESS;
 }
+
+/* Add one to a counter: builds run on callers' threads and the background build thread at once. */
+static void count(uint64_t *counter) { __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
 
 /* The entry's file name: two 64-bit hashes of the key. */
 static void entry_name(const char *key, size_t key_len, char name[40])
@@ -221,8 +222,8 @@ cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_l
      * what is opened is then judged by its descriptor, not by its name. */
     const int fd = openat(c->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        c->refused += errno != ENOENT; /* a symlink (ELOOP), a socket, ... */
-        ++c->misses;
+        if (errno != ENOENT) count(&c->refused); /* a symlink (ELOOP), a socket, ... */
+        count(&c->misses);
         return NULL;
     }
     struct stat st;
@@ -233,10 +234,10 @@ cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_l
     if (f) fclose(f);
     else close(fd);
     if (program) {
-        ++c->hits;
+        count(&c->hits);
     } else {
-        ++c->refused;
-        ++c->misses;
+        count(&c->refused);
+        count(&c->misses);
     }
     return program;
 }
@@ -304,7 +305,7 @@ void clpool__cache_store(clpool_context *ctx, const char *key, size_t key_len, c
     FILE *f = fdopen(fd, "wb");
     ok = f && write_entry(f, key, key_len, binary, size);
     if (f ? fclose(f) != 0 : close(fd) != 0) ok = 0;
-    if (ok && renameat(c->dir_fd, base, c->dir_fd, name) == 0) ++c->writes;
+    if (ok && renameat(c->dir_fd, base, c->dir_fd, name) == 0) count(&c->writes);
     else unlinkat(c->dir_fd, base, 0);
     free(binary);
 }

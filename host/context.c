@@ -65,6 +65,11 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
         free(ctx);
         return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "pthread_mutex_init failed");
     }
+    if (pthread_cond_init(&ctx->changed, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "pthread_cond_init failed");
+    }
     ctx->context = context;
     ctx->device = device;
     ctx->local_size = default_local_size(&ctx->info);
@@ -161,11 +166,13 @@ clpool_status clpool_context_create_from_cl(cl_context context, cl_device_id dev
 void clpool_context_release(clpool_context *ctx)
 {
     if (!ctx) return;
+    clpool__tiers_stop(ctx);
     clpool__programs_release(ctx);
     clpool__scratch_release_all(ctx);
     clpool__cache_close(ctx);
     if (ctx->queue) clReleaseCommandQueue(ctx->queue);
     clReleaseContext(ctx->context);
+    pthread_cond_destroy(&ctx->changed);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }

@@ -92,10 +92,11 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     clpool__device_caps_of(ctx, &caps);
     clpool__plan plan;
     clpool__global_plan_call(&caps, &desc, &plan);
-    if (!clpool__plan_now(ctx, &plan, (uint64_t)(planes * plane_size) * esize))
-        clpool__global_plan_first_tier(&caps, &desc, &plan);
     cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output};
-    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    clpool__tier_job *job;
+    if (!clpool__plan_now(ctx, &plan, (uint64_t)(planes * plane_size) * esize, mems, &job))
+        clpool__global_plan_first_tier(&caps, &desc, &plan);
+    return clpool__plan_run_tiered(ctx, q, &plan, mems, job, num_wait, wait, event, fn);
 }
 
 clpool_status clpool_enqueue_global_max_pool(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,

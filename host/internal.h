@@ -56,6 +56,7 @@ const char *clpool__shape_str(const clpool_shape *shape, char *buf, size_t len);
 /* ---------------------------------------------------- programs + kernels */
 
 typedef struct clpool__program clpool__program;
+typedef struct clpool__tier_jobs clpool__tier_jobs;
 
 /* A context's scratch slot (scratch.c): a buffer and its last use. */
 #define CLPOOL__SCRATCH_SLOTS 4
@@ -74,7 +75,7 @@ typedef struct clpool__cache {
     char directory[CLPOOL__CACHE_PATH_MAX];       /* as configured, for the query */
     char absolute[CLPOOL__CACHE_PATH_MAX];        /* made absolute: mkstemp templates */
     char reason[CLPOOL__CACHE_PATH_MAX + 160];
-    uint64_t hits, misses, refused, writes;       /* under the context's lock, as builds are */
+    uint64_t hits, misses, refused, writes;       /* atomic: builds run on several threads */
 } clpool__cache;
 
 struct clpool_context {
@@ -91,7 +92,9 @@ struct clpool_context {
                                  * loop over its items (PoCL: native float width > 1); not Mesa's llvmpipe
                                  * (width 1), which vectorises across work-items as GPUs do */
     int tiered;                 /* $CLPOOL_TIERED (default 1): a key's first call runs the first tier */
-    pthread_mutex_t lock;       /* guards queue creation, the program list, kernel pools and scratch */
+    pthread_mutex_t lock;       /* guards queue creation, the program list, kernel pools, scratch, build jobs */
+    pthread_cond_t changed;     /* broadcast when a program build or a background job ends */
+    clpool__tier_jobs *jobs;    /* the background build thread and its queue (tiers.c); NULL until needed */
     clpool__program *programs;  /* singly linked cache, keyed by (source, options) */
     clpool__scratch scratch[CLPOOL__SCRATCH_SLOTS];
     clpool__cache cache;
@@ -134,12 +137,18 @@ clpool_status clpool__kernel_get(clpool_context *ctx, const char *const *parts, 
                                  const char *kernel_name, clpool__kernel *out);
 void clpool__kernel_put(clpool_context *ctx, clpool__kernel *k);
 void clpool__programs_release(clpool_context *ctx);
-/* Tiers: whether a call should use `kernel` of the program of (parts, options) now. 1 where tiering is off,
- * where the binary cache holds the program, or where a call asked for this kernel before (a key called again
- * is worth its program, which the caller then builds); otherwise 0, remembering the ask, and the caller runs
- * its op's first tier (docs/design.md, "Tiers"). */
-int clpool__program_wanted(clpool_context *ctx, const char *const *parts, const clpool__options *options,
-                           const char *kernel);
+/* Where a key's tier-up stands, per (program, kernel): NEW (not asked yet), QUEUED (a background build of it
+ * is queued or under way), READY (built, or held by the binary cache: calls use it), FAILED (the background
+ * build failed: the next call builds it itself and reports the error). docs/design.md, "Tiers". */
+typedef enum clpool__tier { CLPOOL__TIER_NEW, CLPOOL__TIER_QUEUED, CLPOOL__TIER_READY, CLPOOL__TIER_FAILED } clpool__tier;
+/* The tier of `kernel` of the program of (parts, options), recording the ask (READY at once where the binary
+ * cache holds the program, or where no ask can be recorded); with `set`, first sets it to `state`. The caller
+ * holds ctx->lock. */
+clpool__tier clpool__kernel_tier(clpool_context *ctx, const char *const *parts, const clpool__options *options,
+                                 const char *kernel, int set, clpool__tier state);
+/* Background builds (tiers.c): stop the context's build thread (a build under way ends first, queued ones are
+ * dropped) before its programs go. */
+void clpool__tiers_stop(clpool_context *ctx);
 /* A first tier serves calls of inputs up to this size only: beyond it the op's own time rivals the compile
  * that the first tier saves (docs/design.md, "Tiers"). */
 #define CLPOOL__FIRST_TIER_MAX_BYTES ((uint64_t)64 << 20)

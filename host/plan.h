@@ -135,9 +135,17 @@ typedef struct clpool__plan {
     int first_tier;              /* the plan is its op's first tier: it runs whatever the tiers say */
 } clpool__plan;
 
-/* Tiers, for every op: whether a call whose input is `input_bytes` runs `plan` now (1), or its op's first
- * tier while the plan's programs are not yet worth building (0; docs/design.md, "Tiers"). */
-int clpool__plan_now(clpool_context *ctx, const clpool__plan *plan, uint64_t input_bytes);
+/* Tiers, for every op (tiers.c; docs/design.md, "Tiers"): whether a call whose input is `input_bytes` runs
+ * `plan` now (1), or its op's first tier while the plan's programs build in the background (0). The first ask
+ * makes *job, that build, sized by the call's buffers `mems`; clpool__plan_run_tiered queues it once the
+ * first tier is enqueued. */
+typedef struct clpool__tier_job clpool__tier_job;
+int clpool__plan_now(clpool_context *ctx, const clpool__plan *plan, uint64_t input_bytes, const cl_mem *mems,
+                     clpool__tier_job **job);
+/* clpool__plan_run, then `job` (if any) queued to start after the plan's commands are done. */
+clpool_status clpool__plan_run_tiered(clpool_context *ctx, cl_command_queue q, const clpool__plan *plan, cl_mem *mems,
+                                      clpool__tier_job *job, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                                      const char *fn);
 
 /* Enqueue one launch with `mems` (indexed by clpool__role) as its buffers. */
 clpool_status clpool__launch_run(clpool_context *ctx, cl_command_queue q, const clpool__launch *l, const cl_mem *mems,

@@ -41,16 +41,6 @@ void clpool__launch_scalar(clpool__launch *l, size_t size)
     add_arg(l, CLPOOL__ARG_SCALAR, CLPOOL__ROLE_NONE);
 }
 
-int clpool__plan_now(clpool_context *ctx, const clpool__plan *plan, uint64_t input_bytes)
-{
-    if (plan->first_tier || input_bytes > CLPOOL__FIRST_TIER_MAX_BYTES) return 1;
-    /* every launch is asked, so a two-launch plan's programs are both remembered */
-    int wanted = 1;
-    for (int i = 0; i < plan->launches; ++i)
-        wanted &= clpool__program_wanted(ctx, plan->launch[i].parts, &plan->launch[i].options, plan->launch[i].kernel);
-    return wanted;
-}
-
 clpool_status clpool__launch_run(clpool_context *ctx, cl_command_queue q, const clpool__launch *l, const cl_mem *mems,
                                  cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
@@ -115,10 +105,11 @@ static clpool_status plan_and_run(clpool_context *ctx, cl_command_queue q, const
     clpool__device_caps_of(ctx, &caps);
     clpool__plan plan;
     planner(&caps, desc, &plan);
-    if (!clpool__plan_now(ctx, &plan, input_bytes)) clpool__window_plan_first_tier(&caps, desc, &plan);
     cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = input, [CLPOOL__ROLE_OUTPUT] = output,
                                   [CLPOOL__ROLE_INDICES] = indices};
-    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    clpool__tier_job *job;
+    if (!clpool__plan_now(ctx, &plan, input_bytes, mems, &job)) clpool__window_plan_first_tier(&caps, desc, &plan);
+    return clpool__plan_run_tiered(ctx, q, &plan, mems, job, num_wait, wait, event, fn);
 }
 
 clpool_status clpool__window_enqueue(clpool_context *ctx, cl_command_queue queue, clpool__pool_desc *desc,

@@ -13,14 +13,22 @@
 #define POOL_MAX 64
 #define ASKED_MAX 8 /* kernels per program (the global pools' have five) */
 
+/* A kernel a call asked for, and where its tier-up stands (clpool__kernel_tier). */
+typedef struct asked_kernel {
+    const char *name;
+    clpool__tier state;
+} asked_kernel;
+
 struct clpool__program {
     clpool__program *next;
     const char *const *parts;  /* a static array of the callers */
     clpool__options options;
     cl_program program;
+    int building;                  /* a thread builds `program` outside the context's lock */
+    int cached;                    /* the binary cache held it when the entry was made */
     size_t pool_count;
     clpool__kernel pool[POOL_MAX]; /* idle kernels of this program, matched by name on checkout */
-    const char *asked[ASKED_MAX];  /* kernels a call has asked for (clpool__program_wanted) */
+    asked_kernel asked[ASKED_MAX];
     size_t asked_count;
 };
 
@@ -277,13 +285,17 @@ static clpool__program *program_add(clpool_context *ctx, const char *const *part
     return p;
 }
 
-/* Find or build the program for (parts, options); caller holds ctx->lock.
- * An entry whose build failed stays unbuilt: a later call retries (e.g.
- * after fixing CLPOOL_KERNEL_DIR). */
+/* Find or build the program for (parts, options); caller holds ctx->lock,
+ * which the build itself does not hold: calls of other programs go on, and a
+ * call that needs this one waits for the build under way. An entry whose
+ * build failed stays unbuilt: a later call retries (e.g. after fixing
+ * CLPOOL_KERNEL_DIR). */
 static clpool_status find_program(clpool_context *ctx, const char *const *parts, const clpool__options *options,
                                   clpool__program **out)
 {
-    clpool__program *p = program_entry(ctx, parts, options);
+    clpool__program *p;
+    while ((p = program_entry(ctx, parts, options)) != NULL && !p->program && p->building)
+        pthread_cond_wait(&ctx->changed, &ctx->lock);
     if (p && p->program) {
         *out = p;
         return CLPOOL_SUCCESS;
@@ -294,20 +306,16 @@ static clpool_status find_program(clpool_context *ctx, const char *const *parts,
                             family_name(parts), CLPOOL__OPTIONS_TEXT_MAX - 1);
     if (!p && !(p = program_add(ctx, parts, options)))
         return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    const clpool_status status = build_program(ctx, parts, text, &p->program);
+    p->building = 1;
+    pthread_mutex_unlock(&ctx->lock);
+    cl_program program = NULL;
+    const clpool_status status = build_program(ctx, parts, text, &program);
+    pthread_mutex_lock(&ctx->lock);
+    p->building = 0;
+    p->program = program;
+    pthread_cond_broadcast(&ctx->changed);
     if (status == CLPOOL_SUCCESS) *out = p;
     return status;
-}
-
-/* Whether `kernel` of `p` was asked for before; records the ask. A full
- * list counts as asked (the kernel is then built without a first tier). */
-static int asked_before(clpool__program *p, const char *kernel)
-{
-    for (size_t i = 0; i < p->asked_count; ++i)
-        if (strcmp(p->asked[i], kernel) == 0) return 1;
-    if (p->asked_count == ASKED_MAX) return 1;
-    p->asked[p->asked_count++] = kernel;
-    return 0;
 }
 
 /* Whether the binary cache holds the program of (parts, options): an entry
@@ -321,22 +329,31 @@ static int binary_cached(clpool_context *ctx, const char *const *parts, const ch
     return has;
 }
 
-int clpool__program_wanted(clpool_context *ctx, const char *const *parts, const clpool__options *options,
-                           const char *kernel)
+/* The ask for `kernel` of `p`, recorded as NEW the first time; NULL when the list is full. */
+static asked_kernel *ask(clpool__program *p, const char *kernel)
 {
-    if (!ctx->tiered || options->count > CLPOOL__OPTIONS_DEFINES) return 1;
-    pthread_mutex_lock(&ctx->lock);
+    for (size_t i = 0; i < p->asked_count; ++i)
+        if (strcmp(p->asked[i].name, kernel) == 0) return &p->asked[i];
+    if (p->asked_count == ASKED_MAX) return NULL;
+    p->asked[p->asked_count] = (asked_kernel){kernel, p->cached ? CLPOOL__TIER_READY : CLPOOL__TIER_NEW};
+    return &p->asked[p->asked_count++];
+}
+
+clpool__tier clpool__kernel_tier(clpool_context *ctx, const char *const *parts, const clpool__options *options,
+                                 const char *kernel, int set, clpool__tier state)
+{
+    if (options->count > CLPOOL__OPTIONS_DEFINES) return CLPOOL__TIER_READY;
     clpool__program *p = program_entry(ctx, parts, options);
     char text[CLPOOL__OPTIONS_TEXT_MAX];
-    int cached = 0;
     if (!p && options_text(options, text)) {
-        cached = binary_cached(ctx, parts, text);
-        p = program_add(ctx, parts, options);
+        const int cached = binary_cached(ctx, parts, text);
+        if ((p = program_add(ctx, parts, options)) != NULL) p->cached = cached;
     }
-    /* No entry (options too long, out of memory): build it now. */
-    const int wanted = !p || asked_before(p, kernel) || cached;
-    pthread_mutex_unlock(&ctx->lock);
-    return wanted;
+    /* No entry or no room to remember the ask (options too long, out of memory): build it now. */
+    asked_kernel *a = p ? ask(p, kernel) : NULL;
+    if (!a) return CLPOOL__TIER_READY;
+    if (set) a->state = state;
+    return a->state;
 }
 
 clpool_status clpool__kernel_get(clpool_context *ctx, const char *const *parts, const clpool__options *options,

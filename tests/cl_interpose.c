@@ -38,6 +38,8 @@ static struct {
     const char *only;
     const char *phase;
     const char *failed;
+    int threads;      /* ci_threads: 0 every thread, 1 the arming thread only, 2 every other thread */
+    pthread_t armer;
     tracked objects[CI_MAX_TRACKED];
     int n_objects;
     int overflow;
@@ -66,12 +68,18 @@ void *ci_real(const char *name)
 static void ci_trace_release(const char *what);
 #endif
 
+/* Whether calls of the current thread are counted (ci_threads); caller holds ci.lock. */
+static int counted_thread(void)
+{
+    return ci.threads == 0 || (ci.threads == 1) == (pthread_equal(pthread_self(), ci.armer) != 0);
+}
+
 /* Counts this call of `name` and answers whether it is the one to fail. */
 static int should_fail(const char *name)
 {
     pthread_mutex_lock(&ci.lock);
     int fail = 0;
-    if (ci.armed && (!ci.only || strcmp(ci.only, name) == 0) && ++ci.calls == ci.fail_at) {
+    if (ci.armed && counted_thread() && (!ci.only || strcmp(ci.only, name) == 0) && ++ci.calls == ci.fail_at) {
         fail = 1;
         ci.failed = name;
     }
@@ -128,6 +136,15 @@ void ci_arm(const char *phase, const char *only, int fail_at, cl_int error)
     ci.phase = phase;
     ci.failed = NULL;
     ci.kernels[0] = '\0';
+    ci.threads = 0;
+    ci.armer = pthread_self();
+    pthread_mutex_unlock(&ci.lock);
+}
+
+void ci_threads(int which)
+{
+    pthread_mutex_lock(&ci.lock);
+    ci.threads = which;
     pthread_mutex_unlock(&ci.lock);
 }
 
@@ -151,7 +168,7 @@ static void log_kernel(cl_kernel kernel)
     if (real_(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL) != CL_SUCCESS) snprintf(name, sizeof name, "?");
     pthread_mutex_lock(&ci.lock);
     const size_t n = strlen(ci.kernels);
-    if (ci.armed && n + strlen(name) + 2 < sizeof ci.kernels)
+    if (ci.armed && counted_thread() && n + strlen(name) + 2 < sizeof ci.kernels)
         snprintf(ci.kernels + n, sizeof ci.kernels - n, "%s%s", n ? " " : "", name);
     pthread_mutex_unlock(&ci.lock);
 }

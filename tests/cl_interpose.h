@@ -27,6 +27,13 @@
  */
 void ci_arm(const char *phase, const char *only, int fail_at, cl_int error);
 
+/**
+ * Which threads' calls the armed interposer counts, fails and logs kernels of, until the next ci_arm():
+ * 0 every thread (ci_arm's default), 1 the thread that armed it only, 2 every other thread (a context's
+ * background build thread).
+ */
+void ci_threads(int which);
+
 /** Stop counting and failing; tracking of already-made objects continues. */
 void ci_disarm(void);
 

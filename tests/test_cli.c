@@ -658,19 +658,26 @@ START_TEST(bench_rows_and_bad_arguments)
 END_TEST
 
 /* One start-up case as `clpool bench --startup` runs it in a child process:
- * it prints the milliseconds to its first result, for the floor and an op. */
+ * it prints the milliseconds to its first result, for the floor and an op,
+ * and for the op those of its calls 2-20. */
 START_TEST(bench_startup_cases)
 {
     const char *cases[2] = {"floor_copy_1x64x112x112", "maxpool_idx_3x3s2p1_1x64x112x112"};
     for (int i = 0; i < 2; ++i) {
-        char args[256], out[256], err[4096];
-        snprintf(args, sizeof args, "bench --startup-case %s --device 0", cases[i]);
+        char args[256], out[1024], err[4096];
+        snprintf(args, sizeof args, "bench --startup-case %s --device 0 --pace 1", cases[i]);
         const int rc = run_cli_io(args, out, sizeof out, err, sizeof err);
         ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
-        char *end = NULL;
-        const double ms = strtod(out, &end);
-        ck_assert_msg(end != out && *end == '\n' && end[1] == '\0' && isfinite(ms) && ms > 0,
-                      "clpool %s printed: %s", args, out);
+        int lines = 0;
+        for (char *at = out, *end = NULL;; at = end + 1, ++lines) {
+            const double ms = strtod(at, &end);
+            if (end == at) {
+                ck_assert_msg(*at == '\0', "clpool %s printed: %s", args, out);
+                break;
+            }
+            ck_assert_msg(*end == '\n' && isfinite(ms) && ms > 0, "clpool %s printed: %s", args, out);
+        }
+        ck_assert_msg(lines == (i ? 20 : 1), "clpool %s printed %d figures: %s", args, lines, out);
     }
 }
 END_TEST

@@ -417,6 +417,10 @@ START_TEST(tensor_round_trip_and_errors)
     ck_assert_int_eq(clpool_tensor_dtype(t), CLPOOL_INT16);
     ck_assert_int_eq(clpool_tensor_shape(t)->dims[1], 5);
     ck_assert_ptr_nonnull(clpool_tensor_mem(t));
+    ck_assert_ptr_null(clpool_tensor_mem(NULL));
+    ck_assert_int_eq(clpool_tensor_dtype(NULL), 0);
+    ck_assert_ptr_null(clpool_tensor_shape(NULL));
+    ck_assert_uint_eq(clpool_tensor_bytes(NULL), 0);
     int16_t in[15], out[15];
     for (int i = 0; i < 15; ++i) in[i] = (int16_t)(i * 1000 - 7000);
     ck_assert_int_eq(clpool_tensor_upload(t, in, sizeof in), CLPOOL_SUCCESS);

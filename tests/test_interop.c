@@ -197,6 +197,7 @@ END_TEST
 typedef struct worker {
     clpool_context *ctx;
     int id;
+    int ops;
     int failures;
     char first_failure[256];
 } worker;
@@ -228,7 +229,7 @@ static void *worker_main(void *arg)
     cl_mem yin = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, LONG_N * sizeof(float), NULL, &err);
     cl_mem bin = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof b, NULL, &err);
     cl_mem out = clCreateBuffer(clpool_context_cl_context(w->ctx), CL_MEM_READ_WRITE, sizeof got, NULL, &err);
-    for (int op = 0; op < OPS_PER_THREAD && w->failures < 5; ++op) {
+    for (int op = 0; op < w->ops && w->failures < 5; ++op) {
         fill_floats(x, 72, ref_rng_next(&rng));
         fill_floats(b, 12, ref_rng_next(&rng));
         clEnqueueWriteBuffer(q, xin, CL_TRUE, 0, sizeof x, x, 0, NULL, NULL);
@@ -298,24 +299,30 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Tiers off (each key's first call builds its program), then on (first calls run the first tiers while the
+ * context's thread builds the specialised programs, released with builds possibly in flight). */
 START_TEST(one_context_shared_by_eight_threads)
 {
-    clpool_context *ctx = NULL;
-    ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
-    pthread_t threads[THREADS];
-    worker workers[THREADS];
-    for (int i = 0; i < THREADS; ++i) {
-        workers[i] = (worker){.ctx = ctx, .id = i};
-        ck_assert_int_eq(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
+    for (int tiered = 0; tiered < 2; ++tiered) {
+        setenv("CLPOOL_TIERED", tiered ? "1" : "0", 1);
+        clpool_context *ctx = NULL;
+        ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
+        pthread_t threads[THREADS];
+        worker workers[THREADS];
+        for (int i = 0; i < THREADS; ++i) {
+            workers[i] = (worker){.ctx = ctx, .id = i, .ops = tiered ? OPS_PER_THREAD / 4 : OPS_PER_THREAD};
+            ck_assert_int_eq(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
+        }
+        int failures = 0;
+        for (int i = 0; i < THREADS; ++i) {
+            pthread_join(threads[i], NULL);
+            if (workers[i].failures) fprintf(stderr, "tiers %s: %s\n", tiered ? "on" : "off", workers[i].first_failure);
+            failures += workers[i].failures;
+        }
+        clpool_context_release(ctx);
+        ck_assert_int_eq(failures, 0);
     }
-    int failures = 0;
-    for (int i = 0; i < THREADS; ++i) {
-        pthread_join(threads[i], NULL);
-        if (workers[i].failures) fprintf(stderr, "%s\n", workers[i].first_failure);
-        failures += workers[i].failures;
-    }
-    clpool_context_release(ctx);
-    ck_assert_int_eq(failures, 0);
+    setenv("CLPOOL_TIERED", "0", 1);
 }
 END_TEST
 

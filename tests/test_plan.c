@@ -1,5 +1,5 @@
 /*
- * Every op's planner (host/window_plan.c, global_plan.c, max_plan.c, max_unpool_plan.c)
+ * Every op's planner (host/window_plan.c, tier_plan.c, global_plan.c, max_plan.c, max_unpool_plan.c)
  * without a device: for calls on three kinds of device, the whole plan
  * (path, kernel file, kernel, every -D value, arguments, work sizes, rows per
  * work-item, scratch) against a table per op. Every row of docs/design.md's
@@ -354,6 +354,99 @@ static const global_case global_cases[] = {
      "8 local 0 planes 8 of 12544 parts 1 col_major 0"},
 };
 
+
+/* A channels-last view's description as clpool__window_enqueue_view makes it: N x C x spatial stored N x
+ * spatial x C (element strides), Indices laid out as the output unless `idx_c_stride` says otherwise. */
+static void view_strides(const clpool_shape *s, int64_t *strides)
+{
+    const int32_t r = s->rank;
+    strides[1] = 1;
+    int64_t next = s->dims[1];
+    for (int32_t d = r - 1; d >= 2; --d) strides[d] = next, next *= s->dims[d];
+    strides[0] = next;
+}
+
+static void channels_last_desc(clpool__pool_desc *d, const clpool_shape *in, int64_t idx_c_stride)
+{
+    clpool_shape out;
+    clpool__window_output_shape(in, &d->w, &out);
+    d->strided = 1;
+    d->channels = in->dims[1];
+    view_strides(in, d->in_strides);
+    view_strides(&out, d->out_strides);
+    view_strides(&out, d->idx_strides);
+    d->idx_strides[1] = idx_c_stride;
+}
+
+/* Views: channels-last ones plan window_channels_last (lanes, rank, channel blocks per walk, one row group or
+ * not), all others the first tier as the plan itself. */
+START_TEST(view_plan_rules)
+{
+    static const struct {
+        const char *name;
+        const clpool__device_caps *caps;
+        int op; /* 0 MaxPool, 1 AveragePool, 2 LpPool p = 2, 3 LpPool p = 2.5 */
+        int64_t channels, kh, kw;
+        int indices;
+        int64_t idx_c_stride;
+        const char *expect;
+    } views[] = {
+        {"avg 3x3", &cpu512, 1, 64, 3, 3, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
+          " VW=16 NS=2 CB=4 ONE_GROUP=1 items 392 local 1"},
+        {"avg 1x20: rows over 16 taps", &cpu512, 1, 64, 1, 20, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
+          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 198 local 1"},
+        {"avg 5x5: five rows of 5 are two groups", &cpu512, 1, 64, 5, 5, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
+          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 260 local 1"},
+        {"lp2 3x3, 300 channels", &cpu512, 2, 300, 3, 3, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=3 LP_KIND=2"
+          " VW=16 NS=2 CB=16 ONE_GROUP=1 items 392 local 1"},
+        {"max 3x3 with Indices", &cpu512, 0, 256, 3, 3, 1, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
+          " VW=16 NS=2 CB=8 items 392 local 1"},
+        {"max 3x3 on a GPU", &gpu, 0, 64, 3, 3, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
+          " VW=8 NS=2 CB=1 items 3136 local 0"},
+        {"max 3x3, 8 channels: fewer than the lanes", &cpu512, 0, 8, 3, 3, 0, 1,
+          "first_tier: window_first_tier.cl window_first_tier DT_FLOAT32 OP=1 items 3136 local 0"},
+        {"lp 2.5: general p", &cpu512, 3, 64, 3, 3, 0, 1,
+          "first_tier: window_first_tier.cl window_first_tier DT_FLOAT32 OP=3 LP_KIND=0 items 25088 local 0"},
+        {"max with Indices strided across C", &cpu512, 0, 64, 3, 3, 1, 2,
+          "first_tier: window_first_tier.cl window_first_tier DT_FLOAT32 OP=1 items 25088 local 0"},
+    };
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; ++i) {
+        const clpool_shape in = {4, {2, views[i].channels, 9, 30}};
+        const int64_t k[2] = {views[i].kh, views[i].kw};
+        clpool__pool_desc desc;
+        if (views[i].op == 0) {
+            clpool_maxpool_params p;
+            ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, k), CLPOOL_SUCCESS);
+            ck_assert_int_eq(clpool__maxpool_describe(&in, &p, F32, views[i].indices, "test_plan", &desc), CLPOOL_SUCCESS);
+        } else if (views[i].op == 1) {
+            clpool_average_pool_params p;
+            ck_assert_int_eq(clpool_average_pool_params_init(&p, 2, k), CLPOOL_SUCCESS);
+            ck_assert_int_eq(clpool__sum_pool_describe(&in, &p, NULL, F32, "test_plan", &desc), CLPOOL_SUCCESS);
+        } else {
+            clpool_lp_pool_params p;
+            ck_assert_int_eq(clpool_lp_pool_params_init(&p, 2, k), CLPOOL_SUCCESS);
+            p.p = views[i].op == 2 ? 2.0 : 2.5;
+            ck_assert_int_eq(clpool__sum_pool_describe(&in, NULL, &p, F32, "test_plan", &desc), CLPOOL_SUCCESS);
+        }
+        channels_last_desc(&desc, &in, views[i].idx_c_stride);
+        clpool__plan plan;
+        memset(&plan, 0xa5, sizeof plan);
+        clpool__window_plan_view(views[i].caps, &desc, &plan);
+        char text[2048];
+        plan_text(&plan, text, sizeof text);
+        ck_assert_msg(strcmp(text, views[i].expect) == 0, "%s: planned\n  %s\nnot\n  %s", views[i].name, text,
+                      views[i].expect);
+        ck_assert_int_eq(plan.first_tier, 0);
+    }
+}
+END_TEST
+
 START_TEST(global_plan_matches_table)
 {
     const global_case *c = &global_cases[_i];
@@ -579,6 +672,7 @@ int main(void)
     tcase_add_loop_test(tc, plan_is_a_pure_function, 0, n);
     tcase_add_test(tc, describe_rejects_bad_attributes);
     tcase_add_test(tc, generic_tier_plan);
+    tcase_add_test(tc, view_plan_rules);
     tcase_add_loop_test(tc, global_plan_matches_table, 0, (int)(sizeof global_cases / sizeof global_cases[0]));
     tcase_add_loop_test(tc, max_plan_matches_table, 0, (int)(sizeof max_cases / sizeof max_cases[0]));
     tcase_add_loop_test(tc, unpool_plan_matches_table, 0, (int)(sizeof unpool_cases / sizeof unpool_cases[0]));

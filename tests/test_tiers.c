@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_util.h"
@@ -25,6 +26,20 @@
 #define ASSERT_SPECIALISED(kernels, desc)                                                                          \
     ck_assert_msg(*(kernels) && strstr((kernels), GENERIC) == NULL, "%s: ran '%s', not a specialised kernel", (desc), \
                   (kernels))
+
+/* Arm the interposer for this thread's calls only: the context's build thread runs kernels and builds
+ * programs of its own meanwhile. */
+static void arm_here(const char *phase, const char *only)
+{
+    ci_arm(phase, only, 0, CL_SUCCESS);
+    ci_threads(1);
+}
+
+static void sleep_ms(long ms)
+{
+    const struct timespec t = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&t, NULL);
+}
 
 /* A context with tiers on (or off). */
 static clpool_context *tiered_context(const char *tiered)
@@ -122,7 +137,7 @@ static const char *mp_run_checked(clpool_context *ctx, const mp_case *c, unsigne
     unsigned char *want = malloc(c->out_bytes);
     int64_t *want_idx = malloc((size_t)n_out * sizeof *want_idx);
     ck_assert_int_eq(ref_maxpool(c->dtype, &c->in, &c->p, c->x, want, c->indices ? want_idx : NULL), 0);
-    ci_arm(c->desc, NULL, 0, CL_SUCCESS);
+    arm_here(c->desc, NULL);
     cu_assert_ok(clpool_maxpool_host(ctx, &c->p, c->dtype, &c->in, c->x, y, c->indices ? idx : NULL),
                  "clpool_maxpool_host", c->desc);
     ci_disarm();
@@ -191,13 +206,14 @@ START_TEST(second_call_tiers_up)
         char first[1024];
         snprintf(first, sizeof first, "%s", mp_run_checked(ctx, &c, y1, i1, "first call"));
         ck_assert_msg(strcmp(first, GENERIC) == 0, "%s: the first call ran '%s'", c.desc, first);
+        cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", c.desc);
         const char *second = mp_run_checked(ctx, &c, y2, i2, "second call");
         ck_assert_msg(strstr(second, GENERIC) == NULL && *second, "%s: the second call ran '%s'", c.desc, second);
         ck_assert_msg(memcmp(y1, y2, c.out_bytes) == 0, "%s: the tiers' outputs differ", c.desc);
         ck_assert_msg(!c.indices || memcmp(i1, i2, (size_t)n_out * sizeof *i1) == 0, "%s: the tiers' Indices differ",
                       c.desc);
         /* A third call builds nothing. */
-        ci_arm(c.desc, "clBuildProgram", 0, CL_SUCCESS);
+        arm_here(c.desc, "clBuildProgram");
         cu_assert_ok(clpool_maxpool_host(ctx, &c.p, dtype, &c.in, c.x, y2, c.indices ? i2 : NULL), "clpool_maxpool_host",
                      c.desc);
         ci_disarm();
@@ -234,6 +250,7 @@ START_TEST(whole_plane_indices_tier_up)
     char first[1024];
     snprintf(first, sizeof first, "%s", mp_run_checked(ctx, &c, y1, i1, "first call"));
     ck_assert_str_eq(first, GENERIC);
+    cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", c.desc);
     const char *second = mp_run_checked(ctx, &c, y2, i2, "second call");
     ASSERT_SPECIALISED(second, c.desc);
     printf("note: %s: the second call ran %s\n", c.desc, second);
@@ -271,7 +288,8 @@ START_TEST(global_pools_tier_up)
             snprintf(desc, sizeof desc, "%s on [%lld,%lld,%lld,%lld]", op == 0 ? "GlobalMaxPool" : op == 1 ? "GlobalAveragePool" : "GlobalLpPool",
                      (long long)in->dims[0], (long long)in->dims[1], (long long)in->dims[2], (long long)in->dims[3]);
             for (int call = 0; call < 2; ++call) {
-                ci_arm(desc, NULL, 0, CL_SUCCESS);
+                if (call == 1) cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", desc);
+                arm_here(desc, NULL);
                 const clpool_status st = op == 0   ? clpool_global_max_pool_host(ctx, dtype, in, x, y[call])
                                          : op == 1 ? clpool_global_average_pool_host(ctx, dtype, in, x, y[call])
                                                    : clpool_global_lp_pool_host(ctx, 2.0, dtype, in, x, y[call]);
@@ -367,7 +385,8 @@ START_TEST(sum_pools_tier_up)
         snprintf(desc, sizeof desc, "%s %s p=%d count_include_pad=%d window %d", kind ? "LpPool" : "AveragePool",
                  clpool_dtype_name(dtype), kind, a.count_include_pad, (int)tw);
         for (int call = 0; call < 2; ++call) {
-            ci_arm(desc, NULL, 0, CL_SUCCESS);
+            if (call == 1) cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", desc);
+            arm_here(desc, NULL);
             const clpool_status st = kind ? clpool_lp_pool_host(ctx, &l, dtype, &in, x, y[call])
                                           : clpool_average_pool_host(ctx, &a, dtype, &in, x, y[call]);
             ci_disarm();
@@ -397,7 +416,7 @@ END_TEST
 
 static const int64_t k3[2] = {3, 3};
 
-/* MaxPool 3x3/s2 float32 on `in` through ctx, returning the kernels that ran and the programs built. */
+/* MaxPool 3x3/s2 on `in` through ctx, returning the kernels that ran and the programs built on this thread. */
 static const char *maxpool_once(clpool_context *ctx, const clpool_shape *in, clpool_dtype dtype, int *builds)
 {
     clpool_maxpool_params p;
@@ -409,7 +428,7 @@ static const char *maxpool_once(clpool_context *ctx, const clpool_shape *in, clp
     unsigned char *x = calloc((size_t)clpool_shape_elements(in), es), *y = malloc((size_t)clpool_shape_elements(&out) * es);
     ck_assert_ptr_nonnull(x);
     ck_assert_ptr_nonnull(y);
-    ci_arm("maxpool_once", "clBuildProgram", 0, CL_SUCCESS);
+    arm_here("maxpool_once", "clBuildProgram");
     cu_assert_ok(clpool_maxpool_host(ctx, &p, dtype, in, x, y, NULL), "clpool_maxpool_host", "maxpool_once");
     ci_disarm();
     *builds = ci_calls();
@@ -467,8 +486,9 @@ START_TEST(binary_cache_entry_skips_first_tier)
     int builds = 0;
     clpool_context *ctx = tiered_context("1");
     ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), GENERIC);
+    cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", "binary cache"); /* built, stored */
     char second[1024];
-    snprintf(second, sizeof second, "%s", maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds)); /* built and stored */
+    snprintf(second, sizeof second, "%s", maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds));
     ASSERT_SPECIALISED(second, "second call");
     clpool_context_release(ctx);
     ctx = tiered_context("1");
@@ -488,8 +508,8 @@ START_TEST(binary_cache_entry_skips_first_tier)
 END_TEST
 
 /* With tiers on, warm-up builds the first tiers: a later first call of a
- * MaxPool key and of a global pool builds nothing, and warm-up asked for no
- * specialised key (the second call is the one that builds). */
+ * MaxPool key and of a global pool builds nothing on the caller's thread, and
+ * warm-up asked for no specialised key (the first call queues its build). */
 START_TEST(warm_up_builds_first_tiers)
 {
     clpool_context *ctx = tiered_context("1");
@@ -498,12 +518,13 @@ START_TEST(warm_up_builds_first_tiers)
     int builds = 0;
     ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), GENERIC);
     ck_assert_int_eq(builds, 0);
+    cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", "after warm-up");
     const char *kernels = maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds);
     ASSERT_SPECIALISED(kernels, "second call after warm-up");
-    ck_assert_int_eq(builds, 1);
+    ck_assert_int_eq(builds, 0);
     const clpool_shape planes = {4, {2, 64, 7, 7}};
     float x[2 * 64 * 49] = {0}, y[128];
-    ci_arm("GlobalAveragePool after warm-up", "clBuildProgram", 0, CL_SUCCESS);
+    arm_here("GlobalAveragePool after warm-up", "clBuildProgram");
     cu_assert_ok(clpool_global_average_pool_host(ctx, CLPOOL_FLOAT32, &planes, x, y), "clpool_global_average_pool_host",
                  "after warm-up");
     ci_disarm();
@@ -516,18 +537,196 @@ START_TEST(warm_up_builds_first_tiers)
     ck_assert_int_eq(clpool_average_pool_params_init(&avg, 2, k2), CLPOOL_SUCCESS);
     ck_assert_int_eq(clpool_lp_pool_params_init(&lp, 2, k2), CLPOOL_SUCCESS);
     float out[3 * 19 * 19];
-    ci_arm("AveragePool after warm-up", "clBuildProgram", 0, CL_SUCCESS);
+    arm_here("AveragePool after warm-up", "clBuildProgram");
     cu_assert_ok(clpool_average_pool_host(ctx, &avg, CLPOOL_FLOAT32, &in, x, out), "clpool_average_pool_host",
                  "after warm-up");
     ci_disarm();
     ck_assert_int_eq(ci_calls(), 0);
     ck_assert_str_eq(ci_kernels(), GENERIC);
-    ci_arm("LpPool after warm-up", "clBuildProgram", 0, CL_SUCCESS);
+    arm_here("LpPool after warm-up", "clBuildProgram");
     cu_assert_ok(clpool_lp_pool_host(ctx, &lp, CLPOOL_FLOAT32, &in, x, out), "clpool_lp_pool_host", "after warm-up");
     ci_disarm();
     ck_assert_int_eq(ci_calls(), 0);
     ck_assert_str_eq(ci_kernels(), GENERIC);
     clpool_context_release(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------ background builds */
+
+/* A key's calls never build on the caller's thread: the first runs the first tier and queues the build,
+ * the ones made while it runs take either tier (exact, identical), the context's thread builds the one
+ * program, and after clpool_context_wait_builds every call takes the specialised kernel. */
+START_TEST(calls_never_wait_for_builds)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 0xb11d);
+    clpool_context *ctx = tiered_context("1");
+    mp_case c;
+    const cu_window window = cu_catalogue_window(CLPOOL_FLOAT32, 2, 0);
+    mp_random(&rng, CLPOOL_FLOAT32, 2, &window, &c);
+    const int64_t n_out = ref_shape_elements(&c.out);
+    unsigned char *y0 = malloc(c.out_bytes), *y = malloc(c.out_bytes);
+    int64_t *i0 = malloc((size_t)n_out * 8), *idx = malloc((size_t)n_out * 8);
+    ci_arm(c.desc, "clBuildProgram", 0, CL_SUCCESS);
+    ci_threads(2); /* the build thread's builds */
+    ck_assert_int_eq(clpool_maxpool_host(ctx, &c.p, c.dtype, &c.in, c.x, y0, c.indices ? i0 : NULL), CLPOOL_SUCCESS);
+    cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", c.desc);
+    ci_disarm();
+    ck_assert_msg(ci_calls() == 1, "%s: the build thread built %d programs, not the key's one", c.desc, ci_calls());
+    clpool_context_release(ctx);
+
+    ctx = tiered_context("1");
+    char first[1024];
+    snprintf(first, sizeof first, "%s", mp_run_checked(ctx, &c, y0, i0, "first call"));
+    ck_assert_str_eq(first, GENERIC);
+    for (int call = 2; call <= 30; ++call) {
+        int builds;
+        char desc[600];
+        snprintf(desc, sizeof desc, "%s, call %d", c.desc, call);
+        const char *kernels = mp_run_checked(ctx, &c, y, idx, desc);
+        builds = 0;
+        arm_here(desc, "clBuildProgram");
+        ck_assert_int_eq(clpool_maxpool_host(ctx, &c.p, c.dtype, &c.in, c.x, y, c.indices ? idx : NULL), CLPOOL_SUCCESS);
+        ci_disarm();
+        builds = ci_calls();
+        ck_assert_msg(builds == 0, "%s (%s): the caller's thread built %d programs", desc, kernels, builds);
+        ck_assert_msg(memcmp(y, y0, c.out_bytes) == 0 && (!c.indices || memcmp(idx, i0, (size_t)n_out * 8) == 0),
+                      "%s: differs from the first tier", desc);
+        if (call % 10 == 0) sleep_ms(50); /* some calls while the build runs, some after */
+    }
+    cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", c.desc);
+    ASSERT_SPECIALISED(mp_run_checked(ctx, &c, y, idx, "after the build"), c.desc);
+    free(y0), free(y), free(i0), free(idx), free(c.x);
+    clpool_context_release(ctx);
+}
+END_TEST
+
+/* Released with builds queued, waiting, building or running: the release returns, the build thread and
+ * every OpenCL object it made are gone (the interposer's balance), and nothing it did shows. */
+START_TEST(release_with_builds_in_flight)
+{
+    static const long delays_ms[] = {0, 60, 150, 400};
+    for (size_t d = 0; d < sizeof delays_ms / sizeof delays_ms[0]; ++d) {
+        char phase[64];
+        snprintf(phase, sizeof phase, "release after %ld ms", delays_ms[d]);
+        ci_arm(phase, NULL, 0, CL_SUCCESS);
+        clpool_context *ctx = tiered_context("1");
+        const clpool_shape in = {4, {1, 3, 20, 20}};
+        for (int k = 2; k <= 4; ++k) { /* three keys: three builds queued */
+            const int64_t ks[2] = {k, k};
+            clpool_maxpool_params p;
+            clpool_maxpool_params_init(&p, 2, ks);
+            float x[3 * 20 * 20] = {0}, y[3 * 20 * 20];
+            cu_assert_ok(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, y, NULL), "clpool_maxpool_host", phase);
+        }
+        sleep_ms(delays_ms[d]);
+        clpool_context_release(ctx);
+        ci_disarm();
+        char live[512];
+        ci_describe_live(live, sizeof live);
+        ck_assert_msg(ci_live(NULL) == 0, "%s: still live: %s", phase, live);
+        ci_forget();
+    }
+}
+END_TEST
+
+/* A first call whose first tier fails still queues the key's build (started at once: there is no run to
+ * wait for), and a call in a buffer too large to copy (a 300 MiB arena) is built without the run; both keys'
+ * next calls take their specialised kernels. */
+START_TEST(builds_after_a_failed_call_and_for_large_buffers)
+{
+    clpool_context *ctx = tiered_context("1");
+    const clpool_shape in = {4, {1, 2, 9, 9}};
+    float x[2 * 81], y[2 * 16];
+    for (int i = 0; i < 2 * 81; ++i) x[i] = (float)((i * 7) % 11);
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 2, k3);
+    p.strides[0] = p.strides[1] = 2;
+    ci_arm("a failed first call", "clEnqueueNDRangeKernel", 1, CL_OUT_OF_RESOURCES);
+    ci_threads(1);
+    ck_assert_int_eq(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, y, NULL), CLPOOL_ERROR_OPENCL);
+    ci_disarm();
+    cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", "after a failed call");
+    arm_here("after a failed call", NULL);
+    cu_assert_ok(clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, y, NULL), "clpool_maxpool_host", "second call");
+    ci_disarm();
+    ASSERT_SPECIALISED(ci_kernels(), "after a failed first call");
+    float want[2 * 16];
+    ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &in, &p, x, want, NULL), 0);
+    ck_assert(memcmp(y, want, sizeof want) == 0);
+
+    /* an arena of 300 MiB holding the 1x2x9x9 input at an offset */
+    cl_int err;
+    const size_t arena_bytes = (size_t)300 << 20, offset = (size_t)200 << 20;
+    cl_mem arena = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE, arena_bytes, NULL, &err);
+    ck_assert_ptr_nonnull(arena);
+    cl_command_queue q = clpool_context_cl_queue(ctx);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, arena, CL_TRUE, offset, sizeof x, x, 0, NULL, NULL), CL_SUCCESS);
+    p.strides[0] = p.strides[1] = 1;
+    for (int call = 0; call < 2; ++call) {
+        arm_here("a 300 MiB arena", NULL);
+        cu_assert_ok(clpool_enqueue_maxpool(ctx, q, &p, CLPOOL_FLOAT32, &in, arena, offset, arena, 0, NULL, 0, 0, NULL,
+                                            NULL),
+                     "clpool_enqueue_maxpool", "a 300 MiB arena");
+        ck_assert_int_eq(clFinish(q), CL_SUCCESS);
+        ci_disarm();
+        if (call == 0) {
+            ck_assert_str_eq(ci_kernels(), GENERIC);
+            cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", "a 300 MiB arena");
+        } else {
+            ASSERT_SPECIALISED(ci_kernels(), "a 300 MiB arena");
+        }
+        float got[2 * 49], ref[2 * 49];
+        ck_assert_int_eq(clEnqueueReadBuffer(q, arena, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &in, &p, x, ref, NULL), 0);
+        ck_assert(memcmp(got, ref, sizeof ref) == 0);
+    }
+    clReleaseMemObject(arena);
+    clpool_context_release(ctx);
+}
+END_TEST
+
+/* The fault sweep of the background build: the n-th OpenCL call of the context's build thread fails, for
+ * every n. The caller never sees it: its calls succeed and stay exact; a program whose build failed is
+ * built by the next call that needs it; every object the thread made is released with the context. */
+START_TEST(background_build_faults)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, 0xfa17);
+    mp_case c;
+    const cu_window window = cu_catalogue_window(CLPOOL_FLOAT32, 2, 1);
+    mp_random(&rng, CLPOOL_FLOAT32, 2, &window, &c);
+    const int64_t n_out = ref_shape_elements(&c.out);
+    unsigned char *y1 = malloc(c.out_bytes), *y2 = malloc(c.out_bytes);
+    int64_t *i1 = malloc((size_t)n_out * 8), *i2 = malloc((size_t)n_out * 8);
+    printf("note: background build failure points:");
+    int n = 1;
+    for (; n <= 64; ++n) {
+        char phase[64];
+        snprintf(phase, sizeof phase, "background build, call %d failed", n);
+        clpool_context *ctx = tiered_context("1");
+        mp_run_checked(ctx, &c, y1, i1, phase); /* the first tier; the build starts 100 ms after it */
+        ci_arm(phase, NULL, n, CL_OUT_OF_RESOURCES);
+        ci_threads(2);
+        cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", phase);
+        ci_disarm();
+        const char *failed = ci_failed_call();
+        if (failed) printf(" %d:%s", n, failed);
+        const char *kernels = mp_run_checked(ctx, &c, y2, i2, phase);
+        ASSERT_SPECIALISED(kernels, phase);
+        ck_assert_msg(memcmp(y1, y2, c.out_bytes) == 0 && (!c.indices || memcmp(i1, i2, (size_t)n_out * 8) == 0),
+                      "%s: the tiers differ", phase);
+        clpool_context_release(ctx);
+        char live[512];
+        ci_describe_live(live, sizeof live);
+        ck_assert_msg(ci_live(NULL) == 0, "%s: still live: %s", phase, live);
+        ci_forget();
+        if (!failed) break;
+    }
+    printf("\n");
+    ck_assert_msg(n > 3 && n <= 64, "the sweep ended at call %d", n);
+    free(y1), free(y2), free(i1), free(i2), free(c.x);
 }
 END_TEST
 
@@ -545,5 +744,9 @@ int main(void)
     tcase_add_test(tc, large_input_skips_first_tier);
     tcase_add_test(tc, binary_cache_entry_skips_first_tier);
     tcase_add_test(tc, warm_up_builds_first_tiers);
+    tcase_add_test(tc, calls_never_wait_for_builds);
+    tcase_add_test(tc, release_with_builds_in_flight);
+    tcase_add_test(tc, builds_after_a_failed_call_and_for_large_buffers);
+    tcase_add_test(tc, background_build_faults);
     return cu_run_suite(s, CK_NORMAL);
 }

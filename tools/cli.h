@@ -24,7 +24,8 @@ int cli_onnx_test(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 /* `clpool bench --startup` (tools/cli_startup.c): R rounds of fresh processes; returns the exit status. */
 int cli_bench_startup(const char *device, int repeat, int csv);
-/* One start-up case in this process (the hidden `bench --startup-case NAME`): prints its ms. */
-int cli_bench_startup_child(const char *name, const char *device);
+/* One start-up case in this process (the hidden `bench --startup-case NAME --pace MS`): prints its first
+ * result's ms, then each later call's. */
+int cli_bench_startup_child(const char *name, const char *device, int pace_ms);
 
 #endif

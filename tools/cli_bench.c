@@ -15,7 +15,8 @@
  *               device running them and with the device idle
  *   --startup   the first result of each reference case (batch 1) and of
  *               clpool_context_warm_up in fresh processes from empty caches,
- *               against a trivial copy kernel's (tools/cli_startup.c); R defaults to 5
+ *               against a trivial copy kernel's, and calls 2-20 of each key
+ *               (tools/cli_startup.c); R defaults to 5
  * POCL_AFFINITY defaults to 1 here (a value in the environment wins): unpinned,
  * PoCL's worker threads can share one core and every kernel, the copy
  * included, runs at a fraction of its speed in that process. CLPOOL_TIERED
@@ -645,7 +646,8 @@ static int bench_sweep(bench_env *env, int csv)
 int cli_bench(int argc, char **argv)
 {
     const char *device = NULL, *filter = NULL;
-    const char *startup_case = NULL; /* internal: one start-up case, in a child process */
+    const char *startup_case = NULL; /* internal: one start-up case, in a child process, its calls --pace ms apart */
+    int pace_ms = 0;
     int csv = 0, sweep = 0, overhead = 0, startup = 0, repeat_given = 0;
     bench_env env;
     memset(&env, 0, sizeof env);
@@ -658,11 +660,12 @@ int cli_bench(int argc, char **argv)
         else if (strcmp(a, "--overhead") == 0) overhead = 1;
         else if (strcmp(a, "--startup") == 0) startup = 1;
         else if (strcmp(a, "--device") != 0 && strcmp(a, "--filter") != 0 && strcmp(a, "--repeat") != 0 &&
-                 strcmp(a, "--startup-case") != 0)
+                 strcmp(a, "--startup-case") != 0 && strcmp(a, "--pace") != 0)
             return cli_usage_error("bench", "unexpected argument '%s'", a);
         else if (i + 1 == argc) return cli_usage_error("bench", "%s needs a value", a);
         else if (strcmp(a, "--device") == 0) device = argv[++i];
         else if (strcmp(a, "--startup-case") == 0) startup_case = argv[++i];
+        else if (strcmp(a, "--pace") == 0) pace_ms = atoi(argv[++i]);
         else if (strcmp(a, "--filter") == 0) filter = argv[++i];
         else {
             char *end = NULL;
@@ -683,7 +686,7 @@ int cli_bench(int argc, char **argv)
     setenv("POCL_AFFINITY", "1", 0); /* before the first OpenCL call; see the top comment */
     /* Throughput is the specialised kernels': no first tier in the warm-up run. */
     if (!startup && !startup_case) setenv("CLPOOL_TIERED", "0", 0);
-    if (startup_case) return cli_bench_startup_child(startup_case, device);
+    if (startup_case) return cli_bench_startup_child(startup_case, device, pace_ms);
     if (startup) return cli_bench_startup(device, repeat_given ? env.repeat : 5, csv);
     if (bench_env_init(&env, device) != 0) {
         bench_env_release(&env);

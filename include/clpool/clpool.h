@@ -244,7 +244,11 @@ CLPOOL_API clpool_status clpool_context_create(const char *device_spec, clpool_c
 CLPOOL_API clpool_status clpool_context_create_from_cl(cl_context context, cl_device_id device,
                                                        cl_command_queue queue, clpool_context **ctx);
 
-/** Release a context (NULL is a no-op). Waits for nothing: finish your queues first. */
+/**
+ * Release a context (NULL is a no-op). Finish your queues first: it waits for
+ * none of your commands. A background build under way (see
+ * clpool_context_wait_builds) ends first; queued ones are dropped.
+ */
 CLPOOL_API void clpool_context_release(clpool_context *ctx);
 
 /**
@@ -261,7 +265,7 @@ CLPOOL_API void clpool_context_trim(clpool_context *ctx);
  * the compile. With tiers on (CLPOOL_TIERED=1, the default): the first tiers
  * of MaxPool, AveragePool, LpPool (p = 2) and the global pools, and Max's
  * programs of 2 inputs (same-shape and broadcast); a key's specialised
- * program is still built on its second call. With tiers off: the specialised
+ * programs are still built after its first call. With tiers off: the specialised
  * programs of the common cases (MaxPool 3x3/s2/p1 and 2x2/s2 with and without
  * Indices, 1-D k3, 3-D 2x2x2; AveragePool 3x3/s1/p1 and 2x2/s2, LpPool p = 2
  * 3x3/s2; the global pools, one- and two-pass; Max as above). Each only where
@@ -270,6 +274,19 @@ CLPOOL_API void clpool_context_trim(clpool_context *ctx);
  * errors. Thread-safe; may be called again (built programs are reused).
  */
 CLPOOL_API clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtype dtype);
+
+/**
+ * Wait until the context's background builds are done. With tiers on, a
+ * key's first call runs its op's first tier and queues the key's specialised
+ * programs for a thread of the context, which builds them and runs the op
+ * once on buffers of its own (so that the driver's code generation happens
+ * there too); calls use the first tier until that is done, and the
+ * specialised programs after. Nothing needs this call; it serves callers that
+ * want every later call on the specialised path (a server after its warm-up
+ * requests, a benchmark). Returns at once where nothing is queued.
+ * Thread-safe.
+ */
+CLPOOL_API clpool_status clpool_context_wait_builds(clpool_context *ctx);
 
 /** Device facts of the context's device. */
 CLPOOL_API clpool_status clpool_context_device_info(const clpool_context *ctx, clpool_device_info *info);
@@ -662,6 +679,7 @@ typedef struct clpool_tensor clpool_tensor;
 CLPOOL_API clpool_status clpool_tensor_create(clpool_context *ctx, clpool_dtype dtype,
                                               const clpool_shape *shape, clpool_tensor **tensor);
 CLPOOL_API void clpool_tensor_release(clpool_tensor *tensor);
+/** A tensor's buffer, dtype, shape and bytes; a NULL tensor gives NULL, 0 (no dtype), NULL and 0. */
 CLPOOL_API cl_mem clpool_tensor_mem(const clpool_tensor *tensor);
 CLPOOL_API clpool_dtype clpool_tensor_dtype(const clpool_tensor *tensor);
 CLPOOL_API const clpool_shape *clpool_tensor_shape(const clpool_tensor *tensor);

@@ -238,6 +238,21 @@ class Context:
         """
         check(lib.clpool_context_warm_up(self.handle, dtype_code(dtype)))
 
+    def wait_builds(self) -> None:
+        """Wait until the specialised programs this context builds in the background are ready.
+
+        A key's first call runs its op's first tier and queues its own programs for the context's build
+        thread; later calls use the first tier until they are built. Nothing needs this call; it serves
+        callers that want every later call on the specialised path (a server after its warm-up requests,
+        a benchmark).
+
+        Raises
+        ------
+        clpool.InvalidArgumentError
+            The context is closed.
+        """
+        check(lib.clpool_context_wait_builds(self.handle))
+
     def trim(self) -> None:
         """Free the scratch buffers multi-pass ops keep between calls."""
         lib.clpool_context_trim(self.handle)

@@ -96,6 +96,7 @@ _STATUS_FUNCTIONS: Dict[str, List[Any]] = {
     "clpool_context_create": [c_char_p, POINTER(c_void_p)],
     "clpool_context_create_from_cl": [_p, _p, _p, POINTER(c_void_p)],
     "clpool_context_warm_up": [_p, c_int],
+    "clpool_context_wait_builds": [_p],
     "clpool_context_device_info": [_p, POINTER(DeviceInfoC)],
     "clpool_window_params_init": [POINTER(WindowParams), c_int32, POINTER(c_int64)],
     "clpool_maxpool_params_init": [POINTER(MaxPoolParams), c_int32, POINTER(c_int64)],

@@ -140,6 +140,7 @@ CLOSED_CALLS = {
     "max": lambda ctx: clpool.max(X, 1.0, ctx=ctx),
     "warm_up": lambda ctx: ctx.warm_up(),
     "trim": lambda ctx: ctx.trim(),
+    "wait_builds": lambda ctx: ctx.wait_builds(),
     "device": lambda ctx: ctx.device,
     "handle": lambda ctx: ctx.handle,
 }

@@ -659,6 +659,20 @@ def test_non_contiguous_and_byte_swapped_numpy_inputs_are_copied_not_misread():
     np.testing.assert_array_equal(got, np.maximum(x, x[:, :, :1, :1]))
 
 
+def test_background_builds(monkeypatch):
+    """With tiers on, the first call runs the first tier and the context builds the key's program meanwhile;
+    after wait_builds the calls run it, with the same results (MaxPool's tiers are bit-identical)."""
+    monkeypatch.setenv("CLPOOL_TIERED", "1")
+    x = np.random.default_rng(7).integers(-4, 4, size=(2, 3, 17, 19)).astype(np.float32)
+    with clpool.Context() as ctx:
+        first = clpool.max_pool(x, [3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ctx=ctx)
+        ctx.wait_builds()
+        ctx.wait_builds()  # nothing queued: returns at once
+        again = clpool.max_pool(x, [3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ctx=ctx)
+        np.testing.assert_array_equal(first, again)
+        clpool.average_pool(x, [2, 2], ctx=ctx)  # closed with a build queued: the context waits for none
+
+
 @pytest.mark.portability
 def test_version_and_devices():
     assert clpool.__version__.count(".") == 2
