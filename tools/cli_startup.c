@@ -10,11 +10,11 @@
  * trivial copy kernel, and one run of it over the MaxPool case's input bytes
  * (uploaded and read back, as the cases' `*_host` calls do).
  *
- * Each cold child then makes calls 2-20 of the same key: back to back, and in
- * a second cold child one every PACE_MS, so that they span the background
- * build of the key's specialised programs (clpool_context_wait_builds). No
- * call after the first should wait for a compiler: the goal is each at most
- * 3x the back-to-back calls' median (the first tier's time) plus 20 ms.
+ * Two more cold children make calls 1-20 of the same key: back to back, and
+ * one every PACE_MS, so that they span the background build of the key's
+ * specialised programs (clpool_context_wait_builds). No call after the first
+ * should wait for a compiler: the goal is each at most 3x the back-to-back
+ * calls' median (the first tier's time) plus 20 ms.
  *
  * clpool's binary cache is as a new user has it: CLPOOL_CACHE_DIR unset, its
  * default directory under the child's new XDG_CACHE_HOME. CLPOOL_CACHE_DIR=off
@@ -138,8 +138,8 @@ static clpool_status run_op(const startup_case *c, clpool_context *ctx, float *x
 }
 
 /* One case in this process: prints the ms from the first OpenCL or clpool
- * call to the result in host memory, then (clpool's cases) each later call's
- * ms, `pace_ms` apart. Returns the exit status. */
+ * call to the result in host memory, then, where `pace_ms` >= 0 (clpool's
+ * cases), each later call's ms, `pace_ms` apart. Returns the exit status. */
 static int startup_child(const char *name, const char *device, int pace_ms)
 {
     const startup_case *c = NULL;
@@ -162,7 +162,7 @@ static int startup_child(const char *name, const char *device, int pace_ms)
         }
         const double t1 = cli_now_ms();
         if (ok) printf("%.3f\n", t1 - t0);
-        for (int call = 2; ok && ctx && call <= CALLS; ++call) {
+        for (int call = 2; ok && ctx && pace_ms >= 0 && call <= CALLS; ++call) {
             const struct timespec pause = {0, pace_ms * 1000000L};
             if (pace_ms) nanosleep(&pause, NULL);
             const double a = cli_now_ms();
@@ -283,18 +283,20 @@ int cli_bench_startup(const char *spec, int repeat, int csv)
             for (int j = 0; j < 2 && rc == 0; ++j) {
                 const startup_case *c = &cases[pair[j]];
                 double *f = fig[r][pair[j]], unused = 0;
-                /* cold, then warm in the same caches; then cold and paced in new ones */
-                for (int run = 0; run < (j ? 1 : 3) && rc == 0; ++run) {
+                /* cold, then warm in the same caches; then back to back and paced, each in new ones */
+                for (int run = 0; run < (j ? 1 : 4) && rc == 0; ++run) {
                     static char dir[] = "/tmp/clpool-startup-XXXXXX";
                     if (run != 1 && !mkdtemp(strcpy(dir, "/tmp/clpool-startup-XXXXXX"))) {
                         fprintf(stderr, "clpool bench: mkdtemp: %s\n", strerror(errno));
                         rc = 1;
                         break;
                     }
-                    const int ok = run == 0   ? spawn_case(self, c->name, device, dir, 0, &f[COLD], &f[LATER_MAX],
-                                                           &f[LATER_MEDIAN], &f[PROCESS])
-                                   : run == 1 ? spawn_case(self, c->name, device, dir, 0, &f[WARM], &unused, &unused,
+                    const int ok = run == 0   ? spawn_case(self, c->name, device, dir, -1, &f[COLD], &unused, &unused,
+                                                           &f[PROCESS])
+                                   : run == 1 ? spawn_case(self, c->name, device, dir, -1, &f[WARM], &unused, &unused,
                                                            &unused)
+                                   : run == 2 ? spawn_case(self, c->name, device, dir, 0, &unused, &f[LATER_MAX],
+                                                           &f[LATER_MEDIAN], &unused)
                                               : spawn_case(self, c->name, device, dir, PACE_MS, &unused,
                                                            &f[PACED_MAX], &unused, &unused);
                     if (ok != 0) {
