@@ -24,7 +24,7 @@
 typedef enum case_op { OP_UNSUPPORTED, OP_MAXPOOL, OP_AVGPOOL, OP_GLOBAL_AVG, OP_GLOBAL_MAX, OP_MAX } case_op;
 
 /* Windows as ONNX gives them (spatial dims only, pads split into begins and
- * ends); no case sets ceil_mode or dilations, so the output size is floor's. */
+ * ends); no case sets ceil_mode, so the output size is floor's. */
 typedef struct onednn_case {
     const char *name;
     case_op op;
@@ -34,6 +34,7 @@ typedef struct onednn_case {
     int count_include_pad;     /* AveragePool's attribute (ONNX default 0) */
     const char *unsupported;   /* why oneDNN cannot run the case, else NULL */
     int channels_last;         /* tensors N x spatial x C (nwc, nhwc, ndhwc), as clpool's views of the name */
+    int64_t dilation[3];       /* ONNX's dilations where not 0 */
 } onednn_case;
 
 #define NO_INDICES "no primitive gives MaxPool's Indices (ONNX flat int64)"
@@ -41,47 +42,52 @@ typedef struct onednn_case {
 /* In step with CASES in tools/bench_ort.py: bench_ort.py joins the two by name. */
 static const onednn_case cases[] = {
     {"maxpool_3x3s2p1_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 0,
-     NULL, 0},
-    {"maxpool_idx_3x3s2p1_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0},
-    {"maxpool_2x2s2_8x128x56x56_f32", OP_MAXPOOL, 4, {8, 128, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL, 0},
-    {"maxpool_5x5s1p2_8x512x20x20_f32", OP_MAXPOOL, 4, {8, 512, 20, 20}, {0}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, 0, NULL, 0},
+     NULL, 0, {0}},
+    {"maxpool_idx_3x3s2p1_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0, {0}},
+    {"maxpool_2x2s2_8x128x56x56_f32", OP_MAXPOOL, 4, {8, 128, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL, 0, {0}},
+    {"maxpool_5x5s1p2_8x512x20x20_f32", OP_MAXPOOL, 4, {8, 512, 20, 20}, {0}, {5, 5}, {1, 1}, {2, 2}, {2, 2}, 0, NULL, 0, {0}},
     {"maxpool_13x13s1p6_8x512x20x20_f32", OP_MAXPOOL, 4, {8, 512, 20, 20}, {0}, {13, 13}, {1, 1}, {6, 6}, {6, 6}, 0,
-     NULL, 0},
-    {"maxpool1d_3s2p1_8x256x4096_f32", OP_MAXPOOL, 3, {8, 256, 4096}, {0}, {3}, {2}, {1}, {1}, 0, NULL, 0},
+     NULL, 0, {0}},
+    {"maxpool1d_3s2p1_8x256x4096_f32", OP_MAXPOOL, 3, {8, 256, 4096}, {0}, {3}, {2}, {1}, {1}, 0, NULL, 0, {0}},
     {"maxpool3d_1x3x3s1x2x2p0x1x1_2x64x16x56x56_f32", OP_MAXPOOL, 5, {2, 64, 16, 56, 56}, {0}, {1, 3, 3}, {1, 2, 2},
-     {0, 1, 1}, {0, 1, 1}, 0, NULL, 0},
+     {0, 1, 1}, {0, 1, 1}, 0, NULL, 0, {0}},
     {"maxpool3d_3x3x3s2p1_2x64x16x56x56_f32", OP_MAXPOOL, 5, {2, 64, 16, 56, 56}, {0}, {3, 3, 3}, {2, 2, 2},
-     {1, 1, 1}, {1, 1, 1}, 0, NULL, 0},
-    {"maxpool_3x3s3_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {3, 3}, {0, 0}, {0, 0}, 0, NULL, 0},
-    {"maxpool_idx_28x28_8x512x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0},
-    {"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0},
-    {"avgpool_3x3s1p1_8x192x35x35_f32", OP_AVGPOOL, 4, {8, 192, 35, 35}, {0}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 0, NULL, 0},
-    {"avgpool_2x2s2_8x256x56x56_f32", OP_AVGPOOL, 4, {8, 256, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL, 0},
-    {"avgpool_5x5s3_8x512x17x17_f32", OP_AVGPOOL, 4, {8, 512, 17, 17}, {0}, {5, 5}, {3, 3}, {0, 0}, {0, 0}, 0, NULL, 0},
+     {1, 1, 1}, {1, 1, 1}, 0, NULL, 0, {0}},
+    {"maxpool_3x3s3_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {3, 3}, {0, 0}, {0, 0}, 0, NULL, 0, {0}},
+    {"maxpool_3x3s2p2d2_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {2, 2}, {2, 2}, {2, 2}, 0,
+     NULL, 0, {2, 2}},
+    {"maxpool_3x3s5_8x64x112x112_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {5, 5}, {0, 0}, {0, 0}, 0, NULL, 0, {0}},
+    {"maxpool4d_3x1x1x3_2x16x16x16x16x16_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0,
+     "pooling takes at most 3 spatial dims", 0, {0}},
+    {"maxpool_idx_28x28_8x512x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0, {0}},
+    {"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, NO_INDICES, 0, {0}},
+    {"avgpool_3x3s1p1_8x192x35x35_f32", OP_AVGPOOL, 4, {8, 192, 35, 35}, {0}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 0, NULL, 0, {0}},
+    {"avgpool_2x2s2_8x256x56x56_f32", OP_AVGPOOL, 4, {8, 256, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0, NULL, 0, {0}},
+    {"avgpool_5x5s3_8x512x17x17_f32", OP_AVGPOOL, 4, {8, 512, 17, 17}, {0}, {5, 5}, {3, 3}, {0, 0}, {0, 0}, 0, NULL, 0, {0}},
     {"avgpool3d_2x2x2s2_2x64x16x56x56_f32", OP_AVGPOOL, 5, {2, 64, 16, 56, 56}, {0}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0},
-     {0, 0, 0}, 0, NULL, 0},
-    {"lppool2_3x3s2_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive", 0},
-    {"maxunpool_2x2s2_8x64x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive", 0},
-    {"maxunpool_3x3s2p1_8x64x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive", 0},
-    {"globalavg_32x2048x7x7_f32", OP_GLOBAL_AVG, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
-    {"globalmax_32x2048x7x7_f32", OP_GLOBAL_MAX, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
-    {"globalavg_8x256x56x56_f32", OP_GLOBAL_AVG, 4, {8, 256, 56, 56}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
-    {"globallp2_8x256x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive", 0},
-    {"globalavg_1x3x1024x1024_f32", OP_GLOBAL_AVG, 4, {1, 3, 1024, 1024}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0},
-    {"max_16x64x128x128_f32", OP_MAX, 4, {16, 64, 128, 128}, {16, 64, 128, 128}, {0}, {0}, {0}, {0}, 0, NULL, 0},
+     {0, 0, 0}, 0, NULL, 0, {0}},
+    {"lppool2_3x3s2_8x64x112x112_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive", 0, {0}},
+    {"maxunpool_2x2s2_8x64x28x28_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive", 0, {0}},
+    {"maxunpool_3x3s2p1_8x64x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no MaxUnpool primitive", 0, {0}},
+    {"globalavg_32x2048x7x7_f32", OP_GLOBAL_AVG, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0, {0}},
+    {"globalmax_32x2048x7x7_f32", OP_GLOBAL_MAX, 4, {32, 2048, 7, 7}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0, {0}},
+    {"globalavg_8x256x56x56_f32", OP_GLOBAL_AVG, 4, {8, 256, 56, 56}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0, {0}},
+    {"globallp2_8x256x56x56_f32", OP_UNSUPPORTED, 0, {0}, {0}, {0}, {0}, {0}, {0}, 0, "no LpPool primitive", 0, {0}},
+    {"globalavg_1x3x1024x1024_f32", OP_GLOBAL_AVG, 4, {1, 3, 1024, 1024}, {0}, {0}, {0}, {0}, {0}, 0, NULL, 0, {0}},
+    {"max_16x64x128x128_f32", OP_MAX, 4, {16, 64, 128, 128}, {16, 64, 128, 128}, {0}, {0}, {0}, {0}, 0, NULL, 0, {0}},
     {"max_bcast_16x64x128x128_1x64x1x1_f32", OP_MAX, 4, {16, 64, 128, 128}, {1, 64, 1, 1}, {0}, {0}, {0}, {0}, 0,
-     NULL, 0},
+     NULL, 0, {0}},
     /* channels-last views: the reference shapes in NHWC (NDHWC) */
     {"maxpool_3x3s2p1_8x64x112x112_nhwc_f32", OP_MAXPOOL, 4, {8, 64, 112, 112}, {0}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, 0,
-     NULL, 1},
+     NULL, 1, {0}},
     {"maxpool_2x2s2_8x128x56x56_nhwc_f32", OP_MAXPOOL, 4, {8, 128, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0,
-     NULL, 1},
+     NULL, 1, {0}},
     {"maxpool3d_3x3x3s2p1_2x64x16x56x56_ndhwc_f32", OP_MAXPOOL, 5, {2, 64, 16, 56, 56}, {0}, {3, 3, 3}, {2, 2, 2},
-     {1, 1, 1}, {1, 1, 1}, 0, NULL, 1},
+     {1, 1, 1}, {1, 1, 1}, 0, NULL, 1, {0}},
     {"avgpool_3x3s1p1_8x192x35x35_nhwc_f32", OP_AVGPOOL, 4, {8, 192, 35, 35}, {0}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 0,
-     NULL, 1},
+     NULL, 1, {0}},
     {"avgpool_2x2s2_8x256x56x56_nhwc_f32", OP_AVGPOOL, 4, {8, 256, 56, 56}, {0}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, 0,
-     NULL, 1},
+     NULL, 1, {0}},
 };
 
 #define N_CASES (sizeof cases / sizeof cases[0])
@@ -199,7 +205,7 @@ static dnnl_primitive_desc_t max_pd(const onednn_case *c, dnnl_engine_t eng, dnn
 static dnnl_primitive_desc_t pool_pd(const onednn_case *c, dnnl_engine_t eng, dnnl_memory_desc_t md[3])
 {
     const int global = c->op == OP_GLOBAL_AVG || c->op == OP_GLOBAL_MAX;
-    dnnl_dims_t src_dims = {0}, dst_dims = {0}, kernel = {0}, strides = {0}, pad_l = {0}, pad_r = {0};
+    dnnl_dims_t src_dims = {0}, dst_dims = {0}, kernel = {0}, strides = {0}, pad_l = {0}, pad_r = {0}, dil = {0};
     src_dims[0] = dst_dims[0] = c->in0[0];
     src_dims[1] = dst_dims[1] = c->in0[1];
     for (int d = 2; d < c->ndims; ++d) {
@@ -209,17 +215,18 @@ static dnnl_primitive_desc_t pool_pd(const onednn_case *c, dnnl_engine_t eng, dn
         strides[sp] = global ? 1 : c->s[sp];
         pad_l[sp] = global ? 0 : c->pad_begin[sp];
         pad_r[sp] = global ? 0 : c->pad_end[sp];
-        dst_dims[d] = (src_dims[d] + pad_l[sp] + pad_r[sp] - kernel[sp]) / strides[sp] + 1;
+        dil[sp] = c->dilation[sp] ? c->dilation[sp] - 1 : 0; /* oneDNN counts the gaps: ONNX's dilation - 1 */
+        dst_dims[d] = (src_dims[d] + pad_l[sp] + pad_r[sp] - ((kernel[sp] - 1) * (dil[sp] + 1) + 1)) / strides[sp] + 1;
     }
     const dnnl_alg_kind_t alg = c->op == OP_MAXPOOL || c->op == OP_GLOBAL_MAX ? dnnl_pooling_max
                                 : c->count_include_pad                      ? dnnl_pooling_avg_include_padding
                                                                             : dnnl_pooling_avg_exclude_padding;
-    dnnl_pooling_desc_t desc;
+    dnnl_pooling_v2_desc_t desc;
     dnnl_primitive_desc_t pd;
     CHECK(dnnl_memory_desc_init_by_tag(&md[0], c->ndims, src_dims, dnnl_f32, case_tag(c)), c->name);
     CHECK(dnnl_memory_desc_init_by_tag(&md[2], c->ndims, dst_dims, dnnl_f32, case_tag(c)), c->name);
-    CHECK(dnnl_pooling_forward_desc_init(&desc, dnnl_forward_inference, alg, &md[0], &md[2], strides, kernel, pad_l,
-                                         pad_r),
+    CHECK(dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference, alg, &md[0], &md[2], strides, kernel, dil,
+                                            pad_l, pad_r),
           c->name);
     CHECK(dnnl_primitive_desc_create(&pd, &desc, NULL, eng, NULL), c->name);
     return pd;

@@ -49,6 +49,10 @@ CASES = {
     "maxpool3d_3x3x3s2p1_2x64x16x56x56_f32": (
         "MaxPool", dict(kernel_shape=[3, 3, 3], strides=[2, 2, 2], pads=[1, 1, 1, 1, 1, 1]), [[2, 64, 16, 56, 56]], 1),
     "maxpool_3x3s3_8x64x112x112_f32": ("MaxPool", dict(kernel_shape=[3, 3], strides=[3, 3]), [[8, 64, 112, 112]], 1),
+    "maxpool_3x3s2p2d2_8x64x112x112_f32": (
+        "MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[2, 2, 2, 2], dilations=[2, 2]), [[8, 64, 112, 112]], 1),
+    "maxpool_3x3s5_8x64x112x112_f32": ("MaxPool", dict(kernel_shape=[3, 3], strides=[5, 5]), [[8, 64, 112, 112]], 1),
+    "maxpool4d_3x1x1x3_2x16x16x16x16x16_f32": ("MaxPool", dict(kernel_shape=[3, 1, 1, 3]), [[2, 16, 16, 16, 16, 16]], 1),
     "maxpool_idx_28x28_8x512x28x28_f32": ("MaxPool", dict(kernel_shape=[28, 28]), [[8, 512, 28, 28]], 2),
     "maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32": (
         "MaxPool", dict(kernel_shape=[3, 3, 3], strides=[2, 2, 2], pads=[1, 1, 1, 1, 1, 1]), [[2, 64, 16, 56, 56]], 2),

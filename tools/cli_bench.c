@@ -48,6 +48,8 @@ typedef struct bench_case {
     int n_inputs;
     clpool_shape in[2];
     int channels_last;        /* MaxPool, AveragePool, LpPool: input, output and Indices channels-last (views) */
+    int64_t dilation;         /* of every spatial dim, if not 0 */
+    int64_t kernel[4];        /* the window per spatial dim instead of k, if kernel[0] is not 0 (strides 1, pads 0) */
 } bench_case;
 
 typedef struct bench_env {
@@ -304,7 +306,7 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
     if (windowed) {
         const int32_t ns = c->in[0].rank - 2;
         int64_t ks[CLPOOL_MAX_SPATIAL];
-        for (int32_t i = 0; i < ns; ++i) ks[i] = c->k;
+        for (int32_t i = 0; i < ns; ++i) ks[i] = c->kernel[0] ? c->kernel[i] : c->k;
         clpool_maxpool_params_init(&s.params, ns, ks);
         for (int32_t i = 0; i < ns; ++i) {
             s.params.strides[i] = c->s;
@@ -314,6 +316,10 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
             s.params.kernel_shape[0] = c->lead_k;
             s.params.strides[0] = 1;
             s.params.pads[0] = s.params.pads[ns] = 0;
+        }
+        for (int32_t i = 0; i < ns; ++i) {
+            if (c->dilation) s.params.dilations[i] = c->dilation;
+            if (c->kernel[0]) s.params.strides[i] = 1;
         }
         st = clpool_maxpool_output_shape(&c->in[0], &s.params, &out);
         /* AveragePool and LpPool: the same window (clpool_maxpool_params starts with its fields) */
@@ -404,7 +410,7 @@ static size_t build_cases(bench_case *out, size_t cap)
     for (size_t v = 0; v < 4; ++v) {
         const clpool_dtype d = variants[v];
         const char *t = dtype_tag(d);
-        bench_case c = {"", B_MAXPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0};
+        bench_case c = {"", B_MAXPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0, 0, {0}};
         snprintf(c.name, sizeof c.name, "maxpool_3x3s2p1_8x64x112x112_%s", t);
         add_case(out, cap, &n, c);
         if (d == CLPOOL_FLOAT32 || d == CLPOOL_FLOAT16) { /* beyond the plan: NaN in the input */
@@ -417,70 +423,75 @@ static size_t build_cases(bench_case *out, size_t cap)
             snprintf(c.name, sizeof c.name, "maxpool_idx_3x3s2p1_8x64x112x112_%s", t);
             add_case(out, cap, &n, c);
         }
-        c = (bench_case){"", B_MAXPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 128, 56, 56)}, 0};
+        c = (bench_case){"", B_MAXPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 128, 56, 56)}, 0, 0, {0}};
         snprintf(c.name, sizeof c.name, "maxpool_2x2s2_8x128x56x56_%s", t);
         add_case(out, cap, &n, c);
         if (d == CLPOOL_FLOAT32) { /* beyond the plan: SPPF's and SPP's stride-1 windows (YOLO necks) */
-            add_case(out, cap, &n, (bench_case){"maxpool_5x5s1p2_8x512x20x20_f32", B_MAXPOOL, d, 5, 1, 2, 0, 1, {SHAPE4(8, 512, 20, 20)}, 0});
-            add_case(out, cap, &n, (bench_case){"maxpool_13x13s1p6_8x512x20x20_f32", B_MAXPOOL, d, 13, 1, 6, 0, 1, {SHAPE4(8, 512, 20, 20)}, 0});
+            add_case(out, cap, &n, (bench_case){"maxpool_5x5s1p2_8x512x20x20_f32", B_MAXPOOL, d, 5, 1, 2, 0, 1, {SHAPE4(8, 512, 20, 20)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"maxpool_13x13s1p6_8x512x20x20_f32", B_MAXPOOL, d, 13, 1, 6, 0, 1, {SHAPE4(8, 512, 20, 20)}, 0, 0, {0}});
             /* 1-D (audio) and 3-D (video) pooling, through 2-D views of the tensors */
-            add_case(out, cap, &n, (bench_case){"maxpool1d_3s2p1_8x256x4096_f32", B_MAXPOOL, d, 3, 2, 1, 0, 1, {{3, {8, 256, 4096}}}, 0});
+            add_case(out, cap, &n, (bench_case){"maxpool1d_3s2p1_8x256x4096_f32", B_MAXPOOL, d, 3, 2, 1, 0, 1, {{3, {8, 256, 4096}}}, 0, 0, {0}});
             add_case(out, cap, &n, (bench_case){"maxpool3d_1x3x3s1x2x2p0x1x1_2x64x16x56x56_f32", B_MAXPOOL, d, 3, 2, 1, 1, 1,
-                                                {{5, {2, 64, 16, 56, 56}}}, 0});
+                                                {{5, {2, 64, 16, 56, 56}}}, 0, 0, {0}});
             add_case(out, cap, &n, (bench_case){"maxpool3d_3x3x3s2p1_2x64x16x56x56_f32", B_MAXPOOL, d, 3, 2, 1, 0, 1,
-                                                {{5, {2, 64, 16, 56, 56}}}, 0});
-            /* the general kernel: stride 3, and 3-D windows with Indices */
-            add_case(out, cap, &n, (bench_case){"maxpool_3x3s3_8x64x112x112_f32", B_MAXPOOL, d, 3, 3, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0});
+                                                {{5, {2, 64, 16, 56, 56}}}, 0, 0, {0}});
+            /* the general kernel: stride 3, dilation, stride 5, a window over the first and last of 4 dims */
+            add_case(out, cap, &n, (bench_case){"maxpool_3x3s3_8x64x112x112_f32", B_MAXPOOL, d, 3, 3, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"maxpool_3x3s2p2d2_8x64x112x112_f32", B_MAXPOOL, d, 3, 2, 2, 0, 1,
+                                                {SHAPE4(8, 64, 112, 112)}, 0, 2, {0}});
+            add_case(out, cap, &n, (bench_case){"maxpool_3x3s5_8x64x112x112_f32", B_MAXPOOL, d, 3, 5, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"maxpool4d_3x1x1x3_2x16x16x16x16x16_f32", B_MAXPOOL, d, 0, 1, 0, 0, 1,
+                                                {{6, {2, 16, 16, 16, 16, 16}}}, 0, 0, {3, 1, 1, 3}});
             /* windows over whole planes (CBAM), with Indices: the window kernel */
-            add_case(out, cap, &n, (bench_case){"maxpool_idx_28x28_8x512x28x28_f32", B_MAXPOOL_IDX, d, 28, 1, 0, 0, 1, {SHAPE4(8, 512, 28, 28)}, 0});
+            add_case(out, cap, &n, (bench_case){"maxpool_idx_28x28_8x512x28x28_f32", B_MAXPOOL_IDX, d, 28, 1, 0, 0, 1, {SHAPE4(8, 512, 28, 28)}, 0, 0, {0}});
             add_case(out, cap, &n, (bench_case){"maxpool3d_idx_3x3x3s2p1_2x64x16x56x56_f32", B_MAXPOOL_IDX, d, 3, 2, 1, 0, 1,
-                                                {{5, {2, 64, 16, 56, 56}}}, 0});
+                                                {{5, {2, 64, 16, 56, 56}}}, 0, 0, {0}});
         }
         if (d == CLPOOL_FLOAT32 || d == CLPOOL_FLOAT16) { /* Inception's 3x3/s1/p1 and DenseNet's 2x2/s2 */
-            c = (bench_case){"", B_AVGPOOL, d, 3, 1, 1, 0, 1, {SHAPE4(8, 192, 35, 35)}, 0};
+            c = (bench_case){"", B_AVGPOOL, d, 3, 1, 1, 0, 1, {SHAPE4(8, 192, 35, 35)}, 0, 0, {0}};
             snprintf(c.name, sizeof c.name, "avgpool_3x3s1p1_8x192x35x35_%s", t);
             add_case(out, cap, &n, c);
-            c = (bench_case){"", B_AVGPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}, 0};
+            c = (bench_case){"", B_AVGPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}, 0, 0, {0}};
             snprintf(c.name, sizeof c.name, "avgpool_2x2s2_8x256x56x56_%s", t);
             add_case(out, cap, &n, c);
         }
         if (d == CLPOOL_FLOAT32) {
-            add_case(out, cap, &n, (bench_case){"avgpool_5x5s3_8x512x17x17_f32", B_AVGPOOL, d, 5, 3, 0, 0, 1, {SHAPE4(8, 512, 17, 17)}, 0});
+            add_case(out, cap, &n, (bench_case){"avgpool_5x5s3_8x512x17x17_f32", B_AVGPOOL, d, 5, 3, 0, 0, 1, {SHAPE4(8, 512, 17, 17)}, 0, 0, {0}});
             add_case(out, cap, &n, (bench_case){"avgpool3d_2x2x2s2_2x64x16x56x56_f32", B_AVGPOOL, d, 2, 2, 0, 0, 1,
-                                                {{5, {2, 64, 16, 56, 56}}}, 0});
-            add_case(out, cap, &n, (bench_case){"lppool2_3x3s2_8x64x112x112_f32", B_LPPOOL2, d, 3, 2, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0});
-            add_case(out, cap, &n, (bench_case){"maxunpool_2x2s2_8x64x28x28_f32", B_MAXUNPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 64, 56, 56)}, 0});
-            add_case(out, cap, &n, (bench_case){"maxunpool_3x3s2p1_8x64x56x56_f32", B_MAXUNPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0});
-            add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}, 0});
-            add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}, 0});
-            add_case(out, cap, &n, (bench_case){"globalavg_8x256x56x56_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}, 0});
-            add_case(out, cap, &n, (bench_case){"globallp2_8x256x56x56_f32", B_GLOBAL_LP2, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}, 0});
-            add_case(out, cap, &n, (bench_case){"globalavg_1x3x1024x1024_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(1, 3, 1024, 1024)}, 0});
+                                                {{5, {2, 64, 16, 56, 56}}}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"lppool2_3x3s2_8x64x112x112_f32", B_LPPOOL2, d, 3, 2, 0, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"maxunpool_2x2s2_8x64x28x28_f32", B_MAXUNPOOL, d, 2, 2, 0, 0, 1, {SHAPE4(8, 64, 56, 56)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"maxunpool_3x3s2p1_8x64x56x56_f32", B_MAXUNPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"globalavg_32x2048x7x7_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"globalmax_32x2048x7x7_f32", B_GLOBAL_MAX, d, 0, 0, 0, 0, 1, {SHAPE4(32, 2048, 7, 7)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"globalavg_8x256x56x56_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"globallp2_8x256x56x56_f32", B_GLOBAL_LP2, d, 0, 0, 0, 0, 1, {SHAPE4(8, 256, 56, 56)}, 0, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"globalavg_1x3x1024x1024_f32", B_GLOBAL_AVG, d, 0, 0, 0, 0, 1, {SHAPE4(1, 3, 1024, 1024)}, 0, 0, {0}});
         }
         if (d == CLPOOL_FLOAT32 || d == CLPOOL_FLOAT16) { /* channels-last views: the reference shapes in NHWC */
-            c = (bench_case){"", B_MAXPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}, 1};
+            c = (bench_case){"", B_MAXPOOL, d, 3, 2, 1, 0, 1, {SHAPE4(8, 64, 112, 112)}, 1, 0, {0}};
             snprintf(c.name, sizeof c.name, "maxpool_3x3s2p1_8x64x112x112_nhwc_%s", t);
             add_case(out, cap, &n, c);
-            c = (bench_case){"", B_AVGPOOL, d, 3, 1, 1, 0, 1, {SHAPE4(8, 192, 35, 35)}, 1};
+            c = (bench_case){"", B_AVGPOOL, d, 3, 1, 1, 0, 1, {SHAPE4(8, 192, 35, 35)}, 1, 0, {0}};
             snprintf(c.name, sizeof c.name, "avgpool_3x3s1p1_8x192x35x35_nhwc_%s", t);
             add_case(out, cap, &n, c);
         }
         if (d == CLPOOL_FLOAT32) {
             add_case(out, cap, &n, (bench_case){"maxpool_idx_3x3s2p1_8x64x112x112_nhwc_f32", B_MAXPOOL_IDX, d, 3, 2, 1, 0, 1,
-                                                {SHAPE4(8, 64, 112, 112)}, 1});
+                                                {SHAPE4(8, 64, 112, 112)}, 1, 0, {0}});
             add_case(out, cap, &n, (bench_case){"maxpool_2x2s2_8x128x56x56_nhwc_f32", B_MAXPOOL, d, 2, 2, 0, 0, 1,
-                                                {SHAPE4(8, 128, 56, 56)}, 1});
+                                                {SHAPE4(8, 128, 56, 56)}, 1, 0, {0}});
             add_case(out, cap, &n, (bench_case){"maxpool3d_3x3x3s2p1_2x64x16x56x56_ndhwc_f32", B_MAXPOOL, d, 3, 2, 1, 0, 1,
-                                                {{5, {2, 64, 16, 56, 56}}}, 1});
+                                                {{5, {2, 64, 16, 56, 56}}}, 1, 0, {0}});
             add_case(out, cap, &n, (bench_case){"avgpool_2x2s2_8x256x56x56_nhwc_f32", B_AVGPOOL, d, 2, 2, 0, 0, 1,
-                                                {SHAPE4(8, 256, 56, 56)}, 1});
+                                                {SHAPE4(8, 256, 56, 56)}, 1, 0, {0}});
             add_case(out, cap, &n, (bench_case){"lppool2_3x3s2_8x64x112x112_nhwc_f32", B_LPPOOL2, d, 3, 2, 0, 0, 1,
-                                                {SHAPE4(8, 64, 112, 112)}, 1});
+                                                {SHAPE4(8, 64, 112, 112)}, 1, 0, {0}});
         }
-        c = (bench_case){"", B_MAX, d, 0, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(16, 64, 128, 128)}, 0};
+        c = (bench_case){"", B_MAX, d, 0, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(16, 64, 128, 128)}, 0, 0, {0}};
         snprintf(c.name, sizeof c.name, "max_16x64x128x128_%s", t);
         add_case(out, cap, &n, c);
-        c = (bench_case){"", B_MAX, d, 0, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(1, 64, 1, 1)}, 0};
+        c = (bench_case){"", B_MAX, d, 0, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(1, 64, 1, 1)}, 0, 0, {0}};
         snprintf(c.name, sizeof c.name, "max_bcast_16x64x128x128_1x64x1x1_%s", t);
         add_case(out, cap, &n, c);
     }
