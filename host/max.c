@@ -115,6 +115,57 @@ static int ranges_overlap(size_t a, size_t alen, size_t b, size_t blen)
     return alen && blen && a < b + blen && b < a + alen;
 }
 
+/* A checked call's buffers and what the passes need of them. */
+typedef struct max_call {
+    clpool_dtype dtype;
+    size_t es;
+    size_t n;
+    const cl_mem *inputs;
+    const size_t *offsets; /* bytes, of each input's element 0 */
+    cl_mem output;
+    size_t output_offset;
+    unsigned aliased; /* bit i: input i is the output */
+    uint64_t moved;   /* bytes of all inputs and the output */
+} max_call;
+
+/* Collapse the call's layout (all: every input's strides over `out`'s dims, then the output's) and run
+ * its passes, each waiting on the one before (out-of-order queues). */
+static clpool_status run_max(clpool_context *ctx, cl_command_queue q, const max_call *c, const clpool_shape *out,
+                             int64_t (*all)[CLPOOL_MAX_RANK], cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    clpool_status status = CLPOOL_SUCCESS;
+    max_layout L;
+    L.strides = all;
+    collapse(c->n + 1, out, &L);
+    clpool__max_desc desc = {.dtype = c->dtype, .esize = (int64_t)c->es, .inputs = c->n, .rank = L.rank,
+                             .strides = (const int64_t(*)[CLPOOL_MAX_RANK])all, .offsets = c->offsets,
+                             .aliased = c->aliased, .out_off = (int64_t)(c->output_offset / c->es),
+                             .moved = c->moved};
+    memcpy(desc.dims, L.dims, sizeof desc.dims);
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    clpool__max_plan plan;
+    clpool__max_plan_call(&caps, &desc, &plan);
+    cl_event prev = NULL, next = NULL;
+    for (size_t pass = 0; pass < plan.passes; ++pass) {
+        clpool__launch l;
+        size_t first[MAX_ARITY];
+        int arity;
+        clpool__max_plan_pass(&desc, &plan, pass, &l, first, &arity);
+        cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_OUTPUT] = c->output};
+        for (int a = 0; a < arity; ++a) mems[CLPOOL__ROLE_INPUTS + a] = first[a] == c->n ? c->output : c->inputs[first[a]];
+        const int last = pass + 1 == plan.passes;
+        CLPOOL_TRY(clpool__launch_run(ctx, q, &l, mems, prev ? 1 : num_wait, prev ? &prev : wait,
+                                      last ? event : &next));
+        if (prev) clReleaseEvent(prev);
+        prev = next;
+        next = NULL;
+    }
+cleanup:
+    if (prev) clReleaseEvent(prev);
+    return status;
+}
+
 clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype, size_t n,
                                  const clpool_shape *shapes, const cl_mem *inputs, const size_t *offsets,
                                  cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
@@ -168,40 +219,137 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     if (n_out == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
 
     /* Layout over all inputs plus the output itself (input 0 of later passes). */
-    max_layout L;
     int64_t (*all)[CLPOOL_MAX_RANK] = calloc(n + 1, sizeof *all);
     if (!all) return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
     for (size_t i = 0; i < n; ++i) broadcast_strides(&shapes[i], &out, all[i]);
     broadcast_strides(&out, &out, all[n]);
-    L.strides = all;
-    collapse(n + 1, &out, &L);
-    clpool__max_desc desc = {.dtype = dtype, .esize = (int64_t)es, .inputs = n, .rank = L.rank,
-                             .strides = (const int64_t(*)[CLPOOL_MAX_RANK])all, .offsets = offsets,
-                             .aliased = aliased, .out_off = (int64_t)(output_offset / es), .moved = moved};
-    memcpy(desc.dims, L.dims, sizeof desc.dims);
-    clpool__device_caps caps;
-    clpool__device_caps_of(ctx, &caps);
-    clpool__max_plan plan;
-    clpool__max_plan_call(&caps, &desc, &plan);
+    const max_call call = {dtype, es, n, inputs, offsets, output, output_offset, aliased, moved};
+    status = run_max(ctx, q, &call, &out, all, num_wait, wait, event);
+    free(all);
+    return status;
+}
 
-    /* each pass waits on the one before (out-of-order queues) */
-    cl_event prev = NULL, next = NULL;
-    for (size_t pass = 0; pass < plan.passes; ++pass) {
-        clpool__launch l;
-        size_t first[MAX_ARITY];
-        int arity;
-        clpool__max_plan_pass(&desc, &plan, pass, &l, first, &arity);
-        cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_OUTPUT] = output};
-        for (int a = 0; a < arity; ++a) mems[CLPOOL__ROLE_INPUTS + a] = first[a] == n ? output : inputs[first[a]];
-        const int last = pass + 1 == plan.passes;
-        CLPOOL_TRY(clpool__launch_run(ctx, q, &l, mems, prev ? 1 : num_wait, prev ? &prev : wait,
-                                      last ? event : &next));
-        if (prev) clReleaseEvent(prev);
-        prev = next;
-        next = NULL;
+/* The bytes a checked view reaches, [*lo, *end); 0 when it has no element. */
+static int view_bytes(const clpool_view *v, size_t es, size_t *lo, size_t *end)
+{
+    int64_t low = 0, high = 0; /* elements from element 0; within 2^63 (clpool__view_check) */
+    for (int32_t d = 0; d < v->rank; ++d) {
+        if (v->dims[d] == 0) return 0;
+        const int64_t reach = (v->dims[d] - 1) * v->strides[d];
+        if (reach < 0) low += reach;
+        else high += reach;
     }
+    *lo = v->offset + (size_t)low * es; /* the check kept every element inside the buffer */
+    *end = v->offset + (size_t)(high + 1) * es;
+    return 1;
+}
+
+/* Whether two views are the same elements in the same logical places. */
+static int same_view(const clpool_view *a, const clpool_view *b)
+{
+    if (a->mem != b->mem || a->offset != b->offset || a->rank != b->rank) return 0;
+    for (int32_t d = 0; d < a->rank; ++d)
+        if (a->dims[d] != b->dims[d] || (a->dims[d] > 1 && a->strides[d] != b->strides[d])) return 0;
+    return 1;
+}
+
+clpool_status clpool_enqueue_max_view(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype, size_t n,
+                                      const clpool_view *inputs, const clpool_view *output, cl_uint num_wait,
+                                      const cl_event *wait, cl_event *event)
+{
+    static const char *fn = "clpool_enqueue_max_view";
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    const clpool__dtype_info *dt = clpool__dtype_lookup(dtype);
+    if (!dt) return clpool__fail(CLPOOL_ERROR_UNSUPPORTED_DTYPE, "%s: dtype %d is not a clpool_dtype", fn, (int)dtype);
+    if (n == 0) return clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT, "%s: Max needs at least one input", fn);
+    CLPOOL_REQUIRE_NOT_NULL(inputs, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    const size_t es = dt->size;
+    clpool_status status = CLPOOL_SUCCESS;
+    clpool_shape *shapes = malloc(n * sizeof *shapes);
+    size_t *offsets = malloc(n * sizeof *offsets);
+    cl_mem *mems = malloc(n * sizeof *mems);
+    int64_t (*all)[CLPOOL_MAX_RANK] = calloc(n + 1, sizeof *all);
+    if (!shapes || !offsets || !mems || !all) {
+        status = clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        char what[32];
+        snprintf(what, sizeof what, "inputs[%zu]", i);
+        CLPOOL_TRY(clpool__view_check(&inputs[i], es, NULL, 0, fn, what));
+        clpool__view_shape(&inputs[i], &shapes[i]);
+        offsets[i] = inputs[i].offset;
+        mems[i] = inputs[i].mem;
+    }
+    clpool_shape out;
+    CLPOOL_TRY(broadcast_shape(n, shapes, &out, fn));
+    CLPOOL_TRY(clpool__view_check(output, es, &out, 1, fn, "output"));
+    CLPOOL_TRY(clpool__check_dtype_device(ctx, dtype, fn));
+    CLPOOL_TRY(clpool__check_wait_list(num_wait, wait, fn));
+    cl_command_queue q;
+    CLPOOL_TRY(clpool__resolve_queue(ctx, queue, fn, &q));
+    /* In place is fine element for element (the same view); any other overlap would read elements another
+     * work-item already wrote, and later passes read the output as the running maximum. */
+    unsigned aliased = 0;
+    uint64_t moved = (uint64_t)clpool_shape_elements(&out) * es;
+    size_t out_lo, out_end, lo, end;
+    const int out_any = view_bytes(output, es, &out_lo, &out_end);
+    for (size_t i = 0; i < n; ++i) {
+        moved += (uint64_t)clpool_shape_elements(&shapes[i]) * es;
+        if (!out_any || inputs[i].mem != output->mem || !view_bytes(&inputs[i], es, &lo, &end) || lo >= out_end ||
+            out_lo >= end)
+            continue;
+        if (!same_view(&inputs[i], output)) {
+            status = clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                  "%s: inputs[%zu] overlaps the output without being the same view (only exact "
+                                  "in-place use is supported)",
+                                  fn, i);
+            goto cleanup;
+        }
+        if (i >= MAX_ARITY) {
+            status = clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
+                                  "%s: the output is inputs[%zu]; only inputs 0..%d may be the output (later inputs "
+                                  "are folded after the output is first written)",
+                                  fn, i, MAX_ARITY - 1);
+            goto cleanup;
+        }
+        aliased |= 1u << i;
+    }
+    if (clpool_shape_elements(&out) == 0) {
+        status = clpool__enqueue_nothing(q, num_wait, wait, event);
+        goto cleanup;
+    }
+    /* Strides over the output's dims (inputs right-aligned, stretched dims 0), then the dims in the order of
+     * the output's strides, largest first: a channels-last output is then row-major, and so are the inputs
+     * laid out as it is, which the kernel loads as vectors. */
+    int32_t order[CLPOOL_MAX_RANK];
+    for (int32_t d = 0; d < out.rank; ++d) {
+        order[d] = d;
+        all[n][d] = out.dims[d] == 1 ? 0 : output->strides[d];
+        for (size_t i = 0; i < n; ++i) {
+            const int32_t id = d - (out.rank - shapes[i].rank);
+            all[i][d] = id < 0 || shapes[i].dims[id] == 1 ? 0 : inputs[i].strides[id];
+        }
+    }
+    for (int32_t a = 1; a < out.rank; ++a) /* insertion sort: stable, at most 12 dims */
+        for (int32_t b = a; b > 0 && all[n][order[b]] > all[n][order[b - 1]]; --b) {
+            const int32_t t = order[b];
+            order[b] = order[b - 1], order[b - 1] = t;
+        }
+    clpool_shape sorted = {out.rank, {0}};
+    int64_t row[CLPOOL_MAX_RANK];
+    for (size_t i = 0; i <= n; ++i) {
+        for (int32_t d = 0; d < out.rank; ++d) row[d] = all[i][order[d]];
+        memcpy(all[i], row, sizeof row);
+    }
+    for (int32_t d = 0; d < out.rank; ++d) sorted.dims[d] = out.dims[order[d]];
+    const max_call call = {dtype, es, n, mems, offsets, output->mem, output->offset, aliased, moved};
+    status = run_max(ctx, q, &call, &sorted, all, num_wait, wait, event);
 cleanup:
-    if (prev) clReleaseEvent(prev);
+    free(shapes);
+    free(offsets);
+    free(mems);
     free(all);
     return status;
 }

@@ -27,6 +27,14 @@ void clpool__max_plan_call(const clpool__device_caps *caps, const clpool__max_de
     plan->vw = d->esize >= 8 ? 8 : 16; /* lanes per block: 16, or 8 for 8-byte types */
     plan->stream = clpool__stream_stores_for(caps->cpu_simd, caps->cache_bytes, d->moved); /* see max.cl */
     plan->blocks = blocks_per_item(caps, d, plan->vw, plan->stream);
+    /* the contiguous form: every input's innermost stride 1 or 0, the output dense (row-major); a call of
+     * one element (collapsed to one dim of 1, strides 0) is in it */
+    const int32_t r = d->rank;
+    const int64_t *out_strides = d->strides[d->inputs];
+    plan->view = d->dims[r - 1] > 1 && out_strides[r - 1] != 1;
+    for (int32_t i = 0; i + 1 < r; ++i) plan->view |= out_strides[i] != out_strides[i + 1] * d->dims[i + 1];
+    for (size_t k = 0; k < d->inputs; ++k) plan->view |= d->dims[r - 1] > 1 && d->strides[k][r - 1] > 1;
+    for (size_t k = 0; k < d->inputs; ++k) plan->view |= d->strides[k][r - 1] < 0;
     plan->passes = d->inputs <= MAX_ARITY ? 1 : 1 + (d->inputs - MAX_ARITY + MAX_ARITY - 2) / (MAX_ARITY - 1);
 }
 
@@ -43,6 +51,7 @@ void clpool__max_plan_pass(const clpool__max_desc *d, const clpool__max_plan *pl
     clpool__options_start(&l->options, d->dtype);
     clpool__options_define(&l->options, "VW", plan->vw);
     clpool__options_define(&l->options, "STREAM_STORES", plan->stream);
+    if (plan->view) clpool__options_define(&l->options, "VIEW", 1); /* a program of its own, views only */
     clpool__launch_buffer(l, CLPOOL__ROLE_OUTPUT);
     /* unused slots repeat input 0: a valid buffer the kernel never reads */
     for (int k = 0; k < MAX_ARITY; ++k) clpool__launch_buffer(l, (clpool__role)(CLPOOL__ROLE_INPUTS + (k < a ? k : 0)));
@@ -54,10 +63,11 @@ void clpool__max_plan_pass(const clpool__max_desc *d, const clpool__max_plan *pl
     for (int k = 0; k < a; ++k) {
         const size_t in = first[k];
         for (int32_t i = 0; i < d->rank; ++i) g->strides[k * CLPOOL__ARGS_MAX_RANK + lead + i] = d->strides[in][i];
-        g->inner_mask |= (int64_t)(d->strides[in][d->rank - 1] == 1) << k; /* contiguous, else broadcast */
+        g->inner_mask |= (int64_t)(d->strides[in][d->rank - 1] == 1) << k; /* contiguous, else broadcast or gathered */
         g->aliased |= in == d->inputs || (in < MAX_ARITY && (d->aliased >> in & 1));
         g->in_offset[k] = in == d->inputs ? d->out_off : (int64_t)d->offsets[in] / d->esize;
     }
+    for (int32_t i = 0; i < d->rank; ++i) g->out_strides[lead + i] = d->strides[d->inputs][i];
     g->out_offset = d->out_off;
     g->blocks = plan->blocks;
     /* blocks of vw along the innermost dim x the next dim x everything outside */

@@ -159,6 +159,7 @@ typedef struct clpool__max_plan {
     int vw;     /* lanes per block */
     int blocks; /* blocks of vw along the innermost dim per work-item */
     int stream; /* -DSTREAM_STORES */
+    int view;   /* -DVIEW=1: an input gathered along the innermost dim, or a strided output (views only) */
     size_t passes;
 } clpool__max_plan;
 void clpool__max_plan_call(const clpool__device_caps *caps, const clpool__max_desc *desc, clpool__max_plan *plan);

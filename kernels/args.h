@@ -123,11 +123,12 @@ typedef struct clpool__max_unpool_sizes {
 typedef struct clpool__max_geom {
     clpool__i64 out_dims[CLPOOL__ARGS_MAX_RANK];
     clpool__i64 strides[CLPOOL__ARGS_MAX_ARITY * CLPOOL__ARGS_MAX_RANK]; /* per output dim, 0 = broadcast */
+    clpool__i64 out_strides[CLPOOL__ARGS_MAX_RANK]; /* the output's, the innermost 1 but in views */
     clpool__i64 in_offset[CLPOOL__ARGS_MAX_ARITY];
     clpool__i64 out_offset;
     clpool__i64 blocks;  /* blocks of VW lanes per work-item */
     clpool__i64 aliased;    /* an input is the output (max.cl) */
-    clpool__i64 inner_mask; /* bit k: input k is contiguous along the innermost dim, else broadcast */
+    clpool__i64 inner_mask; /* bit k: input k is contiguous along the innermost dim (stride 1) */
 } clpool__max_geom;
 
 #endif

@@ -32,9 +32,31 @@
 #define MAX_RANK CLPOOL__ARGS_MAX_RANK
 
 #define CONTIGUOUS(k) ((inner_mask >> (k)) & 1)
+/* -DVIEW=1 (views whose layout the contiguous form does not take): an input's stride along the innermost
+ * dim, inner[k], may be other than 1 (contiguous: a vector load) or 0 (broadcast: one element to every
+ * lane), its lanes then loaded one by one, and the output's rows may be strided (stored element by
+ * element). Every other call builds without it, the code of the contiguous form. */
+#ifndef VIEW
+#define VIEW 0
+#endif
+#if VIEW
+#define STRIDE_AT8(p, s, b)                                                                                    \
+    (p)[(b) * (s)], (p)[((b) + 1) * (s)], (p)[((b) + 2) * (s)], (p)[((b) + 3) * (s)], (p)[((b) + 4) * (s)], \
+        (p)[((b) + 5) * (s)], (p)[((b) + 6) * (s)], (p)[((b) + 7) * (s)]
+#if VW == 16
+#define LOAD_STRIDED(p, s) ((TV(VW))(STRIDE_AT8(p, s, 0), STRIDE_AT8(p, s, 8)))
+#else
+#define LOAD_STRIDED(p, s) ((TV(VW))(STRIDE_AT8(p, s, 0)))
+#endif
+/* Storage bits of VW lanes of input k from element `at` (lane 0's). */
+#define LOAD_LANES(k, ptr, at)                                                                                  \
+    (CONTIGUOUS(k) ? VLOADV(VW, (ptr) + (at)) : inner[k] == 0 ? (TV(VW))((ptr)[at]) : LOAD_STRIDED((ptr) + (at), inner[k]))
+#define LANE_OFFSET(k, at, j) ((at) + (CONTIGUOUS(k) ? (j) : (j) * inner[k]))
+#else
 /* Storage bits of VW lanes of input k at element `at` (+lane if contiguous). */
 #define LOAD_LANES(k, ptr, at) (CONTIGUOUS(k) ? VLOADV(VW, (ptr) + (at)) : (TV(VW))((ptr)[at]))
 #define LANE_OFFSET(k, at, j) ((at) + (CONTIGUOUS(k) ? (j) : 0))
+#endif
 
 /* A whole block, around the cache under -DSTREAM_STORES (common.h). */
 #define STORE_BLOCK(v, p) STORE_STREAMED(TV(VW), v, p, STORE_BITSV(VW, (v), (p)))
@@ -68,10 +90,13 @@
 __attribute__((always_inline)) static inline long max_blocks(__global T *dst, __global const T *in0,
                                                              __global const T *in1, __global const T *in2,
                                                              __global const T *in3, const long *at,
-                                                             const long first, const long n0, const long nb,
-                                                             const long aliased, const int arity,
+                                                             const long *inner, const long first, const long n0,
+                                                             const long nb, const long aliased, const int arity,
                                                              const long inner_mask)
 {
+#if !VIEW
+    (void)inner;
+#endif
     for (long b = 0; b < nb; ++b) {
         long i0 = first + b * VW;
         if (i0 >= n0) break;
@@ -106,8 +131,14 @@ SHARED_ITEM void max_fold(__global T *out, __global const T *in0, __global const
     const long c1 = (long)get_global_id(1);
     if (first >= n0 || c1 >= n1) return;
     const long outer = (long)get_global_id(2);
-    long at[MAX_ARITY]; /* row starts */
-    for (int k = 0; k < arity; ++k) at[k] = g->in_offset[k] + c1 * g->strides[k * MAX_RANK + MAX_RANK - 2];
+    long at[MAX_ARITY], inner[MAX_ARITY]; /* row starts, innermost strides (VIEW) */
+    for (int k = 0; k < arity; ++k) {
+        at[k] = g->in_offset[k] + c1 * g->strides[k * MAX_RANK + MAX_RANK - 2];
+        inner[k] = g->strides[k * MAX_RANK + MAX_RANK - 1];
+    }
+#if VIEW
+    long dst_at = g->out_offset + c1 * g->out_strides[MAX_RANK - 2];
+#endif
     long rest = outer;
 #pragma unroll
     for (int d = MAX_RANK - 3; d >= 0; --d) {
@@ -115,20 +146,35 @@ SHARED_ITEM void max_fold(__global T *out, __global const T *in0, __global const
         const long c = n > 1 ? rest % n : 0; /* leading dims of 1 cost a compare */
         rest = n > 1 ? rest / n : rest;
         for (int k = 0; k < arity; ++k) at[k] += c * g->strides[k * MAX_RANK + d];
+#if VIEW
+        dst_at += c * g->out_strides[d];
+#endif
     }
+#if VIEW
+    __global T *dst = out + dst_at;
+    const long os = g->out_strides[MAX_RANK - 1]; /* a strided row is stored element by element */
+#else
     __global T *dst = out + g->out_offset + (outer * n1 + c1) * n0;
+    const long os = 1;
+#endif
 
     long j0 = 0; /* where the element-at-a-time loop below starts */
+#if VIEW
+    if (n0 >= VW && os == 1) {
+#else
     if (n0 >= VW) {
+#endif
         /* every input contiguous (the same-shape case) in a loop of its own,
          * without a branch per input and block; broadcasts test their bits */
         const long all = (1L << arity) - 1;
         j0 = (g->inner_mask & all) == all
-                 ? max_blocks(dst, in0, in1, in2, in3, at, first, n0, nb, g->aliased, arity, all)
-                 : max_blocks(dst, in0, in1, in2, in3, at, first, n0, nb, g->aliased, arity, g->inner_mask);
+                 ? max_blocks(dst, in0, in1, in2, in3, at, inner, first, n0, nb, g->aliased, arity, all)
+                 : max_blocks(dst, in0, in1, in2, in3, at, inner, first, n0, nb, g->aliased, arity, g->inner_mask);
         STREAM_FENCE();
+    } else if (first > 0) {
+        return; /* a strided row (VIEW): the row's first work-item stores it all */
     }
-    /* A row shorter than one block, or an aliased row's last elements: one at a time. */
+    /* A row shorter than one block, an aliased row's last elements, or a strided row: one at a time. */
     const long inner_mask = g->inner_mask;
     for (long j = j0; j < n0; ++j) {
         T bits = in0[LANE_OFFSET(0, at[0], j)];
@@ -136,7 +182,7 @@ SHARED_ITEM void max_fold(__global T *out, __global const T *in0, __global const
         if (arity > 1) FOLD1(1, in1)
         if (arity > 2) FOLD1(2, in2)
         if (arity > 3) FOLD1(3, in3)
-        dst[j] = bits;
+        dst[j * os] = bits;
     }
 }
 

@@ -602,13 +602,45 @@ START_TEST(run_channels_last)
     read_output(ty_path, CLPOOL_FLOAT32, &g_out_t, &gyt);
     ck_assert_msg(memcmp(gy.data, gyt.data, (size_t)N * C * 4) == 0, "GlobalMaxPool: nhwc maxima differ");
     npy_free(&gy), npy_free(&gyt);
+    /* Max: x with a per-channel vector (1 x C x 1 x 1, stored 1 x 1 x 1 x C) and a row of W (rank 1,
+     * logical in both layouts): the nchw run's values, transposed */
+    char b_path[1024], bt_path[1024], r_path[1024];
+    path_in_tmp(b_path, sizeof b_path, "cl-b.npy");
+    path_in_tmp(bt_path, sizeof bt_path, "cl-bt.npy");
+    path_in_tmp(r_path, sizeof r_path, "cl-r.npy");
+    const clpool_shape b_nchw = {4, {1, C, 1, 1}}, b_nhwc = {4, {1, 1, 1, C}}, row = {1, {W}};
+    float b[C], rw[W];
+    for (int c = 0; c < C; ++c) b[c] = (float)ref_rng_range(&r, -40, 40) / 4;
+    for (int w = 0; w < W; ++w) rw[w] = (float)ref_rng_range(&r, -40, 40) / 4;
+    write_array(b_path, CLPOOL_FLOAT32, &b_nchw, b);
+    write_array(bt_path, CLPOOL_FLOAT32, &b_nhwc, b);
+    write_array(r_path, CLPOOL_FLOAT32, &row, rw);
+    snprintf(args, sizeof args, "run Max -i '%s' -i '%s' -i '%s' -o '%s'", x_path, b_path, r_path, y_path);
+    grc = run_cli(args, err, sizeof err);
+    ck_assert_msg(grc == 0, "clpool %s -> %d: %s", args, grc, err);
+    snprintf(args, sizeof args, "run Max --layout nhwc -i '%s' -i '%s' -i '%s' -o '%s'", t_path, bt_path, r_path,
+             ty_path);
+    grc = run_cli(args, err, sizeof err);
+    ck_assert_msg(grc == 0, "clpool %s -> %d: %s", args, grc, err);
+    npy_array my = {0}, myt = {0};
+    read_output(y_path, CLPOOL_FLOAT32, &nchw, &my);
+    read_output(ty_path, CLPOOL_FLOAT32, &nhwc, &myt);
+    for (int n = 0; n < N; ++n)
+        for (int c = 0; c < C; ++c)
+            for (int e = 0; e < H * W; ++e) {
+                const size_t a = (size_t)(n * C + c) * H * W + (size_t)e, t = ((size_t)n * H * W + (size_t)e) * C + (size_t)c;
+                ck_assert_msg(memcmp((float *)my.data + a, (float *)myt.data + t, 4) == 0,
+                              "Max: nhwc output (%d, %d, %d) differs", n, c, e);
+            }
+    npy_free(&my), npy_free(&myt);
+    remove(b_path), remove(bt_path), remove(r_path);
     remove(x_path), remove(t_path), remove(y_path), remove(i_path), remove(ty_path), remove(ti_path);
     char in_path[1024];
     path_in_tmp(in_path, sizeof in_path, "bad-in.npy");
     write_array(in_path, CLPOOL_FLOAT32, &nhwc, xt);
     expect_failure(2, "run MaxPool --layout nwhc --kernel_shape 2,2 -i '%s' -o '%s'", "--layout 'nwhc' is not nchw or nhwc");
-    expect_failure(1, "run Max --layout nhwc -i '%s' -o '%s'",
-                   "--layout nhwc is for the windowed and global pools; Max takes nchw arrays");
+    expect_failure(1, "run MaxUnpool --layout nhwc --kernel_shape 2,2 -i '%1$s' -i '%1$s' -o '%2$s'",
+                   "--layout nhwc is for the pools and Max; MaxUnpool takes nchw arrays");
     const clpool_shape flat = {2, {4, 4}};
     write_array(in_path, CLPOOL_FLOAT32, &flat, xt);
     expect_failure(1, "run LpPool --layout nhwc --kernel_shape 2 -i '%s' -o '%s'",

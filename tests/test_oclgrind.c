@@ -1001,6 +1001,52 @@ START_TEST(max_all_dtypes)
 }
 END_TEST
 
+/* Max on views (-DVIEW=1): a transposed input (its lanes gathered), a broadcast row, and a stepped
+ * output (stored element by element), in every dtype; the output's gaps keep their guard bytes. */
+START_TEST(max_views)
+{
+    require_gpu();
+    ref_rng r;
+    ref_rng_seed(&r, 12);
+    const clpool_shape a_shape = {2, {3, 37}}, b_shape = {1, {37}};
+    for (size_t d = 0; d < 12; ++d) {
+        const clpool_dtype dt = cu_all_dtypes[d];
+        if (!cu_dtype_runs(dt, "Max on views")) continue;
+        char desc[96];
+        snprintf(desc, sizeof desc, "Max on views, %s", clpool_dtype_name(dt));
+        const size_t es = ref_dtype_size(dt);
+        unsigned char a[3 * 37 * 8], b[37 * 8], a_t[3 * 37 * 8], want[3 * 37 * 8];
+        fill(&r, dt, a, 3 * 37, 1);
+        fill(&r, dt, b, 37, 1);
+        for (int i = 0; i < 3; ++i) /* stored transposed: element (i, j) at j * 3 + i */
+            for (int j = 0; j < 37; ++j) memcpy(a_t + (size_t)(j * 3 + i) * es, a + (size_t)(i * 37 + j) * es, es);
+        const void *inputs[2] = {a, b};
+        const clpool_shape shapes[2] = {a_shape, b_shape};
+        ck_assert_int_eq(ref_max(dt, 2, shapes, inputs, want), 0);
+        cl_mem am = tight_buffer(0, a_t, 3 * 37 * es), bm = tight_buffer(es, b, 37 * es);
+        const size_t out_lead = 4 * es, out_body = (size_t)(2 * 80 + 2 * 36 + 1) * es; /* rows 80 apart, step 2 */
+        unsigned char *img = cu_sentinel_image(out_lead, NULL, out_body);
+        cl_mem om = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_body));
+        free(img);
+        clpool_view views[2] = {{am, 0, 2, {3, 37}, {1, 3}}, {bm, es, 1, {37}, {1}}};
+        const clpool_view ov = {om, out_lead, 2, {3, 37}, {80, 2}};
+        cl_event ev = NULL;
+        paths_start(dt);
+        finish(clpool_enqueue_max_view(cu_ctx, NULL, dt, 2, views, &ov, 0, NULL, &ev), &ev, desc);
+        paths_check("max_of_2", desc);
+        unsigned char *got = read_output(om, out_lead, out_body, "output", desc);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 37; ++j) {
+                const int64_t at = i * 80 + j * 2;
+                cu_expect(same_bits(dt, ref_load_bits(dt, got + out_lead, at), ref_load_bits(dt, want, i * 37 + j)),
+                          "%s: output (%d, %d) differs", desc, i, j);
+            }
+        free(got);
+        clReleaseMemObject(am), clReleaseMemObject(bm), clReleaseMemObject(om);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------- paths reached */
 
 /* Names of the __kernel functions of one .cl file, appended to names[*n]. */
@@ -1102,6 +1148,7 @@ int main(void)
     tcase_add_test(tc, global_pools);
     tc = cu_tcase(s, "max", 1);
     tcase_add_test(tc, max_all_dtypes);
+    tcase_add_test(tc, max_views);
     tcase_add_test(tc, max_unpool);
     tcase_add_test(tc, channels_last_views);
     tc = cu_tcase(s, "paths", 0);

@@ -498,6 +498,13 @@ static const max_case max_cases[] = {
      "max.cl max_of_4 DT_INT8 VW=16 STREAM_STORES=0 items 63 local 1 blocks 1 mask 7 aliased 1 in0 in1 "
      "in2 in3 | max.cl max_of_2 DT_INT8 VW=16 STREAM_STORES=0 items 63 local 1 blocks 1 mask 3 aliased 1 "
      "in5 in4"},
+    {"a view: an input transposed (its innermost stride 64), the output dense", &cpu512, F32, 2, 2, {64, 64},
+     {{64, 1}, {1, 64}, {64, 1}},
+     "max.cl max_of_2 DT_FLOAT32 VW=16 STREAM_STORES=0 VIEW=1 items 1,64 local 1 blocks 64 mask 1 aliased 1 in0 "
+     "in1"},
+    {"a view: a stepped output (every other element of its rows)", &cpu512, F32, 1, 2, {64, 64},
+     {{64, 1}, {256, 2}},
+     "max.cl max_of_1 DT_FLOAT32 VW=16 STREAM_STORES=0 VIEW=1 items 1,64 local 1 blocks 64 mask 1 aliased 1 in0"},
 };
 
 START_TEST(max_plan_matches_table)

@@ -17,6 +17,7 @@
 
 #include "check_util.h"
 #include "planners.h"
+#include "reference_ops.h"
 
 /* A deterministic generator (fixed seeds: a failing case repeats). */
 static uint64_t rng_state;
@@ -619,6 +620,186 @@ END_TEST
 
 /* ------------------------------------------------------------ bad inputs */
 
+/* ------------------------------------------------------------ Max */
+
+static const clpool_dtype all_dtypes[12] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16,
+                                            CLPOOL_INT8,    CLPOOL_UINT8,   CLPOOL_INT16,   CLPOOL_UINT16,
+                                            CLPOOL_INT32,   CLPOOL_UINT32,  CLPOOL_INT64,   CLPOOL_UINT64};
+
+/* A layout `shape` can take: channels-last from rank 3, permuted and stepped from rank 2; reversed for
+ * inputs only. */
+static layout random_layout(int32_t rank, int input)
+{
+    for (;;) {
+        const layout how = (layout)rng_int(0, input ? REVERSED : STEPPED);
+        if ((how == CHANNELS_LAST && rank < 3) || ((how == PERMUTED || how == STEPPED) && rank < 2)) continue;
+        return how;
+    }
+}
+
+/* Data of any dtype: floats with ties, -0, inf and NaN (fill), integers as random bits. */
+static void fill_any(void *data, int64_t n, clpool_dtype dtype)
+{
+    const size_t es = clpool_dtype_size(dtype);
+    if (dtype == CLPOOL_FLOAT32 || dtype == CLPOOL_FLOAT64 || dtype == CLPOOL_FLOAT16 || dtype == CLPOOL_BFLOAT16) {
+        fill(data, n, dtype);
+        return;
+    }
+    for (int64_t i = 0; i < n * (int64_t)es; ++i) ((unsigned char *)data)[i] = (unsigned char)rng_int(0, 3) * 85;
+}
+
+/* Max over views of random layouts against the C reference on the logical tensors, bit for bit: 1-6
+ * inputs (two passes above 4), numpy broadcasting, explicit repeats (a stride 0 on a dim of more than
+ * one element), outputs contiguous, channels-last, permuted or stepped, in place on input 0 now and
+ * then; every element outside the output view unchanged. */
+START_TEST(test_max_views)
+{
+    rng_state = 0x5eed0300u;
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(cu_ctx, &info), CLPOOL_SUCCESS);
+    cl_command_queue q = clpool_context_cl_queue(cu_ctx);
+    for (int c = 0; c < 48; ++c) {
+        const clpool_dtype dtype = all_dtypes[c % 12];
+        if (dtype == CLPOOL_FLOAT64 && !info.has_fp64) continue;
+        const size_t es = clpool_dtype_size(dtype);
+        const size_t n = (size_t)rng_int(1, 6);
+        clpool_shape out = {(int32_t)rng_int(1, 5), {0}};
+        for (int32_t d = 0; d < out.rank; ++d) out.dims[d] = rng_int(1, c % 3 ? 6 : out.rank <= 2 ? 40 : 9);
+        const int in_place = n > 1 && rng_int(0, 3) == 0;
+        stored st[7];
+        clpool_shape shapes[6];
+        void *data[6];
+        unsigned char *img[7];
+        cl_mem mems[7];
+        clpool_view views[6];
+        char desc[512];
+        int len = snprintf(desc, sizeof desc, "case %d: %s, %zu inputs into", c, clpool_dtype_name(dtype), n);
+        for (int32_t d = 0; d < out.rank; ++d) len += snprintf(desc + len, sizeof desc - (size_t)len, " %lld", (long long)out.dims[d]);
+        for (size_t i = 0; i <= n; ++i) {
+            const int is_out = i == n;
+            if (is_out) ck_assert_int_eq(clpool_max_output_shape(n, shapes, &out), CLPOOL_SUCCESS); /* stretched */
+            clpool_shape sh = out;
+            if (!is_out && !(in_place && i == 0)) { /* lower ranks and stretched dims */
+                sh.rank = (int32_t)rng_int(1, out.rank);
+                for (int32_t d = 0; d < sh.rank; ++d)
+                    sh.dims[d] = rng_int(0, 2) ? out.dims[out.rank - sh.rank + d] : 1;
+            }
+            const int is_target = is_out || (in_place && i == 0); /* the output's view: strides >= 0, no repeat */
+            const layout how = is_out && in_place ? CONTIGUOUS : random_layout(sh.rank, !is_target);
+            if (is_out && in_place) {
+                st[n] = st[0];
+            } else {
+                store(&sh, how, es, &st[i]);
+                if (!is_target && rng_int(0, 4) == 0) { /* a repeat: stride 0 on a dim of more than one element */
+                    const int32_t d = (int32_t)rng_int(0, sh.rank - 1);
+                    if (sh.dims[d] > 1) st[i].view.strides[d] = 0;
+                }
+            }
+            len += snprintf(desc + len, sizeof desc - (size_t)len, "%s %s", i == 0 ? ";" : ",",
+                            is_out && in_place ? "in place" : layout_names[how]);
+            const int64_t elems = clpool_shape_elements(&sh);
+            if (!is_out) {
+                shapes[i] = sh;
+                data[i] = malloc((size_t)(elems ? elems : 1) * es);
+                fill_any(data[i], elems, dtype);
+                img[i] = image_of(&st[i], data[i], elems, es);
+                gather(&st[i], img[i], data[i], elems, es); /* repeats: the logical tensor is what is stored */
+            } else {
+                img[n] = in_place ? NULL : image_of(&st[n], NULL, 0, es);
+            }
+        }
+        for (size_t i = 0; i <= n; ++i) {
+            if (i == n && in_place) {
+                mems[n] = mems[0];
+                continue;
+            }
+            mems[i] = cu_buffer_from(img[i], (size_t)st[i].elements * es);
+        }
+        for (size_t i = 0; i < n; ++i) views[i] = st[i].view, views[i].mem = mems[i];
+        clpool_view ov = st[n].view;
+        ov.mem = mems[n];
+        const int64_t n_out = clpool_shape_elements(&out);
+        unsigned char *want = malloc((size_t)(n_out ? n_out : 1) * es), *got = malloc((size_t)(n_out ? n_out : 1) * es);
+        ck_assert_int_eq(ref_max(dtype, n, shapes, (const void *const *)data, want), 0);
+        cu_assert_ok(clpool_enqueue_max_view(cu_ctx, NULL, dtype, n, views, &ov, 0, NULL, NULL),
+                     "clpool_enqueue_max_view", desc);
+        unsigned char *after = malloc((size_t)st[n].elements * es);
+        ck_assert_int_eq(clEnqueueReadBuffer(q, mems[n], CL_TRUE, 0, (size_t)st[n].elements * es, after, 0, NULL, NULL),
+                         CL_SUCCESS);
+        if (in_place) { /* the output's image is input 0's: outside the view it stays as it was */
+            gather(&st[n], after, got, n_out, es);
+            unsigned char *mine = calloc((size_t)st[n].elements, 1);
+            for (int64_t i = 0; i < n_out; ++i) mine[stored_at(&st[n], i)] = 1;
+            for (int64_t e = 0; e < st[n].elements; ++e)
+                ck_assert_msg(mine[e] || memcmp(after + (size_t)e * es, img[0] + (size_t)e * es, es) == 0,
+                              "%s: wrote outside the output view", desc);
+            free(mine);
+        } else {
+            ck_assert_msg(gather(&st[n], after, got, n_out, es), "%s: wrote outside the output view", desc);
+        }
+        for (int64_t i = 0; i < n_out; ++i)
+            ck_assert_msg(memcmp(got + (size_t)i * es, want + (size_t)i * es, es) == 0, "%s: element %lld differs",
+                          desc, (long long)i);
+        free(after), free(want), free(got);
+        for (size_t i = 0; i <= n; ++i) {
+            if (!(i == n && in_place)) clReleaseMemObject(mems[i]);
+            free(img[i]);
+            if (i < n) free(data[i]);
+        }
+    }
+}
+END_TEST
+
+/* Max on views: each bad call with its status and message; exact in-place use runs. */
+START_TEST(test_bad_max_views)
+{
+    const clpool_shape shape = {4, {1, 2, 4, 4}}, bias = {4, {1, 2, 1, 1}};
+    cl_mem buf = cu_zero_buffer(4096);
+    clpool_view a, b, o;
+    ck_assert_int_eq(clpool_view_channels_last(&a, buf, 0, &shape), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&b, buf, 512, &bias), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_channels_last(&o, buf, 1024, &shape), CLPOOL_SUCCESS);
+    const char *fn = "clpool_enqueue_max_view";
+    clpool_view ins[5] = {a, b, b, b, b};
+#define MAXV(n, i, out) clpool_enqueue_max_view(cu_ctx, NULL, CLPOOL_FLOAT32, (n), (i), (out), 0, NULL, NULL)
+    cu_assert_status("good views", fn, MAXV(2, ins, &o), CLPOOL_SUCCESS, NULL);
+    cu_assert_status("in place", fn, MAXV(2, ins, &a), CLPOOL_SUCCESS, NULL);
+    ck_assert_int_eq(clFinish(clpool_context_cl_queue(cu_ctx)), CL_SUCCESS);
+    cu_assert_status("no inputs", fn, MAXV(0, ins, &o), CLPOOL_ERROR_INVALID_ARGUMENT, "Max needs at least one input");
+    cu_assert_status("NULL inputs", fn, MAXV(2, NULL, &o), CLPOOL_ERROR_INVALID_ARGUMENT, "inputs is NULL");
+    cu_assert_status("NULL output", fn, MAXV(2, ins, NULL), CLPOOL_ERROR_INVALID_ARGUMENT, "output is NULL");
+    cu_assert_status("bad dtype", fn,
+                     clpool_enqueue_max_view(cu_ctx, NULL, (clpool_dtype)99, 2, ins, &o, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype 99 is not a clpool_dtype");
+    clpool_view v = o;
+    v.dims[3] = 3;
+    cu_assert_status("output dims", fn, MAXV(2, ins, &v), CLPOOL_ERROR_INVALID_SHAPE,
+                     "output view dims [1,2,4,3] differ from the output shape [1,2,4,4]");
+    clpool_view bad[2] = {a, b};
+    bad[1].dims[1] = 3;
+    cu_assert_status("no broadcast", fn, MAXV(2, bad, &o), CLPOOL_ERROR_INVALID_SHAPE,
+                     "input 1 shape [1,3,1,1] does not broadcast");
+    bad[1] = b;
+    bad[1].strides[1] = 1000;
+    cu_assert_status("input outside its buffer", fn, MAXV(2, bad, &o), CLPOOL_ERROR_BUFFER_TOO_SMALL,
+                     "inputs[1]");
+    v = o;
+    v.strides[1] = -1;
+    v.offset += 4;
+    cu_assert_status("negative output stride", fn, MAXV(2, ins, &v), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view stride -1 of dim 1 is negative");
+    v = a;
+    v.offset += 4; /* input 0's elements shifted by one: overlapping, not the same */
+    cu_assert_status("overlap", fn, MAXV(2, ins, &v), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "inputs[0] overlaps the output without being the same view");
+    clpool_view five[5] = {b, b, b, b, a};
+    cu_assert_status("in place too late", fn, MAXV(5, five, &a), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "the output is inputs[4]; only inputs 0..3 may be the output");
+#undef MAXV
+    clReleaseMemObject(buf);
+}
+END_TEST
+
 START_TEST(test_bad_views)
 {
     const clpool_shape in_shape = {4, {1, 2, 4, 4}}, out_shape = {4, {1, 2, 2, 2}};
@@ -823,6 +1004,8 @@ int main(void)
     tcase_add_test(tc, test_wide_channels);
     tcase_add_test(tc, test_global_pools);
     tcase_add_test(tc, test_planned_paths);
+    tcase_add_test(tc, test_max_views);
+    tcase_add_test(tc, test_bad_max_views);
     tcase_add_test(tc, test_bad_views);
     tcase_add_test(tc, test_view_constructors);
     tcase_add_test(tc, test_views_edge_calls);

@@ -455,6 +455,45 @@ static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, si
     return 0;
 }
 
+/* Max with --layout nhwc: arrays of rank >= 3 are N x spatial x C (views), lower ranks logical; inputs and
+ * the output in buffers of the context. */
+static int run_max_channels_last(clpool_context *ctx, cli_op_call *call, const clpool_shape *shapes,
+                                 const clpool_shape *out_shape, char *err, size_t errlen)
+{
+    const int n = call->n_inputs;
+    cl_context cl = clpool_context_cl_context(ctx);
+    cl_command_queue q = clpool_context_cl_queue(ctx);
+    cl_mem mems[CLI_MAX_INPUTS + 1] = {NULL};
+    clpool_view views[CLI_MAX_INPUTS + 1];
+    int rc = 0;
+    for (int k = 0; k <= n && rc == 0; ++k) {
+        const npy_array *a = k < n ? &call->inputs[k] : &call->outputs[0];
+        const clpool_shape *shape = k < n ? &shapes[k] : out_shape;
+        cl_int e;
+        mems[k] = clCreateBuffer(cl, k < n && a->nbytes ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE,
+                                 a->nbytes ? a->nbytes : 1, k < n && a->nbytes ? a->data : NULL, &e);
+        if (e != CL_SUCCESS) rc = errf(err, errlen, "clCreateBuffer of %zu bytes failed (%d)", a->nbytes, (int)e);
+        const clpool_status st = rc ? CLPOOL_SUCCESS
+                                 : shape->rank >= 3 ? clpool_view_channels_last(&views[k], mems[k], 0, shape)
+                                                    : clpool_view_contiguous(&views[k], mems[k], 0, shape);
+        if (st != CLPOOL_SUCCESS) rc = api_error(call->op, st, err, errlen);
+    }
+    if (rc == 0) {
+        const clpool_status st = clpool_enqueue_max_view(ctx, NULL, array_dtype(call, &call->inputs[0]), (size_t)n,
+                                                         views, &views[n], 0, NULL, NULL);
+        if (st != CLPOOL_SUCCESS) rc = api_error(call->op, st, err, errlen);
+    }
+    if (rc == 0 && call->outputs[0].nbytes) {
+        const cl_int e = clEnqueueReadBuffer(q, mems[n], CL_TRUE, 0, call->outputs[0].nbytes, call->outputs[0].data, 0,
+                                             NULL, NULL);
+        if (e != CL_SUCCESS) rc = errf(err, errlen, "clEnqueueReadBuffer failed (%d)", (int)e);
+    }
+    clFinish(q);
+    for (int k = 0; k <= n; ++k)
+        if (mems[k]) clReleaseMemObject(mems[k]);
+    return rc;
+}
+
 static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     clpool_shape shapes[CLI_MAX_INPUTS], out_shape;
@@ -464,10 +503,17 @@ static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t err
             return errf(err, errlen, "Max input %d has dtype %s but input 0 has %s (all inputs must share one dtype)", i,
                         pb_dtype_name(call->inputs[i].dtype), pb_dtype_name(call->inputs[0].dtype));
         if (array_shape(&call->inputs[i], &shapes[i], err, errlen) != 0) return -1;
+        if (call->channels_last && call->inputs[i].rank >= 3 && logical_shape(call, &call->inputs[i], &shapes[i], err,
+                                                                             errlen) != 0)
+            return -1;
         data[i] = call->inputs[i].data;
     }
     clpool_status st = clpool_max_output_shape((size_t)call->n_inputs, shapes, &out_shape);
     if (st != CLPOOL_SUCCESS) return api_error("Max", st, err, errlen);
+    if (call->channels_last && out_shape.rank >= 3) {
+        if (alloc_stored(call, &call->outputs[0], call->inputs[0].dtype, &out_shape, err, errlen) != 0) return -1;
+        return run_max_channels_last(ctx, call, shapes, &out_shape, err, errlen);
+    }
     if (alloc_output(&call->outputs[0], call->inputs[0].dtype, &out_shape, err, errlen) != 0) return -1;
     st = clpool_max_host(ctx, array_dtype(call, &call->inputs[0]), (size_t)call->n_inputs, shapes, data,
                          call->outputs[0].data);
@@ -538,8 +584,8 @@ int cli_check_call(const char *opname, const onnx_attr *attrs, int n_attrs, int 
 int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     if (cli_check_call(call->op, call->attrs, call->n_attrs, call->n_inputs, call->n_outputs, err, errlen) != 0) return -1;
-    if (call->channels_last && (strcmp(call->op, "Max") == 0 || strcmp(call->op, "MaxUnpool") == 0))
-        return errf(err, errlen, "--layout nhwc is for the windowed and global pools; %s takes nchw arrays", call->op);
+    if (call->channels_last && strcmp(call->op, "MaxUnpool") == 0)
+        return errf(err, errlen, "--layout nhwc is for the pools and Max; %s takes nchw arrays", call->op);
     const int rc = find_op(call->op)->run(ctx, call, err, errlen);
     if (rc != 0) cli_op_call_free(call);
     return rc;

@@ -671,6 +671,21 @@ CLPOOL_API clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queu
                                             cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                             cl_event *event);
 
+/**
+ * Max on views (clpool_view): inputs of any strides (0 repeats an element,
+ * < 0 walks back) broadcast as numpy does to the output's dims; the output's
+ * strides >= 0, not overlapping. Dims are taken in the order of the output's
+ * strides, so a channels-last output, and inputs laid out as it is (a
+ * per-channel 1 x C x 1 x 1 too), run the contiguous call's kernel; other
+ * inputs load their lanes one by one. Results are the contiguous call's bit
+ * for bit. The output may be exactly one of inputs 0..3 (the same view); any
+ * other overlap with an input is refused.
+ */
+CLPOOL_API clpool_status clpool_enqueue_max_view(clpool_context *ctx, cl_command_queue queue, clpool_dtype dtype,
+                                                 size_t num_inputs, const clpool_view *inputs,
+                                                 const clpool_view *output, cl_uint num_events_in_wait_list,
+                                                 const cl_event *event_wait_list, cl_event *event);
+
 /* ------------------------------------------------------ convenience layer */
 
 /** A device tensor owning its cl_mem (for simple users; enqueue APIs take any cl_mem). */
