@@ -41,6 +41,8 @@ typedef enum {
     OP_GLOBAL_AVG,
     OP_GLOBAL_LP,
     OP_AVERAGE_POOL, /* count_include_pad 1 */
+    OP_MAXPOOL_VIEW, /* the input a view reversed along its last dim (clpool_enqueue_maxpool_view) */
+    OP_MAX_VIEW,     /* every input reversed along its last dim (clpool_enqueue_max_view: -DVIEW=1) */
     OP_MAX,
     OP_MAXPOOL_HOST,
     OP_GLOBAL_AVG_HOST,
@@ -93,7 +95,8 @@ static clpool_max_unpool_params unpool_params(const sweep_case *c)
     memcpy(up.window.strides, c->p.strides, sizeof up.window.strides);
     return up;
 }
-static int is_maxpool(op_kind op) { return op == OP_MAXPOOL || op == OP_MAXPOOL_HOST; }
+static int is_maxpool(op_kind op) { return op == OP_MAXPOOL || op == OP_MAXPOOL_HOST || op == OP_MAXPOOL_VIEW; }
+static int is_view(op_kind op) { return op == OP_MAXPOOL_VIEW || op == OP_MAX_VIEW; }
 static int is_sum_pool(op_kind op) { return op == OP_AVERAGE_POOL || op == OP_LP_POOL_HOST; }
 
 /* The window of a case's MaxPool params (AveragePool and LpPool cases carry theirs there). */
@@ -105,7 +108,30 @@ static clpool_window_params window_of(const sweep_case *c)
     memcpy(w.pads, c->p.pads, sizeof w.pads);
     return w;
 }
-static int is_max(op_kind op) { return op == OP_MAX || op == OP_MAX_HOST; }
+static int is_max(op_kind op) { return op == OP_MAX || op == OP_MAX_HOST || op == OP_MAX_VIEW; }
+
+/* A view op's input i: the buffer's elements with the last dim reversed, element 0 at the row's end. */
+static clpool_view reversed_view(const sweep_case *c, size_t i)
+{
+    clpool_view v;
+    ck_assert_int_eq(clpool_view_contiguous(&v, c->in[i], 0, &c->shapes[i]), CLPOOL_SUCCESS);
+    const int32_t last = c->shapes[i].rank - 1;
+    if (last >= 0 && c->shapes[i].dims[last] > 1) {
+        v.offset = (size_t)(c->shapes[i].dims[last] - 1) * sizeof(float);
+        v.strides[last] = -1;
+    }
+    return v;
+}
+
+/* The logical tensor of reversed_view over `x` (a reference's input). */
+static float *reversed_rows(const float *x, const clpool_shape *shape)
+{
+    const int64_t n = clpool_shape_elements(shape), w = shape->rank ? shape->dims[shape->rank - 1] : 1;
+    float *r = malloc((size_t)(n ? n : 1) * sizeof(float));
+    ck_assert_ptr_nonnull(r);
+    for (int64_t e = 0; e < n; ++e) r[e] = x[e - e % w + (w - 1 - e % w)];
+    return r;
+}
 
 /* Inputs, reference and buffers of a case whose name, op, shapes (and params) are set. */
 static void case_setup(sweep_case *c, clpool_context *ctx)
@@ -148,11 +174,14 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
     c->got_idx = calloc(n_out, sizeof(int64_t));
     ck_assert(c->want && c->got && c->want_d && c->want_idx && c->got_idx);
     const void *inputs[MAX_INPUTS];
-    for (size_t i = 0; i < c->n_in; ++i) inputs[i] = c->x[i];
+    float *logical[MAX_INPUTS] = {NULL}; /* a view op's inputs as the reference sees them */
+    for (size_t i = 0; i < c->n_in; ++i)
+        inputs[i] = is_view(c->op) ? (logical[i] = reversed_rows(c->x[i], &c->shapes[i])) : c->x[i];
     switch (c->op) {
     case OP_MAXPOOL:
     case OP_MAXPOOL_HOST:
-        ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &c->shapes[0], &c->p, c->x[0], c->want, c->want_idx), 0);
+    case OP_MAXPOOL_VIEW:
+        ck_assert_int_eq(ref_maxpool(CLPOOL_FLOAT32, &c->shapes[0], &c->p, inputs[0], c->want, c->want_idx), 0);
         break;
     case OP_GLOBAL_MAX:
         ck_assert_int_eq(ref_global_max_pool(CLPOOL_FLOAT32, &c->shapes[0], c->x[0], c->want), 0);
@@ -172,6 +201,7 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
         break;
     case OP_MAX:
     case OP_MAX_HOST:
+    case OP_MAX_VIEW:
         ck_assert_int_eq(ref_max(CLPOOL_FLOAT32, c->n_in, c->shapes, inputs, c->want), 0);
         break;
     case OP_MAX_UNPOOL:
@@ -197,6 +227,7 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
     default:
         break;
     }
+    for (size_t i = 0; i < c->n_in; ++i) free(logical[i]);
     if (!is_host(c->op) && c->op != OP_TENSORS && c->op != OP_WARM_UP) {
         cl_int err;
         c->out = clCreateBuffer(cl, CL_MEM_READ_WRITE, n_out * sizeof(float), NULL, &err);
@@ -287,6 +318,17 @@ static clpool_status case_run(sweep_case *c, clpool_context *ctx, cl_event *ev)
                                            0, NULL, ev);
     case OP_LP_POOL_HOST:
         return clpool_lp_pool_host(ctx, &lp, CLPOOL_FLOAT32, &c->shapes[0], c->x[0], c->got);
+    case OP_MAXPOOL_VIEW:
+    case OP_MAX_VIEW: {
+        clpool_view in[MAX_INPUTS], out, idx;
+        for (size_t i = 0; i < c->n_in; ++i) in[i] = reversed_view(c, i);
+        ck_assert_int_eq(clpool_view_contiguous(&out, c->out, 0, &c->out_shape), CLPOOL_SUCCESS);
+        ck_assert_int_eq(clpool_view_contiguous(&idx, c->idx, 0, &c->out_shape), CLPOOL_SUCCESS);
+        return c->op == OP_MAX_VIEW
+                   ? clpool_enqueue_max_view(ctx, c->queue, CLPOOL_FLOAT32, c->n_in, in, &out, 0, NULL, ev)
+                   : clpool_enqueue_maxpool_view(ctx, c->queue, &c->p, CLPOOL_FLOAT32, &in[0], &out,
+                                                 c->with_indices ? &idx : NULL, 0, NULL, ev);
+    }
     case OP_MAX:
         return clpool_enqueue_max(ctx, c->queue, CLPOOL_FLOAT32, c->n_in, c->shapes, c->in, offsets, c->out, 0, 0, NULL,
                                   ev);
@@ -535,7 +577,7 @@ START_TEST(pools_and_max)
     const clpool_shape small = {4, {2, 3, 7, 7}}, long_planes = {4, {1, 2, 64, 64}};
     const int64_t k3[2] = {3, 3};
     const int64_t k2[2] = {2, 2};
-    sweep_case cases[12];
+    sweep_case cases[14];
     size_t n = 0;
     maxpool_case(&cases[n++], "AveragePool 3x3/s1/p1 count_include_pad", OP_AVERAGE_POOL, small, 2, k3, 1, 1, 0);
     maxpool_case(&cases[n++], "MaxUnpool 2x2/s2 (whole planes)", OP_MAX_UNPOOL, (clpool_shape){4, {4, 8, 5, 6}}, 2,
@@ -551,9 +593,11 @@ START_TEST(pools_and_max)
     max_case(&cases[n++], "Max of 3 inputs (one pass)", OP_MAX, 3);
     max_case(&cases[n++], "Max of 4 inputs (one pass)", OP_MAX, 4);
     max_case(&cases[n++], "Max of 6 inputs (two passes)", OP_MAX, 6);
+    maxpool_case(&cases[n++], "MaxPool 3x3/s2 on a reversed view, Indices", OP_MAXPOOL_VIEW, small, 2, k3, 2, 1, 1);
+    max_case(&cases[n++], "Max of 6 reversed views (two passes)", OP_MAX_VIEW, 6);
     const int total = run_cases(cases, n, ctx);
     release_and_assert_all_released(ctx, "global pools and Max, context released");
-    printf("note: AveragePool, MaxUnpool, global pools and Max: %d failure points\n", total);
+    printf("note: AveragePool, MaxUnpool, global pools, Max and views: %d failure points\n", total);
 }
 END_TEST
 

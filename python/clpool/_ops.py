@@ -190,7 +190,7 @@ def _side(inputs: Sequence[Any], queue: Any, events: List[Any], strided: bool = 
         if not strided and not a.flags.c_contiguous:
             raise _errors.InvalidArgumentError(
                 f"pyopencl array of shape {a.shape} and strides {a.strides} is not C-contiguous "
-                "(device arrays are read in place, never copied; the windowed and global pools take any strides)")
+                "(device arrays are read in place, never copied; the pools and Max take any strides)")
     return queue
 
 
@@ -572,10 +572,10 @@ def _dense(a: Any) -> bool:
     return lo == 0 and hi + 1 == a.size and all(st > 0 for d, st in zip(a.shape, a.strides) if d > 1)
 
 
-def _host_views(ctx: Optional[Context], run: Callable[..., int], arrays: Sequence[_NDArray]) -> None:
-    """A view call on numpy arrays: the input (arrays[0], any strides) uploaded as the span of memory its
-    elements reach, no host copy; the outputs (dense in some axis order) read back into their memory. `run`
-    takes (handle, queue, views..., wait list count, wait list, event) and enqueues the op."""
+def _host_views(ctx: Optional[Context], run: Callable[..., int], arrays: Sequence[_NDArray], inputs: int = 1) -> None:
+    """A view call on numpy arrays: the inputs (the first `inputs` arrays, any strides) uploaded as the span
+    of memory their elements reach, no host copy; the outputs (dense in some axis order) read back into their
+    memory. `run` takes (handle, queue, views..., wait list count, wait list, event) and enqueues the op."""
     cl = opencl  # not None: _host takes numpy views only where the ICD loader was found
     assert cl is not None
     handle = _host_handle(ctx)
@@ -584,12 +584,12 @@ def _host_views(ctx: Optional[Context], run: Callable[..., int], arrays: Sequenc
     try:
         views = []
         for k, a in enumerate(arrays):
-            strides = _element_strides(a, "x" if k == 0 else "out")
+            strides = _element_strides(a, ("x" if inputs == 1 else f"inputs[{k}]") if k < inputs else "out")
             lo, hi = _span(a, strides)
             nbytes = (hi - lo + 1) * a.itemsize if a.size else 1
             ptr = a.ctypes.data + lo * a.itemsize
             err = ctypes.c_int32(0)
-            flags = _CL_MEM_READ_ONLY | _CL_MEM_COPY_HOST_PTR if k == 0 and a.size else _CL_MEM_READ_WRITE
+            flags = _CL_MEM_READ_ONLY | _CL_MEM_COPY_HOST_PTR if k < inputs and a.size else _CL_MEM_READ_WRITE
             mem = cl.clCreateBuffer(cl_context, flags, nbytes, ptr if flags & _CL_MEM_COPY_HOST_PTR else None,
                                         byref(err))
             if err.value != 0 or not mem:
@@ -598,7 +598,7 @@ def _host_views(ctx: Optional[Context], run: Callable[..., int], arrays: Sequenc
             views.append(_view(mem, -lo * a.itemsize, a, strides))
         check(run(handle, None, *[byref(v) for v in views], 0, None, None))
         for k, (mem, ptr, nbytes) in enumerate(mems):
-            if k and arrays[k].size:
+            if k >= inputs and arrays[k].size:
                 e = cl.clEnqueueReadBuffer(queue, mem, 1, 0, nbytes, ptr, 0, None, None)
                 if e != 0:
                     raise _errors.OpenCLError(f"clEnqueueReadBuffer of a view's {nbytes} bytes failed ({e})")
@@ -646,6 +646,43 @@ def _window_views(x: Any, dev: Optional[_Device], ctx: Optional[Context],
     views = [_view(*dev.mem(a), a, _element_strides(a, n)) for a, n in zip([x] + arrays, ["x"] + names)]
     dev.finish(run(dev.ctx.handle, dev.queue.int_ptr, *[byref(v) for v in views], *dev.waits()))
     return arrays
+
+
+def _max_views(values: List[Any], dims: Tuple[int, ...], dtype: np.dtype[Any], code: int, ctx: Optional[Context],
+               dev: Optional[_Device], out: Any) -> Any:
+    """Max where an input or out= has strides other than C order's: clpool_enqueue_max_view on the arrays as
+    they lie. A new output keeps the memory order of the first input of the output's rank (channels-last
+    in, channels-last out)."""
+    n = len(values)
+    like = next((a for a in values if a.ndim == len(dims)), None)
+    order = _memory_order(like) if like is not None else list(range(len(dims)))
+
+    def run(handle: int, queue: Any, *args: Any) -> int:
+        views = (View * n)(*[a._obj for a in args[:n]])
+        return int(lib.clpool_enqueue_max_view(handle, queue, code, n, views, args[n], *args[n + 1:]))
+
+    if dev is None:
+        if out is None:
+            y = _in_order(_np_empty, dims, dtype, order)
+        else:
+            _check_out_type(out, False, "out")
+            _check_view_out(out, dims, dtype, "out")
+            if not out.flags.writeable:
+                raise _errors.InvalidArgumentError("out is read-only")
+            if not _dense(out):
+                raise _errors.InvalidArgumentError(f"out of shape {tuple(out.shape)} and strides {out.strides} has "
+                                                   "gaps or repeats (numpy outputs of views are read back whole: a "
+                                                   "dense array in any axis order)")
+            y = out
+        _host_views(ctx, run, list(values) + [y], inputs=n)
+        return y
+    y = dev.out(out, dims, dtype, "out", order)
+    mems = [dev.mem(a) if isinstance(a, dev.cla.Array) else dev.upload(a) for a in values]
+    views = [_view(m, o, a, _element_strides(a, f"inputs[{i}]") if isinstance(a, dev.cla.Array) else [])
+             for i, ((m, o), a) in enumerate(zip(mems, values))]
+    dev.finish(run(dev.ctx.handle, dev.queue.int_ptr, *[byref(v) for v in views],
+                   byref(_view(*dev.mem(y), y, _element_strides(y, "out"))), *dev.waits()))
+    return y
 
 
 def _check_view_out(out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], name: str) -> None:
@@ -1348,22 +1385,24 @@ def max(*inputs: npt.ArrayLike, ctx: Optional[Context] = None, wait_for: None = 
     ----------
     *inputs : numpy.ndarray, pyopencl.array.Array, or scalars
         At least one array; all arrays of one dtype (float32, float64, float16, bfloat16, int8, int16,
-        int32, int64, uint8, uint16, uint32, uint64) and all on one side. Shapes broadcast as numpy's do.
+        int32, int64, uint8, uint16, uint32, uint64) and all on one side, of any strides (read in place,
+        never copied). Shapes broadcast as numpy's do.
         A Python bool, int or float takes the arrays' dtype, as numpy takes Python scalars (NEP 50): it must
         fit that dtype, and a float with integer arrays is refused (numpy would make float64). A numpy
         scalar keeps its own dtype, which must then be the arrays'. numpy inputs may be any array-like.
     <common>
     out : numpy.ndarray or pyopencl.array.Array, optional
-        The array to write the result into and return: of the broadcast shape and the dtype, C-contiguous,
-        on the inputs' side. It may be one of the inputs (in place): for numpy inputs any of them; for
-        pyopencl inputs one of the first four, at its offset, of the output's shape (the C library refuses
-        any other overlap).
+        The array to write the result into and return: of the broadcast shape and the dtype, on the inputs'
+        side; pyopencl: any strides that do not overlap; numpy: dense in some axis order. It may be one of
+        the inputs (in place): for numpy inputs any of them; for pyopencl inputs one of the first four, the
+        same array (the C library refuses any other overlap).
 
     Returns
     -------
     numpy.ndarray or pyopencl.array.Array
         The broadcast shape, the inputs' dtype; numpy for numpy inputs (blocking), else a pyopencl array on
-        the queue carrying the op's event.
+        the queue carrying the op's event. Where an input or out= is not C-contiguous, a new output keeps
+        the memory order of the first input of its rank (channels-last in, channels-last out).
 
     Raises
     ------
@@ -1405,10 +1444,11 @@ def max(*inputs: Any, ctx: Optional[Context] = None, wait_for: Optional[Sequence
             raise _errors.InvalidTypeError(f"Max takes no complex numbers, not {_show(a)}")
     # numpy scalars keep their dtype; with pyopencl inputs they are uploaded as Python scalars are.
     on_host = [a for a in arrays if not isinstance(a, np.generic)] or arrays
-    queue = _side(on_host, queue, events)
+    queue = _side(on_host, queue, events, strided=True)
     dev = None
     if queue is None:
-        converted = [None if s else _host(a, f"inputs[{i}]") for i, (a, s) in enumerate(zip(inputs, is_scalar))]
+        converted = [None if s else _host(a, f"inputs[{i}]", strided=True)
+                     for i, (a, s) in enumerate(zip(inputs, is_scalar))]
     else:
         dev = _Device(queue, ctx, [a for a in arrays if not isinstance(a, np.generic)], events)
         converted = [None if s else (np.asarray(a) if isinstance(a, np.generic) else a)
@@ -1426,6 +1466,8 @@ def max(*inputs: Any, ctx: Optional[Context] = None, wait_for: Optional[Sequence
     out_shape = Shape()
     check(lib.clpool_max_output_shape(n, shapes, byref(out_shape)))
     dims = dims_of(out_shape)
+    if not all(a.flags.c_contiguous for a in values) or (out is not None and not out.flags.c_contiguous):
+        return _max_views(values, dims, dtype, code, ctx, dev, out)
     if dev is None:
         y = _host_out(out, dims, dtype)
         ptrs = (c_void_p * n)(*[a.ctypes.data for a in values])

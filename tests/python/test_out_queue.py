@@ -29,7 +29,7 @@ OPS = {
 }
 WANT = {name: call(args) for name, (call, args) in OPS.items()}
 VIEW_OPS = ("max_pool", "average_pool", "lp_pool", "global_max_pool", "global_average_pool",
-            "global_lp_pool")  # the ops that take views: any strides
+            "global_lp_pool", "max")  # the ops that take views: any strides
 
 
 def portable(names):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import clpool
+from clpool._context import queue_context
 import reference
 
 cl = pytest.importorskip("pyopencl")
@@ -186,6 +187,7 @@ def test_10000_calls_keep_memory_and_references_bounded(queue):
             out = calls[i % len(calls)]()
             if i % 250 == 249:
                 queue.finish()
+        queue_context(queue).wait_builds()  # with tiers on, a build's job holds its first call's event till done
         queue.finish()
         counter.finish()  # its event list (up to 12 of the op's events, each holding the queue) emptied
         gc.collect()

@@ -1,4 +1,4 @@
-"""Views: the windowed and global pools take numpy and pyopencl arrays of any strides without copying them
+"""Views: the pools and Max take numpy and pyopencl arrays of any strides without copying them
 (channels-last, stepped, reversed), give the contiguous call's results bit for bit with outputs in the
 input's memory order, and refuse strides that are not whole elements and numpy outputs with gaps."""
 import numpy as np
@@ -95,6 +95,37 @@ def test_pyopencl_other_ops_need_contiguous(queue):
     import pyopencl.array as cla
     x = cla.to_device(queue, NHWC).transpose((0, 3, 1, 2))
     with pytest.raises(clpool.InvalidArgumentError, match=r"is not C-contiguous \(device arrays are read in place, "
-                                                          r"never copied; the windowed and global pools take any "
-                                                          r"strides\)$"):
-        clpool.max(x, x)
+                                                          r"never copied; the pools and Max take any strides\)$"):
+        clpool.max_unpool(x, x, [2, 2])
+
+
+# Max: integer-valued data (no -0.0: numpy.maximum and ONNX's Max differ on its ties)
+MAX_X = RNG.integers(-9, 9, size=(2, 7, 5, 6)).astype(np.float32)
+MAX_BIAS = RNG.integers(-9, 9, size=(1, 6, 1, 1)).astype(np.float32)
+
+
+def test_max_numpy_views():
+    cl = MAX_X.transpose(0, 3, 1, 2)  # channels-last: logical 2 x 6 x 7 x 5
+    got = clpool.max(cl, MAX_BIAS)
+    np.testing.assert_array_equal(got, np.maximum(cl, MAX_BIAS))
+    assert got.transpose(TO_NHWC).flags.c_contiguous  # the first input's memory order
+    odd = cl[:, ::-1, ::2, 1:]  # reversed, stepped
+    np.testing.assert_array_equal(clpool.max(odd, MAX_BIAS[:, ::-1], 2.5, odd), np.maximum(np.maximum(odd, MAX_BIAS[:, ::-1]), 2.5))
+    out = np.empty((2, 7, 5, 6), np.float32).transpose(0, 3, 1, 2)  # dense, channels-last
+    assert clpool.max(np.ascontiguousarray(cl), MAX_BIAS, out=out) is out
+    np.testing.assert_array_equal(out, np.maximum(cl, MAX_BIAS))
+    with pytest.raises(clpool.InvalidArgumentError, match=r"^out of shape \(2, 6, 7, 5\) and strides .* has gaps or "
+                                                          r"repeats"):
+        clpool.max(cl, MAX_BIAS, out=np.empty((2, 6, 7, 10), np.float32)[..., ::2])
+
+
+@pytest.mark.portability
+def test_max_pyopencl_views(queue):
+    import pyopencl.array as cla
+    x = cla.to_device(queue, MAX_X).transpose((0, 3, 1, 2))
+    want = np.maximum(MAX_X.transpose(0, 3, 1, 2), MAX_BIAS)
+    got = clpool.max(x, cla.to_device(queue, MAX_BIAS))
+    assert got.transpose(TO_NHWC).flags.c_contiguous
+    np.testing.assert_array_equal(got.transpose(TO_NHWC).get(), want.transpose(TO_NHWC))
+    assert clpool.max(x, 3.0, out=x) is x  # in place on the channels-last view
+    np.testing.assert_array_equal(x.transpose(TO_NHWC).get(), np.maximum(MAX_X, 3.0))
