@@ -61,14 +61,11 @@ static clpool_status context_init(clpool_context **out, cl_context context, cl_d
         free(ctx);
         return status;
     }
-    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+    const int locked = pthread_mutex_init(&ctx->lock, NULL) == 0;
+    if (!locked || pthread_cond_init(&ctx->changed, NULL) != 0) {
+        if (locked) pthread_mutex_destroy(&ctx->lock);
         free(ctx);
-        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "pthread_mutex_init failed");
-    }
-    if (pthread_cond_init(&ctx->changed, NULL) != 0) {
-        pthread_mutex_destroy(&ctx->lock);
-        free(ctx);
-        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "pthread_cond_init failed");
+        return clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "pthread_mutex_init or pthread_cond_init failed");
     }
     ctx->context = context;
     ctx->device = device;

@@ -764,6 +764,14 @@ START_TEST(test_bad_max_views)
 #define MAXV(n, i, out) clpool_enqueue_max_view(cu_ctx, NULL, CLPOOL_FLOAT32, (n), (i), (out), 0, NULL, NULL)
     cu_assert_status("good views", fn, MAXV(2, ins, &o), CLPOOL_SUCCESS, NULL);
     cu_assert_status("in place", fn, MAXV(2, ins, &a), CLPOOL_SUCCESS, NULL);
+    clpool_view empty[2] = {a, b}, empty_out = o;
+    empty[0].dims[2] = empty_out.dims[2] = 0; /* no element: nothing to do, an event all the same */
+    cl_event ev = NULL;
+    cu_assert_status("empty", fn, clpool_enqueue_max_view(cu_ctx, NULL, CLPOOL_FLOAT32, 2, empty, &empty_out, 0, NULL, &ev),
+                     CLPOOL_SUCCESS, NULL);
+    ck_assert_ptr_nonnull(ev);
+    ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+    clReleaseEvent(ev);
     ck_assert_int_eq(clFinish(clpool_context_cl_queue(cu_ctx)), CL_SUCCESS);
     cu_assert_status("no inputs", fn, MAXV(0, ins, &o), CLPOOL_ERROR_INVALID_ARGUMENT, "Max needs at least one input");
     cu_assert_status("NULL inputs", fn, MAXV(2, NULL, &o), CLPOOL_ERROR_INVALID_ARGUMENT, "inputs is NULL");
