@@ -554,20 +554,32 @@ END_TEST
 
 /* ------------------------------------------------------------ background builds */
 
+/* A random float32 2-D MaxPool over the catalogue's window `which` (seeded), and room for two runs' outputs
+ * and Indices; returns the output's elements. */
+static int64_t catalogue_case(uint64_t seed, int which, mp_case *c, unsigned char **ya, unsigned char **yb,
+                              int64_t **ia, int64_t **ib)
+{
+    ref_rng rng;
+    ref_rng_seed(&rng, seed);
+    const cu_window window = cu_catalogue_window(CLPOOL_FLOAT32, 2, which);
+    mp_random(&rng, CLPOOL_FLOAT32, 2, &window, c);
+    const int64_t n_out = ref_shape_elements(&c->out);
+    *ya = malloc(c->out_bytes), *yb = malloc(c->out_bytes);
+    *ia = malloc((size_t)n_out * 8), *ib = malloc((size_t)n_out * 8);
+    ck_assert(*ya && *yb && *ia && *ib);
+    return n_out;
+}
+
 /* A key's calls never build on the caller's thread: the first runs the first tier and queues the build,
  * the ones made while it runs take either tier (exact, identical), the context's thread builds the one
  * program, and after clpool_context_wait_builds every call takes the specialised kernel. */
 START_TEST(calls_never_wait_for_builds)
 {
-    ref_rng rng;
-    ref_rng_seed(&rng, 0xb11d);
     clpool_context *ctx = tiered_context("1");
     mp_case c;
-    const cu_window window = cu_catalogue_window(CLPOOL_FLOAT32, 2, 0);
-    mp_random(&rng, CLPOOL_FLOAT32, 2, &window, &c);
-    const int64_t n_out = ref_shape_elements(&c.out);
-    unsigned char *y0 = malloc(c.out_bytes), *y = malloc(c.out_bytes);
-    int64_t *i0 = malloc((size_t)n_out * 8), *idx = malloc((size_t)n_out * 8);
+    unsigned char *y0, *y;
+    int64_t *i0, *idx;
+    const int64_t n_out = catalogue_case(0xb11d, 0, &c, &y0, &y, &i0, &idx);
     ci_arm(c.desc, "clBuildProgram", 0, CL_SUCCESS);
     ci_threads(2); /* the build thread's builds */
     ck_assert_int_eq(clpool_maxpool_host(ctx, &c.p, c.dtype, &c.in, c.x, y0, c.indices ? i0 : NULL), CLPOOL_SUCCESS);
@@ -692,14 +704,10 @@ END_TEST
  * built by the next call that needs it; every object the thread made is released with the context. */
 START_TEST(background_build_faults)
 {
-    ref_rng rng;
-    ref_rng_seed(&rng, 0xfa17);
     mp_case c;
-    const cu_window window = cu_catalogue_window(CLPOOL_FLOAT32, 2, 1);
-    mp_random(&rng, CLPOOL_FLOAT32, 2, &window, &c);
-    const int64_t n_out = ref_shape_elements(&c.out);
-    unsigned char *y1 = malloc(c.out_bytes), *y2 = malloc(c.out_bytes);
-    int64_t *i1 = malloc((size_t)n_out * 8), *i2 = malloc((size_t)n_out * 8);
+    unsigned char *y1, *y2;
+    int64_t *i1, *i2;
+    const int64_t n_out = catalogue_case(0xfa17, 1, &c, &y1, &y2, &i1, &i2);
     printf("note: background build failure points:");
     int n = 1;
     for (; n <= 64; ++n) {
