@@ -87,6 +87,8 @@ int clpool__window_lanes(const clpool__device_caps *caps, const clpool__pool_des
 /* The widest row stride whose taps load as vectors: 4 with 16 lanes (four
  * loads and shuffles), else 2. */
 static int64_t vector_stride_max(int vw) { return vw == LANES_SIMD ? 4 : 2; }
+/* The N-D kernels' widest (window_lanes.h): 8 with 16 lanes (eight loads and seven shuffles a tap), else 2. */
+static int64_t nd_vector_stride_max(int vw) { return vw == LANES_SIMD ? 8 : 2; }
 
 /* The exact path's rows per work-item (-DEXACT_ROWS): of the window, not the shape. */
 static int exact_rows(const clpool__device_caps *caps, const clpool__pool_desc *d)
@@ -476,7 +478,7 @@ static void plan_nd(const clpool__device_caps *caps, const clpool__pool_desc *d,
     clpool__options_define(&l->options, "NS", d->w.ns);
     clpool__options_define(&l->options, "VW", vw);
     if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
-    clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
+    clpool__options_define(&l->options, "SW", sw <= nd_vector_stride_max(vw) ? sw : 0);
     geometry_block(d, out_elements(d) / ow * ceil_div(blocks, nb), l);
 }
 
@@ -727,7 +729,7 @@ void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__p
     clpool__options_define(&l->options, "NS", d->w.ns);
     clpool__options_define(&l->options, "VW", vw);
     if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
-    clpool__options_define(&l->options, "SW", sw <= vector_stride_max(vw) ? sw : 0);
+    clpool__options_define(&l->options, "SW", sw <= nd_vector_stride_max(vw) ? sw : 0);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     /* rows per work-item: the column setup shared by SUM_ROWS rows, halved while the device would idle */

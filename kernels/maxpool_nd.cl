@@ -21,7 +21,7 @@
  * same for every lane and are narrowed to the input once, and along the last
  * dim lane j's tap kw reads column (ow0 + j) * stride - pad + kw * dilation.
  * A tap loads its lanes as vectors where the last dim's stride is 1 or 2,
- * or 3 or 4 with 16 lanes under clang (-DSW; 0: any stride, VW single
+ * or 3 to 8 with 16 lanes under clang (-DSW; 0: any stride, VW single
  * loads), skips the taps whose lanes are all in the padding, and updates the best with a
  * select, without a data-dependent branch (a branch per compare mispredicts
  * on random data). A tap with lanes in the padding masks them out (its loads

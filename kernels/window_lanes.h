@@ -47,6 +47,35 @@ __attribute__((always_inline)) static inline T16 strided16(T16 v0, T16 v1, T16 v
 }
 /* (any address space) */
 #define STRIDED_LOAD16(p) strided16(vload16(0, (p)), vload16(1, (p)), vload16(2, (p)), vload16(SW == 4 ? 3 : 2, (p)))
+#elif defined(__clang__) && VW == 16 && SW >= 5 && SW <= 8
+#define STRIDED16_TAPS 1 /* the N-D kernels' taps at strides 5 to 8 */
+/* Lane j's element j * SW - b (b = 0 for the lanes below element 64, 64 above) from a group of four vectors:
+ * below 32 from its first two, else from its last two; then the lanes of each group picked. */
+#define WIDE_LO(j, n, s, b) ((j) * (s) - (b) >= 0 && (j) * (s) - (b) < 2 * (n) ? (j) * (s) - (b) : 0)
+#define WIDE_HI(j, n, s, b) ((j) * (s) - (b) >= 2 * (n) && (j) * (s) - (b) < 4 * (n) ? (j) * (s) - (b) - 2 * (n) : 0)
+#define WIDE_PICK(j, n, s, b) ((j) * (s) - (b) < 2 * (n) ? (j) : (n) + (j))
+#define WIDE_HALF(j, n, s, b) ((j) * (s) < 4 * (n) ? (j) : (n) + (j))
+__attribute__((always_inline)) static inline T16 strided16_group(T16 v0, T16 v1, T16 v2, T16 v3, const int b)
+{
+    WHOLE_LOAD(v0);
+    WHOLE_LOAD(v1);
+    WHOLE_LOAD(v2);
+    WHOLE_LOAD(v3);
+    const T16 lo = b ? __builtin_shufflevector(v0, v1, LANES(WIDE_LO, 16, SW, 64))
+                     : __builtin_shufflevector(v0, v1, LANES(WIDE_LO, 16, SW, 0));
+    const T16 hi = b ? __builtin_shufflevector(v2, v3, LANES(WIDE_HI, 16, SW, 64))
+                     : __builtin_shufflevector(v2, v3, LANES(WIDE_HI, 16, SW, 0));
+    return b ? __builtin_shufflevector(lo, hi, LANES(WIDE_PICK, 16, SW, 64))
+             : __builtin_shufflevector(lo, hi, LANES(WIDE_PICK, 16, SW, 0));
+}
+/* Vector i of the second group where lane 15 reaches it, else vector 4 again: the loads stay within
+ * TAP_SPAN (16 * SW elements). (any address space) */
+#define WIDE_V(i) ((i) * 16 <= 15 * SW ? (i) : 4)
+#define STRIDED_LOAD16(p)                                                                                      \
+    __builtin_shufflevector(strided16_group(vload16(0, (p)), vload16(1, (p)), vload16(2, (p)), vload16(3, (p)), 0), \
+                            strided16_group(vload16(4, (p)), vload16(WIDE_V(5), (p)), vload16(WIDE_V(6), (p)),     \
+                                            vload16(WIDE_V(7), (p)), 1),                                          \
+                            LANES(WIDE_HALF, 16, SW, 0))
 #else
 #define STRIDED16_TAPS 0
 #endif
@@ -55,7 +84,7 @@ __attribute__((always_inline)) static inline T16 strided16(T16 v0, T16 v1, T16 v
 /* VW elements base[at[0]], ..., base[at[VW - 1]] (at: a private long array). */
 #define GATHER_SRC(j, n, base, at) ((base)[(at)[j]])
 #define GATHER(base, at) ((TV(VW))(LANES(GATHER_SRC, VW, base, at)))
-/* SW = 1 to 4 (the last dim's stride; 3 and 4 only with 16 lanes, through
+/* SW = 1 to 8 (the last dim's stride; 3 to 8 only with 16 lanes, through
  * clang's shuffles): a tap's VW lanes load as vectors from lane 0's element
  * p, reading TAP_SPAN elements; VW loads of single elements otherwise (x86's
  * gathers ran stride 3 at a third of the speed). */

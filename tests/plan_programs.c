@@ -121,6 +121,7 @@ static const window windows_2d[] = {
 /* Other ranks: 1-D, 3-D (one pass, two passes with and without strides down, a 1xkxk view), 4- to 6-D. */
 static const window windows_nd[] = {
     {1, {3}, {2}, {1}, {1}},
+    {1, {5}, {8}, {2}, {1}}, /* a row stride of 8: all eight loads of a tap */
     {3, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
     {3, {2, 2, 2}, {2, 2, 1}, {0, 0, 0}, {1, 1, 1}},
     {3, {1, 7, 5}, {1, 1, 2}, {0, 0, 0}, {1, 1, 1}},

@@ -509,13 +509,13 @@ END_TEST
 
 /*
  * Rows wide enough for the general kernel's work-items (up to 4 blocks of
- * 16 lanes side by side on CPUs): along the last dim, strides 1 to 4,
+ * 16 lanes side by side on CPUs): along the last dim, strides 1 to 9,
  * dilations 1 to 3, windows of 1 to 17 taps and pads; 1 to 3 spatial dims,
  * so the other dims' taps vary too; rows of 1 to 300 outputs (work-items
  * with padding in their first or last taps, partial and whole unused
  * blocks), tensors at the buffer's very start and end (vector loads that
- * would leave the buffer). Strides 1 to 4 load taps as vectors, wider ones
- * lane by lane: both are drawn. Two cases in five put a window of 8 to 40
+ * would leave the buffer). Strides 1 to 8 load taps as vectors (5 to 8 in
+ * eight loads), wider ones lane by lane: all are drawn. Two cases in five put a window of 8 to 40
  * taps over a row at most twice its span, at any stride up to the window:
  * rows of one or a few outputs, which take the window kernel (its lanes
  * along the taps, reduced with ties to the first). Some cases fall to the
@@ -529,7 +529,7 @@ static void general_row_case(ref_rng *r, clpool_dtype dtype, mp_case *c)
     clpool_maxpool_params *p = &c->params;
     const int wide = ref_rng_chance(r, 0.4); /* a window over most of a short row */
     const int64_t k = wide ? ref_rng_range(r, 8, 40) : ref_rng_range(r, 1, 17);
-    const int64_t s = wide ? ref_rng_range(r, 1, k) : ref_rng_range(r, 1, 4);
+    const int64_t s = wide ? ref_rng_range(r, 1, k) : ref_rng_chance(r, 0.25) ? ref_rng_range(r, 5, 9) : ref_rng_range(r, 1, 4);
     const int64_t d = ref_rng_chance(r, 0.3) ? ref_rng_range(r, 2, 3) : 1, e = (k - 1) * d + 1;
     p->kernel_shape[last] = k;
     p->strides[last] = s;

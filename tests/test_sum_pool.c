@@ -368,8 +368,9 @@ START_TEST(test_strides)
 }
 END_TEST
 
-/* Each op and p kind at last-dim strides 1 to 3 (float32, 2-D), ranks 1 and 3, float16 and bfloat16, and a
- * general p: every kernel path the planner plans for these ops on any device, few programs (the rusticl run). */
+/* Each op and p kind at last-dim strides 1 to 3 (float32, 2-D), ranks 1 and 3, float16 and bfloat16, a
+ * general p, and strides 6 and 8: every kernel path the planner plans for these ops on any device, few
+ * programs (the rusticl run). */
 START_TEST(test_kinds)
 {
     static const struct {
@@ -384,6 +385,8 @@ START_TEST(test_kinds)
         {CLPOOL_FLOAT32, 4, 2, 1}, {CLPOOL_FLOAT32, 0, 1, 1}, {CLPOOL_FLOAT32, 2, 3, 1}, {CLPOOL_FLOAT32, 0, 3, 1},
         {CLPOOL_FLOAT16, 1, 3, 1}, {CLPOOL_BFLOAT16, 3, 3, 1}, {CLPOOL_FLOAT16, 0, 2, 1}, {CLPOOL_BFLOAT16, 2, 2, 1},
         {CLPOOL_BFLOAT16, 2, 1, 1}, {CLPOOL_FLOAT64, 0, 2, 1},
+        /* strides 5 to 8 along rows: sum_pool_nd's eight-load taps on CPUs */
+        {CLPOOL_FLOAT32, 0, 2, 6}, {CLPOOL_FLOAT16, 2, 1, 8},
     };
     ref_rng r;
     ref_rng_seed(&r, 0x5a3d3000u);
