@@ -4,7 +4,8 @@
  * thread, which builds them and runs the plan once on buffers of its own, so
  * that the driver's code generation (PoCL compiles a kernel for its local
  * size at its first run) happens there too. Calls keep to the first tier
- * until the build is done; none waits for it.
+ * until the build is done and none builds a program (on PoCL one made during
+ * that code generation still waits for the driver's lock).
  */
 #include <stdlib.h>
 #include <time.h>
