@@ -217,6 +217,8 @@ clpool_status clpool__check_buffer(cl_mem mem, size_t offset, int64_t elements, 
 
 /* A view's dims as a shape. */
 void clpool__view_shape(const clpool_view *view, clpool_shape *shape);
+/* The bytes a checked view's elements reach: from *first, *bytes of them (0: the view has no element). */
+void clpool__view_bytes(const clpool_view *view, size_t esize, size_t *first, size_t *bytes);
 /* Whether a view's elements lie as a contiguous tensor's (row-major; a dim of one element any stride). */
 int clpool__view_contiguous(const clpool_view *view);
 /* A view of elements of `esize` bytes: dims valid (and `expect`'s where not NULL), the buffer valid, offset

@@ -229,21 +229,6 @@ clpool_status clpool_enqueue_max(clpool_context *ctx, cl_command_queue queue, cl
     return status;
 }
 
-/* The bytes a checked view reaches, [*lo, *end); 0 when it has no element. */
-static int view_bytes(const clpool_view *v, size_t es, size_t *lo, size_t *end)
-{
-    int64_t low = 0, high = 0; /* elements from element 0; within 2^63 (clpool__view_check) */
-    for (int32_t d = 0; d < v->rank; ++d) {
-        if (v->dims[d] == 0) return 0;
-        const int64_t reach = (v->dims[d] - 1) * v->strides[d];
-        if (reach < 0) low += reach;
-        else high += reach;
-    }
-    *lo = v->offset + (size_t)low * es; /* the check kept every element inside the buffer */
-    *end = v->offset + (size_t)(high + 1) * es;
-    return 1;
-}
-
 /* Whether two views are the same elements in the same logical places. */
 static int same_view(const clpool_view *a, const clpool_view *b)
 {
@@ -293,13 +278,12 @@ clpool_status clpool_enqueue_max_view(clpool_context *ctx, cl_command_queue queu
      * work-item already wrote, and later passes read the output as the running maximum. */
     unsigned aliased = 0;
     uint64_t moved = (uint64_t)clpool_shape_elements(&out) * es;
-    size_t out_lo, out_end, lo, end;
-    const int out_any = view_bytes(output, es, &out_lo, &out_end);
+    size_t out_lo, out_len, lo, len;
+    clpool__view_bytes(output, es, &out_lo, &out_len);
     for (size_t i = 0; i < n; ++i) {
         moved += (uint64_t)clpool_shape_elements(&shapes[i]) * es;
-        if (!out_any || inputs[i].mem != output->mem || !view_bytes(&inputs[i], es, &lo, &end) || lo >= out_end ||
-            out_lo >= end)
-            continue;
+        clpool__view_bytes(&inputs[i], es, &lo, &len);
+        if (inputs[i].mem != output->mem || !ranges_overlap(lo, len, out_lo, out_len)) continue;
         if (!same_view(&inputs[i], output)) {
             status = clpool__fail(CLPOOL_ERROR_INVALID_ARGUMENT,
                                   "%s: inputs[%zu] overlaps the output without being the same view (only exact "

@@ -7,6 +7,7 @@
  * until the build is done and none builds a program (on PoCL one made during
  * that code generation still waits for the driver's lock).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -26,7 +27,7 @@ typedef clpool__tier_job tier_job;
 struct clpool__tier_jobs {
     pthread_t thread;
     int started, stopping;
-    pthread_cond_t wake;   /* a job was queued or the context is going */
+    pthread_cond_t wake;   /* a job was queued or the context is going (CLOCK_MONOTONIC) */
     tier_job *head, *tail; /* queued, oldest first */
     int running;           /* a job is under way */
     cl_command_queue queue; /* the thread's own, made at its first plan run */
@@ -82,15 +83,15 @@ static void job_free(tier_job *job)
  * (the tool, a short script) is gone by then and waits for no build at its context's release. */
 #define START_DELAY_MS 100
 
-/* Wait on the thread's condition for at most `ms`; caller holds ctx->lock. */
-static void nap(clpool_context *ctx, clpool__tier_jobs *jobs, long ms)
+/* `ms` from now on the thread's condition clock (CLOCK_MONOTONIC, clpool__tier_jobs.wake). */
+static struct timespec deadline(long ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000;
-    if (until.tv_nsec >= 1000000000) until.tv_sec += 1, until.tv_nsec -= 1000000000;
-    pthread_cond_timedwait(&jobs->wake, &ctx->lock, &until);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (ms % 1000) * 1000000;
+    if (t.tv_nsec >= 1000000000) t.tv_sec += 1, t.tv_nsec -= 1000000000;
+    return t;
 }
 
 /* Wait until `after` is done (or failed), then START_DELAY_MS more, unless the context goes first; caller
@@ -100,15 +101,12 @@ static void wait_for(clpool_context *ctx, clpool__tier_jobs *jobs, cl_event afte
     cl_int st = CL_QUEUED;
     while (!jobs->stopping && after &&
            clGetEventInfo(after, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
-           st > CL_COMPLETE)
-        nap(ctx, jobs, 1);
-    struct timespec start, t;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (long left = START_DELAY_MS; !jobs->stopping && left > 0;) {
-        nap(ctx, jobs, left);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        left = START_DELAY_MS - ((t.tv_sec - start.tv_sec) * 1000 + (t.tv_nsec - start.tv_nsec) / 1000000);
+           st > CL_COMPLETE) {
+        const struct timespec poll = deadline(1);
+        pthread_cond_timedwait(&jobs->wake, &ctx->lock, &poll);
     }
+    const struct timespec start = deadline(START_DELAY_MS);
+    while (!jobs->stopping && pthread_cond_timedwait(&jobs->wake, &ctx->lock, &start) != ETIMEDOUT) continue;
 }
 
 static void *build_thread(void *arg)
@@ -139,14 +137,18 @@ static void *build_thread(void *arg)
 }
 
 /* A build of `plan` (mems: the call's buffers by role) for the context's thread, queued by
- * clpool__tiers_submit; NULL when it cannot be had (the caller then builds the plan itself). Starts the
+ * tiers_submit; NULL when it cannot be had (the caller then builds the plan itself). Starts the
  * thread at the first. Caller holds ctx->lock. */
 static tier_job *new_job(clpool_context *ctx, const clpool__plan *plan, const cl_mem *mems)
 {
     if (!ctx->jobs) {
         clpool__tier_jobs *jobs = calloc(1, sizeof *jobs);
-        if (!jobs) return NULL;
-        if (pthread_cond_init(&jobs->wake, NULL) != 0) {
+        pthread_condattr_t monotonic;
+        const int made = jobs && pthread_condattr_init(&monotonic) == 0;
+        const int ok = made && pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC) == 0 &&
+                       pthread_cond_init(&jobs->wake, &monotonic) == 0;
+        if (made) pthread_condattr_destroy(&monotonic);
+        if (!ok) {
             free(jobs);
             return NULL;
         }

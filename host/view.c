@@ -156,3 +156,17 @@ clpool_status clpool__view_check(const clpool_view *v, size_t esize, const clpoo
                             end * (uint64_t)esize);
     return CLPOOL_SUCCESS;
 }
+
+void clpool__view_bytes(const clpool_view *v, size_t esize, size_t *first, size_t *bytes)
+{
+    int64_t lo = 0, hi = 0; /* element offsets from element 0; within 2^63 (clpool__view_check) */
+    *first = v->offset, *bytes = 0;
+    for (int32_t d = 0; d < v->rank; ++d) {
+        if (v->dims[d] == 0) return;
+        const int64_t reach = (v->dims[d] - 1) * v->strides[d];
+        if (reach < 0) lo += reach;
+        else hi += reach;
+    }
+    *first = v->offset + (size_t)lo * esize; /* inside the buffer: the check saw to it */
+    *bytes = (size_t)(hi - lo + 1) * esize;
+}

@@ -288,57 +288,61 @@ static int alloc_stored(const cli_op_call *call, npy_array *out, int32_t dtype_c
     return alloc_output(out, dtype_code, &stored, err, errlen);
 }
 
-/* A windowed op on views: the input, output and Indices (NULL: none) channels-last. */
-typedef clpool_status (*view_op)(clpool_context *ctx, const void *params, clpool_dtype dtype, const clpool_view *x,
-                                 const clpool_view *y, const clpool_view *indices);
-static clpool_status maxpool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, const clpool_view *x,
-                                  const clpool_view *y, const clpool_view *indices)
+/* An op on views: the call's inputs (n_in of them), then its outputs (n_views in all). */
+typedef clpool_status (*view_op)(clpool_context *ctx, const void *params, clpool_dtype dtype, int n_in, int n_views,
+                                 const clpool_view *views);
+static clpool_status maxpool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, int n_in, int n_views,
+                                  const clpool_view *v)
 {
-    return clpool_enqueue_maxpool_view(ctx, NULL, params, dtype, x, y, indices, 0, NULL, NULL);
+    (void)n_in;
+    return clpool_enqueue_maxpool_view(ctx, NULL, params, dtype, &v[0], &v[1], n_views > 2 ? &v[2] : NULL, 0, NULL,
+                                       NULL);
 }
-static clpool_status average_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype,
-                                       const clpool_view *x, const clpool_view *y, const clpool_view *indices)
+static clpool_status average_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, int n_in,
+                                       int n_views, const clpool_view *v)
 {
-    (void)indices;
-    return clpool_enqueue_average_pool_view(ctx, NULL, params, dtype, x, y, 0, NULL, NULL);
+    (void)n_in, (void)n_views;
+    return clpool_enqueue_average_pool_view(ctx, NULL, params, dtype, &v[0], &v[1], 0, NULL, NULL);
 }
-static clpool_status lp_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, const clpool_view *x,
-                                  const clpool_view *y, const clpool_view *indices)
+static clpool_status lp_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, int n_in, int n_views,
+                                  const clpool_view *v)
 {
-    (void)indices;
-    return clpool_enqueue_lp_pool_view(ctx, NULL, params, dtype, x, y, 0, NULL, NULL);
+    (void)n_in, (void)n_views;
+    return clpool_enqueue_lp_pool_view(ctx, NULL, params, dtype, &v[0], &v[1], 0, NULL, NULL);
 }
 
-/* Runs `op` on the call's channels-last input into its outputs (allocated) through buffers of the
- * context and its queue. 0, or -1 with err set. */
+/* Runs `op` on the call's arrays (inputs, then its allocated outputs) as views of buffers of the context:
+ * channels-last from rank 3, lower ranks as they are; shapes[k] is array k's logical shape. 0, or -1 with
+ * err set. */
 static int run_channels_last(clpool_context *ctx, cli_op_call *call, view_op op, const void *params,
-                             const clpool_shape *in_shape, const clpool_shape *out_shape, char *err, size_t errlen)
+                             const clpool_shape *shapes, char *err, size_t errlen)
 {
-    const npy_array *x = &call->inputs[0];
+    const int n_in = call->n_inputs, n = n_in + call->n_outputs;
     cl_context cl = clpool_context_cl_context(ctx);
     cl_command_queue q = clpool_context_cl_queue(ctx);
-    const int n = call->n_outputs > 1 ? 3 : 2;
-    cl_mem mems[3] = {NULL, NULL, NULL};
-    const size_t bytes[3] = {x->nbytes, call->outputs[0].nbytes, n > 2 ? call->outputs[1].nbytes : 0};
-    clpool_view views[3];
+    cl_mem mems[CLI_MAX_INPUTS + 2] = {NULL};
+    clpool_view views[CLI_MAX_INPUTS + 2];
     int rc = 0;
     for (int k = 0; k < n && rc == 0; ++k) {
+        const npy_array *a = k < n_in ? &call->inputs[k] : &call->outputs[k - n_in];
+        const int upload = k < n_in && a->nbytes;
         cl_int e;
-        mems[k] = clCreateBuffer(cl, k ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                 bytes[k] ? bytes[k] : 1, k || !bytes[k] ? NULL : x->data, &e);
-        if (e != CL_SUCCESS) rc = errf(err, errlen, "clCreateBuffer of %zu bytes failed (%d)", bytes[k], (int)e);
-        clpool_status st;
-        if (rc == 0 && (st = clpool_view_channels_last(&views[k], mems[k], 0, k ? out_shape : in_shape)) != CLPOOL_SUCCESS)
-            rc = api_error(call->op, st, err, errlen);
-    }
-    if (rc == 0) {
-        const clpool_status st = op(ctx, params, array_dtype(call, x), &views[0], &views[1], n > 2 ? &views[2] : NULL);
+        mems[k] = clCreateBuffer(cl, upload ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE,
+                                 a->nbytes ? a->nbytes : 1, upload ? a->data : NULL, &e);
+        if (e != CL_SUCCESS) rc = errf(err, errlen, "clCreateBuffer of %zu bytes failed (%d)", a->nbytes, (int)e);
+        const clpool_status st = rc                   ? CLPOOL_SUCCESS
+                                 : shapes[k].rank >= 3 ? clpool_view_channels_last(&views[k], mems[k], 0, &shapes[k])
+                                                       : clpool_view_contiguous(&views[k], mems[k], 0, &shapes[k]);
         if (st != CLPOOL_SUCCESS) rc = api_error(call->op, st, err, errlen);
     }
-    for (int k = 1; k < n && rc == 0; ++k) {
-        const cl_int e = bytes[k] ? clEnqueueReadBuffer(q, mems[k], CL_TRUE, 0, bytes[k], call->outputs[k - 1].data,
-                                                        0, NULL, NULL)
-                                  : CL_SUCCESS;
+    if (rc == 0) {
+        const clpool_status st = op(ctx, params, array_dtype(call, &call->inputs[0]), n_in, n, views);
+        if (st != CLPOOL_SUCCESS) rc = api_error(call->op, st, err, errlen);
+    }
+    for (int k = n_in; k < n && rc == 0; ++k) {
+        const npy_array *a = &call->outputs[k - n_in];
+        const cl_int e = a->nbytes ? clEnqueueReadBuffer(q, mems[k], CL_TRUE, 0, a->nbytes, a->data, 0, NULL, NULL)
+                                   : CL_SUCCESS;
         if (e != CL_SUCCESS) rc = errf(err, errlen, "clEnqueueReadBuffer failed (%d)", (int)e);
     }
     clFinish(q);
@@ -370,7 +374,9 @@ static int run_maxpool(clpool_context *ctx, cli_op_call *call, char *err, size_t
     if (alloc_stored(call, &call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
     if (call->n_outputs > 1 && alloc_stored(call, &call->outputs[1], PB_DT_INT64, &out_shape, err, errlen) != 0)
         return -1;
-    if (call->channels_last) return run_channels_last(ctx, call, maxpool_view, &p, &in_shape, &out_shape, err, errlen);
+    if (call->channels_last)
+        return run_channels_last(ctx, call, maxpool_view, &p, (const clpool_shape[]){in_shape, out_shape, out_shape},
+                                 err, errlen);
     st = clpool_maxpool_host(ctx, &p, array_dtype(call, x), &in_shape, x->data, call->outputs[0].data,
                              call->n_outputs > 1 ? call->outputs[1].data : NULL);
     if (st != CLPOOL_SUCCESS) return api_error("MaxPool", st, err, errlen);
@@ -406,8 +412,8 @@ static int run_sum_pool(clpool_context *ctx, cli_op_call *call, char *err, size_
     if (alloc_stored(call, &call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
     const clpool_dtype dtype = array_dtype(call, x);
     if (call->channels_last)
-        return lp ? run_channels_last(ctx, call, lp_pool_view, &lpp, &in_shape, &out_shape, err, errlen)
-                  : run_channels_last(ctx, call, average_pool_view, &avg, &in_shape, &out_shape, err, errlen);
+        return run_channels_last(ctx, call, lp ? lp_pool_view : average_pool_view, lp ? (const void *)&lpp : &avg,
+                                 (const clpool_shape[]){in_shape, out_shape}, err, errlen);
     st = lp ? clpool_lp_pool_host(ctx, &lpp, dtype, &in_shape, x->data, call->outputs[0].data)
             : clpool_average_pool_host(ctx, &avg, dtype, &in_shape, x->data, call->outputs[0].data);
     if (st != CLPOOL_SUCCESS) return api_error(call->op, st, err, errlen);
@@ -419,11 +425,12 @@ typedef struct global_args {
     const char *op;
     double p;
 } global_args;
-static clpool_status global_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype,
-                                      const clpool_view *x, const clpool_view *y, const clpool_view *indices)
+static clpool_status global_pool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, int n_in,
+                                      int n_views, const clpool_view *v)
 {
     const global_args *g = params;
-    (void)indices;
+    const clpool_view *x = &v[0], *y = &v[1];
+    (void)n_in, (void)n_views;
     if (strcmp(g->op, "GlobalMaxPool") == 0) return clpool_enqueue_global_max_pool_view(ctx, NULL, dtype, x, y, 0, NULL, NULL);
     if (strcmp(g->op, "GlobalAveragePool") == 0)
         return clpool_enqueue_global_average_pool_view(ctx, NULL, dtype, x, y, 0, NULL, NULL);
@@ -443,7 +450,9 @@ static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, si
     const onnx_attr *a = get_attr(call, "p");
     global_args g = {call->op, 2.0}; /* ONNX's default p */
     if (a) g.p = a->type == ONNX_ATTR_INT ? (double)a->i : (double)a->f;
-    if (call->channels_last) return run_channels_last(ctx, call, global_pool_view, &g, &in_shape, &out_shape, err, errlen);
+    if (call->channels_last)
+        return run_channels_last(ctx, call, global_pool_view, &g, (const clpool_shape[]){in_shape, out_shape}, err,
+                                 errlen);
     if (strcmp(call->op, "GlobalMaxPool") == 0) {
         st = clpool_global_max_pool_host(ctx, dtype, &in_shape, x->data, out);
     } else if (strcmp(call->op, "GlobalAveragePool") == 0) {
@@ -455,48 +464,16 @@ static int run_global_pool(clpool_context *ctx, cli_op_call *call, char *err, si
     return 0;
 }
 
-/* Max with --layout nhwc: arrays of rank >= 3 are N x spatial x C (views), lower ranks logical; inputs and
- * the output in buffers of the context. */
-static int run_max_channels_last(clpool_context *ctx, cli_op_call *call, const clpool_shape *shapes,
-                                 const clpool_shape *out_shape, char *err, size_t errlen)
+static clpool_status max_view(clpool_context *ctx, const void *params, clpool_dtype dtype, int n_in, int n_views,
+                              const clpool_view *v)
 {
-    const int n = call->n_inputs;
-    cl_context cl = clpool_context_cl_context(ctx);
-    cl_command_queue q = clpool_context_cl_queue(ctx);
-    cl_mem mems[CLI_MAX_INPUTS + 1] = {NULL};
-    clpool_view views[CLI_MAX_INPUTS + 1];
-    int rc = 0;
-    for (int k = 0; k <= n && rc == 0; ++k) {
-        const npy_array *a = k < n ? &call->inputs[k] : &call->outputs[0];
-        const clpool_shape *shape = k < n ? &shapes[k] : out_shape;
-        cl_int e;
-        mems[k] = clCreateBuffer(cl, k < n && a->nbytes ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE,
-                                 a->nbytes ? a->nbytes : 1, k < n && a->nbytes ? a->data : NULL, &e);
-        if (e != CL_SUCCESS) rc = errf(err, errlen, "clCreateBuffer of %zu bytes failed (%d)", a->nbytes, (int)e);
-        const clpool_status st = rc ? CLPOOL_SUCCESS
-                                 : shape->rank >= 3 ? clpool_view_channels_last(&views[k], mems[k], 0, shape)
-                                                    : clpool_view_contiguous(&views[k], mems[k], 0, shape);
-        if (st != CLPOOL_SUCCESS) rc = api_error(call->op, st, err, errlen);
-    }
-    if (rc == 0) {
-        const clpool_status st = clpool_enqueue_max_view(ctx, NULL, array_dtype(call, &call->inputs[0]), (size_t)n,
-                                                         views, &views[n], 0, NULL, NULL);
-        if (st != CLPOOL_SUCCESS) rc = api_error(call->op, st, err, errlen);
-    }
-    if (rc == 0 && call->outputs[0].nbytes) {
-        const cl_int e = clEnqueueReadBuffer(q, mems[n], CL_TRUE, 0, call->outputs[0].nbytes, call->outputs[0].data, 0,
-                                             NULL, NULL);
-        if (e != CL_SUCCESS) rc = errf(err, errlen, "clEnqueueReadBuffer failed (%d)", (int)e);
-    }
-    clFinish(q);
-    for (int k = 0; k <= n; ++k)
-        if (mems[k]) clReleaseMemObject(mems[k]);
-    return rc;
+    (void)params, (void)n_views;
+    return clpool_enqueue_max_view(ctx, NULL, dtype, (size_t)n_in, v, &v[n_in], 0, NULL, NULL);
 }
 
 static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
-    clpool_shape shapes[CLI_MAX_INPUTS], out_shape;
+    clpool_shape shapes[CLI_MAX_INPUTS + 1], out_shape; /* the inputs', then the output's for views */
     const void *data[CLI_MAX_INPUTS];
     for (int i = 0; i < call->n_inputs; ++i) {
         if (call->inputs[i].dtype != call->inputs[0].dtype)
@@ -512,7 +489,8 @@ static int run_max(clpool_context *ctx, cli_op_call *call, char *err, size_t err
     if (st != CLPOOL_SUCCESS) return api_error("Max", st, err, errlen);
     if (call->channels_last && out_shape.rank >= 3) {
         if (alloc_stored(call, &call->outputs[0], call->inputs[0].dtype, &out_shape, err, errlen) != 0) return -1;
-        return run_max_channels_last(ctx, call, shapes, &out_shape, err, errlen);
+        shapes[call->n_inputs] = out_shape;
+        return run_channels_last(ctx, call, max_view, NULL, shapes, err, errlen);
     }
     if (alloc_output(&call->outputs[0], call->inputs[0].dtype, &out_shape, err, errlen) != 0) return -1;
     st = clpool_max_host(ctx, array_dtype(call, &call->inputs[0]), (size_t)call->n_inputs, shapes, data,

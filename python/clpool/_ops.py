@@ -609,6 +609,23 @@ def _host_views(ctx: Optional[Context], run: Callable[..., int], arrays: Sequenc
             cl.clReleaseMemObject(mem)
 
 
+def _host_view_out(out: Any, dims: Tuple[int, ...], dtype: np.dtype[Any], order: List[int], name: str) -> _NDArray:
+    """A numpy output of a view call: a new one in `order`, or out= checked (the result's dtype and shape,
+    writeable, dense in some axis order: _host_views reads it back whole)."""
+    if out is None:
+        y: _NDArray = _in_order(_np_empty, dims, dtype, order)
+        return y
+    _check_out_type(out, False, name)
+    _check_view_out(out, dims, dtype, name)
+    if not out.flags.writeable:
+        raise _errors.InvalidArgumentError(f"{name} is read-only")
+    if not _dense(out):
+        raise _errors.InvalidArgumentError(f"{name} of shape {tuple(out.shape)} and strides {out.strides} has gaps or "
+                                           "repeats (numpy outputs of views are read back whole: a dense array in "
+                                           "any axis order)")
+    return out  # type: ignore[no-any-return]
+
+
 def _window_views(x: Any, dev: Optional[_Device], ctx: Optional[Context],
                   outs: Sequence[Tuple[Any, Tuple[int, ...], np.dtype[Any], str]], run: Callable[..., int]) -> List[Any]:
     """A windowed op on views: x of any strides; each output (out=, or None for a new one in x's memory
@@ -618,18 +635,7 @@ def _window_views(x: Any, dev: Optional[_Device], ctx: Optional[Context],
     arrays: List[Any] = []
     for out, dims, dtype, name in outs:
         if dev is None:
-            if out is None:
-                y = _in_order(_np_empty, dims, dtype, order)
-            else:
-                _check_out_type(out, False, name)
-                _check_view_out(out, dims, dtype, name)
-                if not out.flags.writeable:
-                    raise _errors.InvalidArgumentError(f"{name} is read-only")
-                if not _dense(out):
-                    raise _errors.InvalidArgumentError(f"{name} of shape {tuple(out.shape)} and strides "
-                                                       f"{out.strides} has gaps or repeats (numpy outputs of views "
-                                                       "are read back whole: a dense array in any axis order)")
-                y = out
+            y = _host_view_out(out, dims, dtype, order, name)
         else:
             y = dev.out(out, dims, dtype, name, order)
         arrays.append(y)
@@ -662,18 +668,7 @@ def _max_views(values: List[Any], dims: Tuple[int, ...], dtype: np.dtype[Any], c
         return int(lib.clpool_enqueue_max_view(handle, queue, code, n, views, args[n], *args[n + 1:]))
 
     if dev is None:
-        if out is None:
-            y = _in_order(_np_empty, dims, dtype, order)
-        else:
-            _check_out_type(out, False, "out")
-            _check_view_out(out, dims, dtype, "out")
-            if not out.flags.writeable:
-                raise _errors.InvalidArgumentError("out is read-only")
-            if not _dense(out):
-                raise _errors.InvalidArgumentError(f"out of shape {tuple(out.shape)} and strides {out.strides} has "
-                                                   "gaps or repeats (numpy outputs of views are read back whole: a "
-                                                   "dense array in any axis order)")
-            y = out
+        y = _host_view_out(out, dims, dtype, order, "out")
         _host_views(ctx, run, list(values) + [y], inputs=n)
         return y
     y = dev.out(out, dims, dtype, "out", order)
