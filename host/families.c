@@ -76,5 +76,6 @@ const clpool__family clpool__families[CLPOOL__PATHS] = {
     ROW(MAX, "max", max_parts, max_kernels),
     ROW(MAX_UNPOOL_PLANES, "unpool_planes", unpool_parts, unpool_planes_kernels),
     ROW(MAX_UNPOOL_SCATTER, "unpool_scatter", unpool_parts, unpool_scatter_kernels),
+    ROW(MAX_UNPOOL_VIEW, "unpool_view", unpool_parts, unpool_scatter_kernels),
 };
 #undef ROW

@@ -136,6 +136,59 @@ clpool_status clpool_max_unpool_output_shape(const clpool_shape *x_shape, const 
     return status;
 }
 
+/* The checks both enqueue forms make beyond the tensors' own, and the call as its contiguous form: the caller
+ * sets the buffer offsets. */
+static clpool_status prepare_call(clpool_context *ctx, cl_command_queue queue, const clpool_max_unpool_params *params,
+                                  clpool_dtype dtype, const clpool_shape *x_shape, cl_uint num_wait,
+                                  const cl_event *wait, const char *fn, clpool_shape *out, cl_command_queue *q,
+                                  clpool__max_unpool_desc *desc)
+{
+    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
+    clpool_status status = clpool__maxpool_dtype_check(dtype, fn, "MaxUnpool");
+    if (status != CLPOOL_SUCCESS) return status;
+    clpool_shape index_space;
+    if ((status = unpool_shape(x_shape, params, fn, out, &index_space)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__resolve_queue(ctx, queue, fn, q)) != CLPOOL_SUCCESS) return status;
+    const int64_t planes = x_shape->dims[0] * x_shape->dims[1];
+    memset(desc, 0, sizeof *desc);
+    desc->dtype = dtype;
+    desc->esize = (int64_t)clpool_dtype_size(dtype);
+    desc->planes = planes;
+    if (planes == 0) return CLPOOL_SUCCESS; /* an empty output: nothing to plan */
+    desc->x_plane = clpool_shape_elements(x_shape) / planes;
+    desc->y_plane = clpool_shape_elements(out) / planes;
+    desc->idx_plane = clpool_shape_elements(&index_space) / planes;
+    desc->ns = out->rank - 2;
+    /* indices of another shape's planes land at the same coordinates of the output's */
+    for (int32_t i = 0; i < desc->ns; ++i) {
+        desc->idx_dims[i] = index_space.dims[2 + i];
+        desc->y_dims[i] = out->dims[2 + i];
+        desc->remap |= desc->idx_dims[i] != desc->y_dims[i];
+    }
+    return CLPOOL_SUCCESS;
+}
+
+/* The counter's checks, and its element offset into the call. */
+static clpool_status check_skipped(cl_mem skipped, size_t skipped_offset, const char *fn, clpool__max_unpool_desc *d)
+{
+    d->count_skipped = skipped != NULL;
+    d->skip_off = (int64_t)(skipped_offset / sizeof(cl_uint));
+    return skipped ? clpool__check_buffer(skipped, skipped_offset, 1, sizeof(cl_uint), fn, "skipped", NULL)
+                   : CLPOOL_SUCCESS;
+}
+
+/* Runs a planned call; without a counter the kernels get the output, which they then never read as one. */
+static clpool_status run_call(clpool_context *ctx, cl_command_queue q, clpool__plan *plan, cl_mem x, cl_mem indices,
+                              cl_mem output, cl_mem skipped, cl_uint num_wait, const cl_event *wait, cl_event *event,
+                              const char *fn)
+{
+    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = x, [CLPOOL__ROLE_INDICES] = indices,
+                                  [CLPOOL__ROLE_OUTPUT] = output, [CLPOOL__ROLE_COUNTER] = skipped ? skipped : output};
+    return clpool__plan_run(ctx, q, plan, mems, num_wait, wait, event, fn);
+}
+
 clpool_status clpool_enqueue_max_unpool(clpool_context *ctx, cl_command_queue queue,
                                         const clpool_max_unpool_params *params, clpool_dtype dtype,
                                         const clpool_shape *x_shape, cl_mem x, size_t x_offset, cl_mem indices,
@@ -143,17 +196,12 @@ clpool_status clpool_enqueue_max_unpool(clpool_context *ctx, cl_command_queue qu
                                         size_t skipped_offset, cl_uint num_wait, const cl_event *wait, cl_event *event)
 {
     static const char *fn = "clpool_enqueue_max_unpool";
-    CLPOOL_REQUIRE_NOT_NULL(ctx, fn);
-    clpool_status status = clpool__maxpool_dtype_check(dtype, fn, "MaxUnpool");
-    if (status != CLPOOL_SUCCESS) return status;
-    clpool_shape out, index_space;
-    status = unpool_shape(x_shape, params, fn, &out, &index_space);
-    if (status != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_dtype_device(ctx, dtype, fn)) != CLPOOL_SUCCESS) return status;
-    if ((status = clpool__check_wait_list(num_wait, wait, fn)) != CLPOOL_SUCCESS) return status;
+    clpool_shape out;
     cl_command_queue q;
-    if ((status = clpool__resolve_queue(ctx, queue, fn, &q)) != CLPOOL_SUCCESS) return status;
-    const size_t esize = clpool_dtype_size(dtype);
+    clpool__max_unpool_desc desc;
+    clpool_status status = prepare_call(ctx, queue, params, dtype, x_shape, num_wait, wait, fn, &out, &q, &desc);
+    if (status != CLPOOL_SUCCESS) return status;
+    const size_t esize = (size_t)desc.esize;
     const int64_t n_x = clpool_shape_elements(x_shape), n_y = clpool_shape_elements(&out);
     if ((status = clpool__check_buffer(x, x_offset, n_x, esize, fn, "X", NULL)) != CLPOOL_SUCCESS) return status;
     if ((status = clpool__check_buffer(indices, indices_offset, n_x, sizeof(cl_long), fn, "indices", NULL)) !=
@@ -161,30 +209,58 @@ clpool_status clpool_enqueue_max_unpool(clpool_context *ctx, cl_command_queue qu
         return status;
     if ((status = clpool__check_buffer(output, output_offset, n_y, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
         return status;
-    if (skipped && (status = clpool__check_buffer(skipped, skipped_offset, 1, sizeof(cl_uint), fn, "skipped", NULL)) !=
-                       CLPOOL_SUCCESS)
-        return status;
+    if ((status = check_skipped(skipped, skipped_offset, fn, &desc)) != CLPOOL_SUCCESS) return status;
     if (n_y == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
-
-    const int64_t planes = x_shape->dims[0] * x_shape->dims[1];
-    clpool__max_unpool_desc desc = {
-        .dtype = dtype, .esize = (int64_t)esize, .planes = planes, .x_plane = n_x / planes,
-        .y_plane = n_y / planes, .idx_plane = clpool_shape_elements(&index_space) / planes,
-        .count_skipped = skipped != NULL, .x_off = (int64_t)(x_offset / esize),
-        .idx_off = (int64_t)(indices_offset / sizeof(cl_long)), .y_off = (int64_t)(output_offset / esize),
-        .skip_off = (int64_t)(skipped_offset / sizeof(cl_uint)), .ns = out.rank - 2};
-    /* indices of another shape's planes land at the same coordinates of the output's */
-    for (int32_t i = 0; i < desc.ns; ++i) {
-        desc.idx_dims[i] = index_space.dims[2 + i];
-        desc.y_dims[i] = out.dims[2 + i];
-        desc.remap |= desc.idx_dims[i] != desc.y_dims[i];
-    }
+    desc.x_off = (int64_t)(x_offset / esize);
+    desc.idx_off = (int64_t)(indices_offset / sizeof(cl_long));
+    desc.y_off = (int64_t)(output_offset / esize);
     clpool__device_caps caps;
     clpool__device_caps_of(ctx, &caps);
     clpool__plan plan;
     clpool__max_unpool_plan_call(&caps, &desc, &plan);
-    /* without a counter the kernels get the output, which they then never read as one */
-    cl_mem mems[CLPOOL__ROLES] = {[CLPOOL__ROLE_INPUT] = x, [CLPOOL__ROLE_INDICES] = indices,
-                                  [CLPOOL__ROLE_OUTPUT] = output, [CLPOOL__ROLE_COUNTER] = skipped ? skipped : output};
-    return clpool__plan_run(ctx, q, &plan, mems, num_wait, wait, event, fn);
+    return run_call(ctx, q, &plan, x, indices, output, skipped, num_wait, wait, event, fn);
+}
+
+clpool_status clpool_enqueue_max_unpool_view(clpool_context *ctx, cl_command_queue queue,
+                                             const clpool_max_unpool_params *params, clpool_dtype dtype,
+                                             const clpool_view *x, const clpool_view *indices,
+                                             const clpool_view *output, cl_mem skipped, size_t skipped_offset,
+                                             cl_uint num_wait, const cl_event *wait, cl_event *event)
+{
+    static const char *fn = "clpool_enqueue_max_unpool_view";
+    CLPOOL_REQUIRE_NOT_NULL(x, fn);
+    CLPOOL_REQUIRE_NOT_NULL(indices, fn);
+    CLPOOL_REQUIRE_NOT_NULL(output, fn);
+    clpool_shape x_shape, out;
+    cl_command_queue q;
+    clpool__max_unpool_view_desc v;
+    memset(&v, 0, sizeof v);
+    clpool__view_shape(x, &x_shape);
+    clpool_status status = prepare_call(ctx, queue, params, dtype, &x_shape, num_wait, wait, fn, &out, &q, &v.call);
+    if (status != CLPOOL_SUCCESS) return status;
+    const size_t esize = (size_t)v.call.esize;
+    if ((status = clpool__view_check(x, esize, NULL, 0, fn, "X")) != CLPOOL_SUCCESS) return status;
+    if ((status = clpool__view_check(indices, sizeof(cl_long), &x_shape, 0, fn, "indices")) != CLPOOL_SUCCESS)
+        return status;
+    if ((status = clpool__view_check(output, esize, &out, 1, fn, "output")) != CLPOOL_SUCCESS) return status;
+    if ((status = check_skipped(skipped, skipped_offset, fn, &v.call)) != CLPOOL_SUCCESS) return status;
+    if (clpool_shape_elements(&out) == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+    v.call.x_off = (int64_t)(x->offset / esize);
+    v.call.idx_off = (int64_t)(indices->offset / sizeof(cl_long));
+    v.call.y_off = (int64_t)(output->offset / esize);
+    clpool__device_caps caps;
+    clpool__device_caps_of(ctx, &caps);
+    clpool__plan plan;
+    if (clpool__view_contiguous(x) && clpool__view_contiguous(indices) && clpool__view_contiguous(output)) {
+        clpool__max_unpool_plan_call(&caps, &v.call, &plan); /* the contiguous call's kernels */
+    } else {
+        v.rank = x_shape.rank;
+        for (int32_t d = 0; d < v.rank; ++d) {
+            v.x_dims[d] = x_shape.dims[d], v.y_dims[d] = out.dims[d];
+            v.x_strides[d] = x->strides[d], v.idx_strides[d] = indices->strides[d];
+            v.y_strides[d] = output->strides[d];
+        }
+        clpool__max_unpool_plan_view(&caps, &v, &plan);
+    }
+    return run_call(ctx, q, &plan, x->mem, indices->mem, output->mem, skipped, num_wait, wait, event, fn);
 }

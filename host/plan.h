@@ -65,6 +65,7 @@ typedef enum clpool__path {
     CLPOOL__PATH_MAX,                 /* Max: max_of_1..4, a pass of up to 4 inputs */
     CLPOOL__PATH_MAX_UNPOOL_PLANES,   /* MaxUnpool: a work-item zeroes its output planes, then scatters into them */
     CLPOOL__PATH_MAX_UNPOOL_SCATTER,  /* MaxUnpool: zero the output, then scatter X over all work-items */
+    CLPOOL__PATH_MAX_UNPOOL_VIEW,     /* MaxUnpool on views of other layouts: both passes walk memory in order */
     CLPOOL__PATHS
 } clpool__path;
 
@@ -104,6 +105,7 @@ typedef struct clpool__launch {
         clpool__global_sizes global;
         clpool__max_geom max;
         clpool__max_unpool_sizes unpool;
+        clpool__max_unpool_view_geom unpool_view;
     } block;
     size_t block_size;
     union {

@@ -192,4 +192,17 @@ clpool_status clpool__maxpool_dtype_check(clpool_dtype dtype, const char *fn, co
 void clpool__max_unpool_plan_call(const clpool__device_caps *caps, const clpool__max_unpool_desc *desc,
                                   clpool__plan *plan);
 
+/* One MaxUnpool call on views: the call as its contiguous form gives it (offsets: element 0 of each view),
+ * X's and the output's dims and each view's element strides. */
+typedef struct clpool__max_unpool_view_desc {
+    clpool__max_unpool_desc call;
+    int32_t rank;
+    int64_t x_dims[CLPOOL_MAX_RANK], y_dims[CLPOOL_MAX_RANK];
+    int64_t x_strides[CLPOOL_MAX_RANK], idx_strides[CLPOOL_MAX_RANK], y_strides[CLPOOL_MAX_RANK];
+} clpool__max_unpool_view_desc;
+/* Views whose layout the contiguous kernels do not take: the zeroes, then the scatter (-DVIEW=1), each
+ * walking its tensor in memory order over its dims sorted by stride (merged where memory allows). */
+void clpool__max_unpool_plan_view(const clpool__device_caps *caps, const clpool__max_unpool_view_desc *desc,
+                                  clpool__plan *plan);
+
 #endif

@@ -116,6 +116,26 @@ typedef struct clpool__max_unpool_sizes {
     clpool__i64 y_dims[CLPOOL__ARGS_MAX_SPATIAL];
 } clpool__max_unpool_sizes;
 
+/* MaxUnpool on views (max_unpool.cl -DVIEW=1): a work-item walks a range of elements of X (the scatter) or
+ * of the output (the zeroes) in memory order, over dims sorted by stride, outermost first. */
+typedef struct clpool__max_unpool_view_geom {
+    clpool__i64 rank;                      /* walked dims */
+    clpool__i64 dims[CLPOOL__ARGS_MAX_RANK];
+    clpool__i64 xs[CLPOOL__ARGS_MAX_RANK]; /* X's strides along them (zeroes: the output's) */
+    clpool__i64 is[CLPOOL__ARGS_MAX_RANK]; /* the Indices' strides */
+    clpool__i64 qs[CLPOOL__ARGS_MAX_RANK]; /* the (n, c) plane number's step: C along N, 1 along C, else 0 */
+    clpool__i64 ys[CLPOOL__ARGS_MAX_RANK]; /* the output plane's start step: its N and C strides, else 0 */
+    clpool__i64 x_offset, idx_offset, y_offset, skip_offset; /* element offsets into the buffers */
+    clpool__i64 count_skipped; /* 1: add the count of skipped indices to the counter at skip_offset */
+    clpool__i64 elements, per_item, items; /* elements walked, per work-item, work-items that do work */
+    clpool__i64 idx_plane;  /* positions in an index plane */
+    clpool__i64 ns;         /* spatial rank */
+    clpool__i64 unit;       /* > 0: position k lies k * unit past its plane's start (dense spatial dims) */
+    clpool__i64 idx_dims[CLPOOL__ARGS_MAX_SPATIAL]; /* the index plane's dims, */
+    clpool__i64 y_dims[CLPOOL__ARGS_MAX_SPATIAL];   /* the output's (a coordinate past them is skipped) */
+    clpool__i64 y_strides[CLPOOL__ARGS_MAX_SPATIAL]; /* and its strides */
+} clpool__max_unpool_view_geom;
+
 /* Max's kernels (max_of_1..4). Dims are right-aligned: out_dims[CLPOOL__ARGS_MAX_RANK - 1] is
  * the innermost, leading dims 1 with strides 0. strides is flat, [k * CLPOOL__ARGS_MAX_RANK + d]:
  * rusticl (Mesa 22.3) sizes a 2-D array member as outer length x element,

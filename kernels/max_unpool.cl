@@ -5,11 +5,10 @@
  * y: the output; x: X; idx: the Indices, X's shape; skipped: the counter (the output where none is counted).
  */
 
-/* Add n to the counter, saturating at UINT_MAX: a compare-exchange loop, run only where n > 0. */
-static void add_skipped(__global uint *skipped, const clpool__max_unpool_sizes s, ulong n)
+/* Add n > 0 to the counter at `offset`, saturating at UINT_MAX: a compare-exchange loop. */
+static void add_skipped(__global uint *skipped, long offset, ulong n)
 {
-    if (!s.count_skipped || n == 0) return;
-    volatile __global uint *c = skipped + s.skip_offset;
+    volatile __global uint *c = skipped + offset;
     uint seen = 0;
     for (;;) {
         const ulong sum = (ulong)seen + n;
@@ -20,6 +19,116 @@ static void add_skipped(__global uint *skipped, const clpool__max_unpool_sizes s
     }
 }
 
+#ifndef VIEW
+#define VIEW 0
+#endif
+#if VIEW
+/* -DVIEW=1: views of any strides (clpool__max_unpool_view_geom), both passes walking memory in order. The
+ * walked dims as private copies, loaded at constant indices: rusticl (Mesa 22.3) crashes on run-time indices
+ * into a by-value struct argument. */
+typedef struct walk {
+    long dims[CLPOOL__ARGS_MAX_RANK], xs[CLPOOL__ARGS_MAX_RANK], is[CLPOOL__ARGS_MAX_RANK];
+    long qs[CLPOOL__ARGS_MAX_RANK], ys[CLPOOL__ARGS_MAX_RANK];
+    long idx_dims[CLPOOL__ARGS_MAX_SPATIAL], y_dims[CLPOOL__ARGS_MAX_SPATIAL], y_strides[CLPOOL__ARGS_MAX_SPATIAL];
+} walk;
+
+#define LOAD_WALK(w, g)                                                                                                \
+    walk w;                                                                                                            \
+    _Pragma("unroll") for (int d_ = 0; d_ < CLPOOL__ARGS_MAX_RANK; ++d_)                                              \
+    {                                                                                                                  \
+        w.dims[d_] = (g).dims[d_], w.xs[d_] = (g).xs[d_], w.is[d_] = (g).is[d_];                                       \
+        w.qs[d_] = (g).qs[d_], w.ys[d_] = (g).ys[d_];                                                                  \
+    }                                                                                                                  \
+    _Pragma("unroll") for (int d_ = 0; d_ < CLPOOL__ARGS_MAX_SPATIAL; ++d_)                                           \
+    {                                                                                                                  \
+        w.idx_dims[d_] = (g).idx_dims[d_], w.y_dims[d_] = (g).y_dims[d_], w.y_strides[d_] = (g).y_strides[d_];         \
+    }
+
+/* A walk's position: its coordinates and, along them, the offsets of X, the Indices, the plane number and the
+ * output plane's start (the zeroes: the output element in xo). */
+typedef struct place {
+    long c[CLPOOL__ARGS_MAX_RANK];
+    long xo, io, q, yo;
+} place;
+
+/* Element e of the walk, outermost dim first. */
+static void place_at(const walk *w, int rank, long e, place *p)
+{
+    p->xo = p->io = p->q = p->yo = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+        p->c[d] = e % w->dims[d];
+        e /= w->dims[d];
+        p->xo += p->c[d] * w->xs[d], p->io += p->c[d] * w->is[d];
+        p->q += p->c[d] * w->qs[d], p->yo += p->c[d] * w->ys[d];
+    }
+}
+
+/* The next element: the innermost dim steps, carrying outwards. */
+static void place_next(const walk *w, int rank, place *p)
+{
+    for (int d = rank - 1; d >= 0; --d) {
+        p->xo += w->xs[d], p->io += w->is[d], p->q += w->qs[d], p->yo += w->ys[d];
+        if (++p->c[d] < w->dims[d]) return;
+        p->c[d] = 0;
+        p->xo -= w->dims[d] * w->xs[d], p->io -= w->dims[d] * w->is[d];
+        p->q -= w->dims[d] * w->qs[d], p->yo -= w->dims[d] * w->ys[d];
+    }
+}
+
+/* Position k of an index plane as an element offset from the output plane's start, or -1 where its
+ * coordinates lie outside the output. */
+static long view_position(const walk *w, const clpool__max_unpool_view_geom g, long k)
+{
+    if (g.unit > 0) return k * g.unit;
+    long offset = 0;
+    for (int d = (int)g.ns - 1; d >= 0; --d) {
+        const long c = k % w->idx_dims[d];
+        k /= w->idx_dims[d];
+        if (c >= w->y_dims[d]) return -1;
+        offset += c * w->y_strides[d];
+    }
+    return offset;
+}
+
+/* First pass: the output's elements [item * per_item, +per_item), in memory order, set to 0. */
+__kernel void max_unpool_zero(__global T *y, const clpool__max_unpool_view_geom g)
+{
+    LOAD_WALK(w, g)
+    const long item = get_global_id(0);
+    if (item >= g.items) return;
+    const int rank = (int)g.rank;
+    long e = item * g.per_item;
+    const long end = min(e + g.per_item, g.elements);
+    place p;
+    place_at(&w, rank, e, &p);
+    for (; e < end; ++e, place_next(&w, rank, &p)) y[g.y_offset + p.xo] = 0;
+}
+
+/* Second pass: X's elements [item * per_item, +per_item), in X's memory order, each into its own plane. */
+__kernel void max_unpool_scatter(__global T *y, __global const T *x, __global const long *idx,
+                                 __global uint *skipped, const clpool__max_unpool_view_geom g)
+{
+    LOAD_WALK(w, g)
+    const long item = get_global_id(0);
+    if (item >= g.items) return;
+    const int rank = (int)g.rank;
+    long e = item * g.per_item;
+    const long end = min(e + g.per_item, g.elements);
+    place p;
+    place_at(&w, rank, e, &p);
+    ulong bad = 0;
+    for (; e < end; ++e, place_next(&w, rank, &p)) {
+        const long k = idx[g.idx_offset + p.io] - p.q * g.idx_plane;
+        const long at = (ulong)k < (ulong)g.idx_plane ? view_position(&w, g, k) : -1;
+        if (at < 0) {
+            ++bad;
+            continue;
+        }
+        y[g.y_offset + p.yo + at] = x[g.x_offset + p.xo];
+    }
+    if (g.count_skipped && bad > 0) add_skipped(skipped, g.skip_offset, bad);
+}
+#else
 /* The remap's dims as private copies, loaded at constant indices outside any branch: rusticl (Mesa 22.3)
  * crashes on run-time indices into a by-value struct argument. */
 typedef struct remap_dims {
@@ -117,7 +226,7 @@ __kernel void max_unpool_planes(__global T *y, __global const T *x, __global con
         bad += store_run(y, x, idx, s, &r, q, q * s.x_plane, (q + 1) * s.x_plane, &frontier);
         zero_ahead(y + s.y_offset + q * s.y_plane, &frontier, s.y_plane - 1, s.y_plane); /* the rest */
     }
-    add_skipped(skipped, s, bad);
+    if (s.count_skipped && bad > 0) add_skipped(skipped, s.skip_offset, bad);
 }
 
 /* The two-pass route, first pass: output elements [item * per_item, +per_item) set to 0. */
@@ -147,5 +256,6 @@ __kernel void max_unpool_scatter(__global T *y, __global const T *x, __global co
         bad += store_run(y, x, idx, s, &r, q, e, run_end, &frontier);
         e = run_end;
     }
-    add_skipped(skipped, s, bad);
+    if (s.count_skipped && bad > 0) add_skipped(skipped, s.skip_offset, bad);
 }
+#endif

@@ -285,7 +285,8 @@ static void max_programs(size_t dev)
 
 /* ------------------------------------------------------------- MaxUnpool */
 
-/* Many planes and few (both paths), every element size; not float64 where tracing: llvmpipe has no fp64. */
+/* Many planes and few (both paths), and views, every element size; not float64 where tracing: llvmpipe has no
+ * fp64. */
 static void max_unpool_programs(size_t dev)
 {
     static const int64_t planes[] = {512, 2};
@@ -298,6 +299,14 @@ static void max_unpool_programs(size_t dev)
                                                .idx_plane = 3136, .ns = 2};
             clpool__plan plan;
             clpool__max_unpool_plan_call(devices[dev].caps, &d, &plan);
+            add_plan(devices[dev].target, &plan);
+            if (s > 0) continue;
+            /* on channels-last views (-DVIEW=1): one program per element size, whatever the strides */
+            clpool__max_unpool_view_desc v = {.call = d, .rank = 4, .x_dims = {8, 64, 28, 28},
+                                              .y_dims = {8, 64, 56, 56}, .x_strides = {50176, 1, 1792, 64},
+                                              .idx_strides = {50176, 1, 1792, 64}, .y_strides = {200704, 1, 3584, 64}};
+            v.call.idx_dims[0] = v.call.idx_dims[1] = v.call.y_dims[0] = v.call.y_dims[1] = 56;
+            clpool__max_unpool_plan_view(devices[dev].caps, &v, &plan);
             add_plan(devices[dev].target, &plan);
         }
 }

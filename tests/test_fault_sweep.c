@@ -49,6 +49,7 @@ typedef enum {
     OP_LP_POOL_HOST, /* p = 2 */
     OP_MAX_HOST,
     OP_MAX_UNPOOL,      /* X and Indices of a 2x2/s2 window, the output twice X's size */
+    OP_MAX_UNPOOL_VIEW, /* the same, X a view reversed along its last dim (clpool_enqueue_max_unpool_view) */
     OP_MAX_UNPOOL_HOST,
     OP_TENSORS,
     OP_WARM_UP
@@ -85,7 +86,7 @@ static int is_host(op_kind op)
     return op == OP_MAXPOOL_HOST || op == OP_GLOBAL_AVG_HOST || op == OP_LP_POOL_HOST || op == OP_MAX_HOST ||
            op == OP_MAX_UNPOOL_HOST;
 }
-static int is_unpool(op_kind op) { return op == OP_MAX_UNPOOL || op == OP_MAX_UNPOOL_HOST; }
+static int is_unpool(op_kind op) { return op == OP_MAX_UNPOOL || op == OP_MAX_UNPOOL_VIEW || op == OP_MAX_UNPOOL_HOST; }
 
 /* MaxUnpool's params: the case's kernel_shape and strides. */
 static clpool_max_unpool_params unpool_params(const sweep_case *c)
@@ -96,7 +97,7 @@ static clpool_max_unpool_params unpool_params(const sweep_case *c)
     return up;
 }
 static int is_maxpool(op_kind op) { return op == OP_MAXPOOL || op == OP_MAXPOOL_HOST || op == OP_MAXPOOL_VIEW; }
-static int is_view(op_kind op) { return op == OP_MAXPOOL_VIEW || op == OP_MAX_VIEW; }
+static int is_view(op_kind op) { return op == OP_MAXPOOL_VIEW || op == OP_MAX_VIEW || op == OP_MAX_UNPOOL_VIEW; }
 static int is_sum_pool(op_kind op) { return op == OP_AVERAGE_POOL || op == OP_LP_POOL_HOST; }
 
 /* The window of a case's MaxPool params (AveragePool and LpPool cases carry theirs there). */
@@ -205,6 +206,7 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
         ck_assert_int_eq(ref_max(CLPOOL_FLOAT32, c->n_in, c->shapes, inputs, c->want), 0);
         break;
     case OP_MAX_UNPOOL:
+    case OP_MAX_UNPOOL_VIEW:
     case OP_MAX_UNPOOL_HOST: { /* a tap of each 2x2 window, every one in its plane */
         const int64_t n_x = clpool_shape_elements(&c->shapes[0]), cols = c->shapes[0].dims[3];
         const int64_t x_plane = c->shapes[0].dims[2] * cols;
@@ -213,10 +215,10 @@ static void case_setup(sweep_case *c, clpool_context *ctx)
         for (int64_t e = 0; e < n_x; ++e)
             c->unpool_idx[e] = e / x_plane * 4 * x_plane + (2 * (e % x_plane / cols) + e % 2) * 2 * cols +
                                2 * (e % cols) + e / 3 % 2;
-        ck_assert_int_eq(ref_max_unpool(CLPOOL_FLOAT32, &c->shapes[0], c->x[0], c->unpool_idx, &c->out_shape,
+        ck_assert_int_eq(ref_max_unpool(CLPOOL_FLOAT32, &c->shapes[0], inputs[0], c->unpool_idx, &c->out_shape,
                                         &c->out_shape, c->want),
                          0);
-        if (c->op == OP_MAX_UNPOOL) {
+        if (c->op != OP_MAX_UNPOOL_HOST) {
             cl_int err;
             c->unpool_idx_mem = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                                (size_t)n_x * sizeof(int64_t), c->unpool_idx, &err);
@@ -343,6 +345,15 @@ static clpool_status case_run(sweep_case *c, clpool_context *ctx, cl_event *ev)
         const clpool_max_unpool_params up = unpool_params(c);
         return clpool_enqueue_max_unpool(ctx, c->queue, &up, CLPOOL_FLOAT32, &c->shapes[0], c->in[0], 0,
                                          c->unpool_idx_mem, 0, c->out, 0, NULL, 0, 0, NULL, ev);
+    }
+    case OP_MAX_UNPOOL_VIEW: {
+        const clpool_max_unpool_params up = unpool_params(c);
+        const clpool_view x = reversed_view(c, 0);
+        clpool_view idx, out;
+        ck_assert_int_eq(clpool_view_contiguous(&idx, c->unpool_idx_mem, 0, &c->shapes[0]), CLPOOL_SUCCESS);
+        ck_assert_int_eq(clpool_view_contiguous(&out, c->out, 0, &c->out_shape), CLPOOL_SUCCESS);
+        return clpool_enqueue_max_unpool_view(ctx, c->queue, &up, CLPOOL_FLOAT32, &x, &idx, &out, NULL, 0, 0, NULL,
+                                              ev);
     }
     case OP_MAX_UNPOOL_HOST: {
         const clpool_max_unpool_params up = unpool_params(c);
@@ -577,7 +588,7 @@ START_TEST(pools_and_max)
     const clpool_shape small = {4, {2, 3, 7, 7}}, long_planes = {4, {1, 2, 64, 64}};
     const int64_t k3[2] = {3, 3};
     const int64_t k2[2] = {2, 2};
-    sweep_case cases[14];
+    sweep_case cases[15];
     size_t n = 0;
     maxpool_case(&cases[n++], "AveragePool 3x3/s1/p1 count_include_pad", OP_AVERAGE_POOL, small, 2, k3, 1, 1, 0);
     maxpool_case(&cases[n++], "MaxUnpool 2x2/s2 (whole planes)", OP_MAX_UNPOOL, (clpool_shape){4, {4, 8, 5, 6}}, 2,
@@ -595,6 +606,8 @@ START_TEST(pools_and_max)
     max_case(&cases[n++], "Max of 6 inputs (two passes)", OP_MAX, 6);
     maxpool_case(&cases[n++], "MaxPool 3x3/s2 on a reversed view, Indices", OP_MAXPOOL_VIEW, small, 2, k3, 2, 1, 1);
     max_case(&cases[n++], "Max of 6 reversed views (two passes)", OP_MAX_VIEW, 6);
+    maxpool_case(&cases[n++], "MaxUnpool 2x2/s2 of a reversed view", OP_MAX_UNPOOL_VIEW, (clpool_shape){4, {2, 3, 5, 6}},
+                 2, k2, 2, 0, 0);
     const int total = run_cases(cases, n, ctx);
     release_and_assert_all_released(ctx, "global pools and Max, context released");
     printf("note: AveragePool, MaxUnpool, global pools, Max and views: %d failure points\n", total);

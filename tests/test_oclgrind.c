@@ -1047,6 +1047,68 @@ START_TEST(max_views)
 }
 END_TEST
 
+/* MaxUnpool on views (-DVIEW=1): X transposed (C innermost), its Indices reversed along W, the output
+ * channels-last with a gap after each pixel, in every MaxPool dtype; one index outside its plane, counted;
+ * the gaps keep their guard bytes. */
+START_TEST(max_unpool_views)
+{
+    require_gpu();
+    ref_rng r;
+    ref_rng_seed(&r, 14);
+    const clpool_shape xs = {4, {2, 3, 2, 3}}, ys = {4, {2, 3, 4, 6}};
+    const int64_t k2[2] = {2, 2};
+    for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
+        const clpool_dtype dt = maxpool_dtypes[d];
+        if (!cu_dtype_runs(dt, "MaxUnpool on views")) continue;
+        char desc[96];
+        snprintf(desc, sizeof desc, "MaxUnpool on views, %s", clpool_dtype_name(dt));
+        const size_t es = ref_dtype_size(dt);
+        unsigned char x[36 * 8], x_t[36 * 8], want[144 * 8];
+        int64_t idx[36], idx_r[36];
+        fill(&r, dt, x, 36, 0);
+        for (int e = 0; e < 36; ++e) { /* a tap of each 2x2 window; element 5's index in the next plane */
+            const int q = e / 6, i = e / 3 % 2, j = e % 3;
+            idx[e] = q * 24 + (2 * i + e % 2) * 6 + 2 * j + (e / 2) % 2 + (e == 5 ? 24 : 0);
+        }
+        for (int e = 0; e < 36; ++e) { /* X as N x H x W x C; Indices with W reversed */
+            const int n = e / 18, c = e / 6 % 3, i = e / 3 % 2, j = e % 3;
+            memcpy(x_t + (size_t)(((n * 2 + i) * 3 + j) * 3 + c) * es, x + (size_t)e * es, es);
+            idx_r[e - j + (2 - j)] = idx[e];
+        }
+        const int64_t skipped = ref_max_unpool(dt, &xs, x, idx, &ys, &ys, want);
+        ck_assert_int_eq(skipped, 1);
+        clpool_max_unpool_params p;
+        ck_assert_int_eq(clpool_max_unpool_params_init(&p, 2, k2), CLPOOL_SUCCESS);
+        p.window.strides[0] = p.window.strides[1] = 2;
+        const uint32_t zero = 0;
+        cl_mem xm = tight_buffer(0, x_t, 36 * es), im = tight_buffer(8, idx_r, sizeof idx_r);
+        cl_mem sm = tight_buffer(4, &zero, sizeof zero);
+        const size_t out_lead = 2 * es, out_body = (size_t)(2 * 96 - 1) * es; /* a pixel's 3 channels, 4 apart */
+        unsigned char *img = cu_sentinel_image(out_lead, NULL, out_body);
+        cl_mem om = cu_buffer_from(img, CU_IMAGE_BYTES(out_lead, out_body));
+        free(img);
+        const clpool_view vx = {xm, 0, 4, {2, 3, 2, 3}, {18, 1, 9, 3}}, vi = {im, 8 + 2 * 8, 4, {2, 3, 2, 3}, {18, 6, 3, -1}};
+        const clpool_view vy = {om, out_lead, 4, {2, 3, 4, 6}, {96, 1, 24, 4}};
+        cl_event ev = NULL;
+        paths_start(dt);
+        finish(clpool_enqueue_max_unpool_view(cu_ctx, NULL, &p, dt, &vx, &vi, &vy, sm, 4, 0, NULL, &ev), &ev, desc);
+        paths_check("max_unpool_zero + max_unpool_scatter", desc);
+        unsigned char *got = read_output(om, out_lead, out_body, "output", desc);
+        for (int e = 0; e < 144; ++e) {
+            const int n = e / 72, c = e / 24 % 3, i = e / 6 % 4, j = e % 6;
+            const int64_t at = n * 96 + c + i * 24 + j * 4;
+            cu_expect(same_bits(dt, ref_load_bits(dt, got + out_lead, at), ref_load_bits(dt, want, e)),
+                      "%s: output element %d differs", desc, e);
+        }
+        uint32_t count[2];
+        cu_read_back(clpool_context_cl_queue(cu_ctx), sm, count, sizeof count, desc);
+        ck_assert_msg(count[1] == 1, "%s: %u skipped, expected 1", desc, count[1]);
+        free(got);
+        clReleaseMemObject(xm), clReleaseMemObject(im), clReleaseMemObject(sm), clReleaseMemObject(om);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------- paths reached */
 
 /* Names of the __kernel functions of one .cl file, appended to names[*n]. */
@@ -1150,6 +1212,7 @@ int main(void)
     tcase_add_test(tc, max_all_dtypes);
     tcase_add_test(tc, max_views);
     tcase_add_test(tc, max_unpool);
+    tcase_add_test(tc, max_unpool_views);
     tcase_add_test(tc, channels_last_views);
     tc = cu_tcase(s, "paths", 0);
     tcase_add_test(tc, paths_reached);

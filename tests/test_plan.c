@@ -49,6 +49,14 @@ static void launch_text(const clpool__launch *l, char *out, size_t len)
     if ((p == CLPOOL__PATH_MAX_UNPOOL_PLANES || p == CLPOOL__PATH_MAX_UNPOOL_SCATTER) && n < len)
         snprintf(out + n, len - n, " per_item %lld remap %lld args %d", (long long)l->block.unpool.per_item,
                  (long long)l->block.unpool.remap, l->nargs);
+    if (p == CLPOOL__PATH_MAX_UNPOOL_VIEW && n < len) {
+        const clpool__max_unpool_view_geom *g = &l->block.unpool_view;
+        n += (size_t)snprintf(out + n, len - n, " per_item %lld unit %lld walk", (long long)g->per_item,
+                              (long long)g->unit);
+        for (int64_t d = 0; d < g->rank && n < len; ++d)
+            n += (size_t)snprintf(out + n, len - n, " %lld:%lld,%lld,%lld,%lld", (long long)g->dims[d],
+                                  (long long)g->xs[d], (long long)g->is[d], (long long)g->qs[d], (long long)g->ys[d]);
+    }
     if (p == CLPOOL__PATH_MAX && n < len)
         snprintf(out + n, len - n, " blocks %lld mask %lld aliased %lld", (long long)l->block.max.blocks,
                  (long long)l->block.max.inner_mask, (long long)l->block.max.aliased);
@@ -582,6 +590,61 @@ START_TEST(unpool_plan_matches_table)
 }
 END_TEST
 
+/* MaxUnpool on views: each pass walks its tensor in memory order, dims merged where every stride allows;
+ * positions as k * unit where the output's spatial dims are dense in order. Walk entries: dims:X stride,
+ * Indices stride, plane step, output plane step (the zeroes: the output's stride, then 0s). */
+typedef struct unpool_view_case {
+    const char *name;
+    int64_t x[4], y[4], xs[4], is[4], ys[4];
+    const char *expect;
+} unpool_view_case;
+
+static int64_t plane_of(const clpool_shape *s, int64_t planes) { return clpool_shape_elements(s) / planes; }
+
+static const unpool_view_case unpool_view_cases[] = {
+    {"channels-last X, Indices and output: the zeroes one dim, positions at C apart",
+     {2, 32, 4, 4}, {2, 32, 8, 8}, {512, 1, 128, 32}, {512, 1, 128, 32}, {2048, 1, 256, 32},
+     "unpool_view: max_unpool.cl max_unpool_zero DT_UINT32 VIEW=1 items 16 local 1 per_item 256 unit 0 walk "
+     "4096:1,0,0,0 | max_unpool.cl max_unpool_scatter DT_UINT32 VIEW=1 items 1 local 1 per_item 1024 unit 32 walk "
+     "2:512,512,32,2048 16:32,32,0,0 32:1,1,1,1"},
+    {"contiguous X, an output with a step: spatial dims merged, positions at 2 apart",
+     {1, 3, 2, 2}, {1, 3, 4, 4}, {12, 4, 2, 1}, {12, 4, 2, 1}, {96, 32, 8, 2},
+     "unpool_view: max_unpool.cl max_unpool_zero DT_UINT32 VIEW=1 items 1 local 1 per_item 256 unit 0 walk "
+     "48:2,0,0,0 | max_unpool.cl max_unpool_scatter DT_UINT32 VIEW=1 items 1 local 1 per_item 1024 unit 2 walk "
+     "3:4,4,1,32 4:1,1,0,0"},
+    {"padded output rows: positions dim by dim",
+     {1, 3, 2, 2}, {1, 3, 4, 4}, {12, 4, 2, 1}, {12, 4, 2, 1}, {200, 50, 10, 2},
+     "unpool_view: max_unpool.cl max_unpool_zero DT_UINT32 VIEW=1 items 1 local 1 per_item 256 unit 0 walk "
+     "3:50,0,0,0 4:10,0,0,0 4:2,0,0,0 | max_unpool.cl max_unpool_scatter DT_UINT32 VIEW=1 items 1 local 1 per_item "
+     "1024 unit 0 walk 3:4,4,1,50 4:1,1,0,0"},
+};
+
+START_TEST(unpool_view_plan_matches_table)
+{
+    const unpool_view_case *c = &unpool_view_cases[_i];
+    clpool__max_unpool_view_desc v;
+    memset(&v, 0, sizeof v);
+    v.rank = 4;
+    clpool_shape xs = {4, {0}}, ys = {4, {0}};
+    for (int d = 0; d < 4; ++d) {
+        v.x_dims[d] = xs.dims[d] = c->x[d], v.y_dims[d] = ys.dims[d] = c->y[d];
+        v.x_strides[d] = c->xs[d], v.idx_strides[d] = c->is[d], v.y_strides[d] = c->ys[d];
+    }
+    const int64_t planes = c->x[0] * c->x[1];
+    v.call = (clpool__max_unpool_desc){.dtype = F32, .esize = 4, .planes = planes,
+                                       .x_plane = plane_of(&xs, planes), .y_plane = plane_of(&ys, planes),
+                                       .idx_plane = plane_of(&ys, planes), .ns = 2, .count_skipped = 1};
+    for (int d = 0; d < 2; ++d) v.call.idx_dims[d] = v.call.y_dims[d] = c->y[2 + d];
+    clpool__plan plan;
+    memset(&plan, 0xa5, sizeof plan);
+    clpool__max_unpool_plan_view(&cpu512, &v, &plan);
+    char text[2048];
+    plan_text(&plan, text, sizeof text);
+    ck_assert_msg(strcmp(text, c->expect) == 0, "%s:\n  got    %s\n  expect %s", c->name, text, c->expect);
+    ck_assert_int_eq(plan.first_tier, 1);
+}
+END_TEST
+
 /* Messages name OpenCL's errors: each code the library may meet by its own name, the rest as unknown. */
 START_TEST(cl_error_names)
 {
@@ -683,6 +746,8 @@ int main(void)
     tcase_add_loop_test(tc, global_plan_matches_table, 0, (int)(sizeof global_cases / sizeof global_cases[0]));
     tcase_add_loop_test(tc, max_plan_matches_table, 0, (int)(sizeof max_cases / sizeof max_cases[0]));
     tcase_add_loop_test(tc, unpool_plan_matches_table, 0, (int)(sizeof unpool_cases / sizeof unpool_cases[0]));
+    tcase_add_loop_test(tc, unpool_view_plan_matches_table, 0,
+                        (int)(sizeof unpool_view_cases / sizeof unpool_view_cases[0]));
     tcase_add_test(tc, family_table_is_complete);
     tcase_add_test(tc, cl_error_names);
     tcase_add_test(tc, window_params_init);

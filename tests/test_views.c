@@ -17,6 +17,7 @@
 
 #include "check_util.h"
 #include "planners.h"
+#include "reference.h"
 #include "reference_ops.h"
 
 /* A deterministic generator (fixed seeds: a failing case repeats). */
@@ -993,6 +994,199 @@ START_TEST(test_views_edge_calls)
 }
 END_TEST
 
+/* ------------------------------------------------------------ MaxUnpool */
+
+static const clpool_dtype unpool_dtypes[6] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                              CLPOOL_BFLOAT16, CLPOOL_INT8,    CLPOOL_UINT8};
+
+/* A random MaxUnpool call: X of rank 3 to 5 (C 16 or 32 now and then: channels-last at width), a window
+ * whose inferred output is not empty, half the calls with an output_shape larger or smaller than it, read
+ * either way. Sets *index_space to the shape the indices count positions in. */
+static void unpool_case(clpool_max_unpool_params *p, clpool_shape *x, clpool_shape *out, clpool_shape *index_space)
+{
+    const int32_t ns = (int32_t)rng_int(1, 3);
+    int64_t k[3];
+    *x = (clpool_shape){ns + 2, {0}};
+    x->dims[0] = rng_int(1, 3);
+    x->dims[1] = rng_int(0, 3) ? rng_int(1, 12) : 16 * rng_int(1, 2);
+    for (int32_t i = 0; i < ns; ++i) x->dims[2 + i] = rng_int(1, ns == 3 ? 4 : 7), k[i] = rng_int(1, 3);
+    ck_assert_int_eq(clpool_max_unpool_params_init(p, ns, k), CLPOOL_SUCCESS);
+    for (int32_t i = 0; i < ns; ++i) {
+        p->window.strides[i] = rng_int(1, 3);
+        p->window.pads[i] = rng_int(0, k[i] - 1), p->window.pads[ns + i] = rng_int(0, k[i] - 1);
+        if ((x->dims[2 + i] - 1) * p->window.strides[i] + k[i] - p->window.pads[i] - p->window.pads[ns + i] < 1)
+            p->window.pads[i] = p->window.pads[ns + i] = 0;
+    }
+    ck_assert_int_eq(clpool_max_unpool_output_shape(x, p, index_space), CLPOOL_SUCCESS);
+    *out = *index_space;
+    if (rng_int(0, 1)) {
+        p->has_output_shape = 1;
+        for (int32_t i = 0; i < ns; ++i) {
+            const int64_t d = out->dims[2 + i] + rng_int(-2, 3);
+            out->dims[2 + i] = d < 1 ? 1 : d;
+        }
+        p->output_shape = *out;
+        p->indices = rng_int(0, 1) ? CLPOOL_UNPOOL_INDICES_OUTPUT : CLPOOL_UNPOOL_INDICES_INFERRED;
+        if (p->indices == CLPOOL_UNPOOL_INDICES_OUTPUT) *index_space = *out;
+    }
+}
+
+/* Indices for X of shape `x`: distinct positions of each plane of `index_space` (repeats, where X has more
+ * elements than positions, carry one value), in any order; with `bad`, some outside their plane. */
+static void unpool_indices(const clpool_shape *x, const clpool_shape *index_space, int bad, void *xdata, size_t es,
+                           int64_t *idx)
+{
+    const int64_t planes = x->dims[0] * x->dims[1], x_plane = clpool_shape_elements(x) / planes;
+    const int64_t idx_plane = clpool_shape_elements(index_space) / planes;
+    int64_t *slot = malloc((size_t)idx_plane * sizeof *slot);
+    ck_assert_ptr_nonnull(slot);
+    for (int64_t q = 0; q < planes; ++q) {
+        for (int64_t j = 0; j < idx_plane; ++j) slot[j] = j;
+        for (int64_t j = idx_plane - 1; j > 0; --j) { /* Fisher-Yates */
+            const int64_t o = rng_int(0, j), t = slot[j];
+            slot[j] = slot[o], slot[o] = t;
+        }
+        for (int64_t j = 0; j < x_plane; ++j) {
+            const int64_t e = q * x_plane + j;
+            if (x_plane > idx_plane) memcpy((unsigned char *)xdata + (size_t)e * es, xdata, es);
+            idx[e] = q * idx_plane + slot[j % idx_plane];
+            if (bad && rng_int(0, 9) == 0) idx[e] = rng_int(0, 1) ? -1 - rng_int(0, 3) : (q + 1) * idx_plane + rng_int(0, 2);
+        }
+    }
+    free(slot);
+}
+
+/* MaxUnpool on views against ref_max_unpool bit for bit: X and the Indices contiguous, channels-last,
+ * permuted, stepped or reversed, the output any layout but reversed; some indices outside their plane,
+ * counted; every element outside the output view unchanged. The first `dtypes` of MaxPool's six. */
+static void max_unpool_views(int dtypes)
+{
+    rng_state = 0x5eed0600u;
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(cu_ctx, &info), CLPOOL_SUCCESS);
+    cl_command_queue q = clpool_context_cl_queue(cu_ctx);
+    for (int c = 0; c < 40; ++c) {
+        const clpool_dtype dtype = unpool_dtypes[c % dtypes];
+        if (dtype == CLPOOL_FLOAT64 && !info.has_fp64) continue;
+        const size_t es = clpool_dtype_size(dtype);
+        clpool_max_unpool_params p;
+        clpool_shape xs, ys, is;
+        unpool_case(&p, &xs, &ys, &is);
+        const int64_t n_x = clpool_shape_elements(&xs), n_y = clpool_shape_elements(&ys);
+        void *x = malloc((size_t)n_x * es);
+        int64_t *idx = malloc((size_t)n_x * sizeof *idx);
+        unsigned char *want = malloc((size_t)n_y * es), *got = malloc((size_t)n_y * es);
+        fill_any(x, n_x, dtype);
+        unpool_indices(&xs, &is, rng_int(0, 2) == 0, x, es, idx);
+        const int64_t want_skipped = ref_max_unpool(dtype, &xs, x, idx, &is, &ys, want);
+        ck_assert_int_ge(want_skipped, 0);
+        const layout xhow = random_layout(xs.rank, 1), ihow = random_layout(xs.rank, 1),
+                     yhow = random_layout(ys.rank, 0);
+        char desc[256];
+        snprintf(desc, sizeof desc, "case %d: %s, rank %d, C %lld, X %s, indices %s, output %s", c,
+                 clpool_dtype_name(dtype), (int)xs.rank, (long long)xs.dims[1], layout_names[xhow],
+                 layout_names[ihow], layout_names[yhow]);
+        stored sx, si, sy;
+        store(&xs, xhow, es, &sx);
+        store(&xs, ihow, sizeof(int64_t), &si);
+        store(&ys, yhow, es, &sy);
+        unsigned char *ximg = image_of(&sx, x, n_x, es), *iimg = image_of(&si, idx, n_x, sizeof(int64_t)),
+                      *yimg = image_of(&sy, NULL, 0, es);
+        const cl_uint start = 7;
+        cl_mem mx = cu_buffer_from(ximg, (size_t)sx.elements * es),
+               mi = cu_buffer_from(iimg, (size_t)si.elements * sizeof(int64_t)),
+               my = cu_buffer_from(yimg, (size_t)sy.elements * es), mc = cu_buffer_from(&start, sizeof start);
+        clpool_view vx = sx.view, vi = si.view, vy = sy.view;
+        vx.mem = mx, vi.mem = mi, vy.mem = my;
+        cu_assert_ok(clpool_enqueue_max_unpool_view(cu_ctx, NULL, &p, dtype, &vx, &vi, &vy, mc, 0, 0, NULL, NULL),
+                     "clpool_enqueue_max_unpool_view", desc);
+        cl_uint skipped = 0;
+        ck_assert_int_eq(clEnqueueReadBuffer(q, my, CL_TRUE, 0, (size_t)sy.elements * es, yimg, 0, NULL, NULL),
+                         CL_SUCCESS);
+        ck_assert_int_eq(clEnqueueReadBuffer(q, mc, CL_TRUE, 0, sizeof skipped, &skipped, 0, NULL, NULL), CL_SUCCESS);
+        ck_assert_msg(gather(&sy, yimg, got, n_y, es), "%s: wrote outside the output view", desc);
+        for (int64_t i = 0; i < n_y; ++i)
+            ck_assert_msg(memcmp(got + (size_t)i * es, want + (size_t)i * es, es) == 0, "%s: element %lld differs",
+                          desc, (long long)i);
+        ck_assert_msg(skipped == start + (cl_uint)want_skipped, "%s: %u skipped, the reference %lld", desc,
+                      skipped - start, (long long)want_skipped);
+        clReleaseMemObject(mx), clReleaseMemObject(mi), clReleaseMemObject(my), clReleaseMemObject(mc);
+        free(ximg), free(iimg), free(yimg), free(x), free(idx), free(want), free(got);
+    }
+}
+
+/* Every dtype; the rusticl subset runs the 4- and 2-byte ones and float64 (skipped without fp64). */
+START_TEST(test_max_unpool_views) { max_unpool_views(6); }
+END_TEST
+START_TEST(test_max_unpool_views_few) { max_unpool_views(4); }
+END_TEST
+
+/* MaxUnpool on views: each bad call with its status and message; empty views run. */
+START_TEST(test_bad_max_unpool_views)
+{
+    const clpool_shape xs = {4, {1, 2, 2, 2}}, ys = {4, {1, 2, 4, 4}};
+    const int64_t kernel[2] = {2, 2};
+    clpool_max_unpool_params p;
+    ck_assert_int_eq(clpool_max_unpool_params_init(&p, 2, kernel), CLPOOL_SUCCESS);
+    p.window.strides[0] = p.window.strides[1] = 2;
+    cl_mem buf = cu_zero_buffer(4096), counter = cu_zero_buffer(4);
+    clpool_view x, i, y;
+    ck_assert_int_eq(clpool_view_channels_last(&x, buf, 0, &xs), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&i, buf, 512, &xs), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_channels_last(&y, buf, 1024, &ys), CLPOOL_SUCCESS);
+    const char *fn = "clpool_enqueue_max_unpool_view";
+#define UNPOOLV(vx, vi, vy) \
+    clpool_enqueue_max_unpool_view(cu_ctx, NULL, &p, CLPOOL_FLOAT32, (vx), (vi), (vy), counter, 0, 0, NULL, NULL)
+    cu_assert_status("good views", fn, UNPOOLV(&x, &i, &y), CLPOOL_SUCCESS, NULL);
+    cu_assert_status("NULL X", fn, UNPOOLV(NULL, &i, &y), CLPOOL_ERROR_INVALID_ARGUMENT, "x is NULL");
+    cu_assert_status("NULL indices", fn, UNPOOLV(&x, NULL, &y), CLPOOL_ERROR_INVALID_ARGUMENT, "indices is NULL");
+    cu_assert_status("NULL output", fn, UNPOOLV(&x, &i, NULL), CLPOOL_ERROR_INVALID_ARGUMENT, "output is NULL");
+    clpool_view v = i;
+    v.dims[3] = 3;
+    cu_assert_status("indices dims", fn, UNPOOLV(&x, &v, &y), CLPOOL_ERROR_INVALID_SHAPE,
+                     "indices view dims [1,2,2,3] differ from the indices shape [1,2,2,2]");
+    v = y;
+    v.dims[2] = 5;
+    cu_assert_status("output dims", fn, UNPOOLV(&x, &i, &v), CLPOOL_ERROR_INVALID_SHAPE,
+                     "output view dims [1,2,5,4] differ from the output shape [1,2,4,4]");
+    v = y;
+    v.strides[1] = -1;
+    v.offset += 4;
+    cu_assert_status("negative output stride", fn, UNPOOLV(&x, &i, &v), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view stride -1 of dim 1 is negative");
+    v = y;
+    v.strides[3] = 1; /* W's stride 1 is C's: elements shared */
+    cu_assert_status("overlapping output", fn, UNPOOLV(&x, &i, &v), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view's elements overlap");
+    v = x;
+    v.strides[0] = 1000;
+    v.dims[0] = 2;
+    cu_assert_status("X dims", fn, UNPOOLV(&v, &i, &y), CLPOOL_ERROR_INVALID_SHAPE,
+                     "indices view dims [1,2,2,2] differ from the indices shape [2,2,2,2]");
+    v = x;
+    v.strides[1] = 2000;
+    cu_assert_status("X outside its buffer", fn, UNPOOLV(&v, &i, &y), CLPOOL_ERROR_BUFFER_TOO_SMALL, "X buffer");
+    v = i;
+    v.offset = 4;
+    cu_assert_status("misaligned indices", fn, UNPOOLV(&x, &v, &y), CLPOOL_ERROR_INVALID_ARGUMENT, "indices");
+    cu_assert_status("counter past its buffer", fn,
+                     clpool_enqueue_max_unpool_view(cu_ctx, NULL, &p, CLPOOL_FLOAT32, &x, &i, &y, counter, 4, 0, NULL,
+                                                    NULL),
+                     CLPOOL_ERROR_BUFFER_TOO_SMALL, "skipped");
+    cu_assert_status("bad dtype", fn,
+                     clpool_enqueue_max_unpool_view(cu_ctx, NULL, &p, CLPOOL_INT32, &x, &i, &y, NULL, 0, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DTYPE, "MaxUnpool");
+    clpool_view ex = x, ei = i, ey = y; /* N = 0: nothing to do, an event all the same */
+    ex.dims[0] = ei.dims[0] = ey.dims[0] = 0;
+    cl_event ev = NULL;
+    const clpool_status st =
+        clpool_enqueue_max_unpool_view(cu_ctx, NULL, &p, CLPOOL_FLOAT32, &ex, &ei, &ey, NULL, 0, 0, NULL, &ev);
+    cu_assert_enqueue_status("empty views", fn, st, ev, CLPOOL_SUCCESS, NULL);
+#undef UNPOOLV
+    clReleaseMemObject(buf), clReleaseMemObject(counter);
+}
+END_TEST
+
 /* The constructors' strides. */
 START_TEST(test_view_constructors)
 {
@@ -1022,6 +1216,9 @@ int main(void)
     tcase_add_test(tc, test_max_views_few);
     tcase_add_test(tc, test_bad_max_views);
     tcase_add_test(tc, test_bad_views);
+    tcase_add_test(tc, test_max_unpool_views);
+    tcase_add_test(tc, test_max_unpool_views_few);
+    tcase_add_test(tc, test_bad_max_unpool_views);
     tcase_add_test(tc, test_view_constructors);
     tcase_add_test(tc, test_views_edge_calls);
     return cu_run_suite(s, CK_NORMAL);

@@ -585,6 +585,24 @@ CLPOOL_API clpool_status clpool_enqueue_max_unpool(clpool_context *ctx, cl_comma
                                                    cl_uint num_events_in_wait_list,
                                                    const cl_event *event_wait_list, cl_event *event);
 
+/**
+ * MaxUnpool on views (clpool_view): X, the Indices (int64, X's dims) and the
+ * output (the dims clpool_max_unpool_output_shape gives), each with its own
+ * strides. Index values are as for clpool_enqueue_max_unpool: `(n*C + c) *
+ * prod(spatial) + position` in the logical order, whatever the layouts, so
+ * MaxPool's Indices of a channels-last call unpool into a channels-last
+ * output. Results are those of the contiguous call on the same values.
+ * Contiguous views take the contiguous call's kernels; any other strides a
+ * zero pass and a scatter pass that walk each tensor in memory order.
+ * Counter, wait list and event as for clpool_enqueue_max_unpool.
+ */
+CLPOOL_API clpool_status clpool_enqueue_max_unpool_view(clpool_context *ctx, cl_command_queue queue,
+                                                        const clpool_max_unpool_params *params, clpool_dtype dtype,
+                                                        const clpool_view *x, const clpool_view *indices,
+                                                        const clpool_view *output, cl_mem skipped,
+                                                        size_t skipped_offset, cl_uint num_events_in_wait_list,
+                                                        const cl_event *event_wait_list, cl_event *event);
+
 /* ---------------------------------------------- GlobalMax/Average/LpPool */
 
 /**
