@@ -535,7 +535,8 @@ START_TEST(run_max_unpool)
 END_TEST
 
 /* `--layout nhwc`: MaxPool (with Indices) and AveragePool on an N x H x W x C array give the nchw run's
- * outputs transposed the same way and the same Indices; bad uses of the flag. */
+ * outputs transposed the same way and the same Indices, which MaxUnpool takes back in either layout; the
+ * global pools and Max; bad uses of the flag. */
 START_TEST(run_channels_last)
 {
     char x_path[1024], t_path[1024], y_path[1024], i_path[1024], ty_path[1024], ti_path[1024], args[8192], err[4096];
@@ -588,6 +589,27 @@ START_TEST(run_channels_last)
                                       "%s: nhwc Indices (%d, %d, %d) differ", ops[o], n, c, e);
                 }
         npy_free(&y), npy_free(&yt), npy_free(&idx), npy_free(&idxt);
+        if (!with_idx) continue;
+        /* MaxUnpool of those outputs and Indices back to N x C x H x W (N x H x W x C) */
+        snprintf(args, sizeof args, "run MaxUnpool --kernel_shape 3,2 --strides 2,1 --pads 1,0,1,1 -i '%s' -i '%s' -o '%s'",
+                 y_path, i_path, y_path);
+        rc = run_cli(args, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        snprintf(args, sizeof args,
+                 "run MaxUnpool --layout nhwc --kernel_shape 3,2 --strides 2,1 --pads 1,0,1,1 -i '%s' -i '%s' -o '%s'",
+                 ty_path, ti_path, ty_path);
+        rc = run_cli(args, err, sizeof err);
+        ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
+        read_output(y_path, CLPOOL_FLOAT32, &nchw, &y);
+        read_output(ty_path, CLPOOL_FLOAT32, &nhwc, &yt);
+        for (int n = 0; n < N; ++n)
+            for (int c = 0; c < C; ++c)
+                for (int e = 0; e < H * W; ++e) {
+                    const size_t a = (size_t)(n * C + c) * H * W + (size_t)e, b = ((size_t)n * H * W + (size_t)e) * C + (size_t)c;
+                    ck_assert_msg(memcmp((float *)y.data + a, (float *)yt.data + b, 4) == 0,
+                                  "MaxUnpool: nhwc output (%d, %d, %d) differs", n, c, e);
+                }
+        npy_free(&y), npy_free(&yt);
     }
     /* GlobalMaxPool: N x 1 x 1 x C, the nchw run's maxima (the same bits: one window over the plane) */
     snprintf(args, sizeof args, "run GlobalMaxPool -i '%s' -o '%s'", x_path, y_path);
@@ -640,7 +662,7 @@ START_TEST(run_channels_last)
     write_array(in_path, CLPOOL_FLOAT32, &nhwc, xt);
     expect_failure(2, "run MaxPool --layout nwhc --kernel_shape 2,2 -i '%s' -o '%s'", "--layout 'nwhc' is not nchw or nhwc");
     expect_failure(1, "run MaxUnpool --layout nhwc --kernel_shape 2,2 -i '%1$s' -i '%1$s' -o '%2$s'",
-                   "--layout nhwc is for the pools and Max; MaxUnpool takes nchw arrays");
+                   "MaxUnpool indices must be int64, not float32");
     const clpool_shape flat = {2, {4, 4}};
     write_array(in_path, CLPOOL_FLOAT32, &flat, xt);
     expect_failure(1, "run LpPool --layout nhwc --kernel_shape 2 -i '%s' -o '%s'",

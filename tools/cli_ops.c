@@ -311,6 +311,29 @@ static clpool_status lp_pool_view(clpool_context *ctx, const void *params, clpoo
     return clpool_enqueue_lp_pool_view(ctx, NULL, params, dtype, &v[0], &v[1], 0, NULL, NULL);
 }
 
+/* MaxUnpool's params and where its count of skipped indices goes. */
+typedef struct unpool_call {
+    const clpool_max_unpool_params *params;
+    cl_uint *skipped;
+} unpool_call;
+static clpool_status max_unpool_view(clpool_context *ctx, const void *params, clpool_dtype dtype, int n_in,
+                                     int n_views, const clpool_view *v)
+{
+    (void)n_views;
+    const unpool_call *u = params;
+    cl_int e;
+    cl_mem counter = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                    sizeof *u->skipped, u->skipped, &e);
+    if (e != CL_SUCCESS) return CLPOOL_ERROR_OPENCL;
+    clpool_status st = clpool_enqueue_max_unpool_view(ctx, NULL, u->params, dtype, &v[0], &v[1], &v[n_in], counter, 0,
+                                                      0, NULL, NULL);
+    if (st == CLPOOL_SUCCESS && clEnqueueReadBuffer(clpool_context_cl_queue(ctx), counter, CL_TRUE, 0,
+                                                    sizeof *u->skipped, u->skipped, 0, NULL, NULL) != CL_SUCCESS)
+        st = CLPOOL_ERROR_OPENCL;
+    clReleaseMemObject(counter);
+    return st;
+}
+
 /* Runs `op` on the call's arrays (inputs, then its allocated outputs) as views of buffers of the context:
  * channels-last from rank 3, lower ranks as they are; shapes[k] is array k's logical shape. 0, or -1 with
  * err set. */
@@ -505,7 +528,7 @@ static int run_max_unpool(clpool_context *ctx, cli_op_call *call, char *err, siz
 {
     const npy_array *x = &call->inputs[0], *idx = &call->inputs[1];
     clpool_shape x_shape, out_shape;
-    if (array_shape(x, &x_shape, err, errlen) != 0) return -1;
+    if (logical_shape(call, x, &x_shape, err, errlen) != 0) return -1;
     if (idx->dtype != PB_DT_INT64) return errf(err, errlen, "MaxUnpool indices must be int64, not %s", pb_dtype_name(idx->dtype));
     int same = idx->rank == x->rank;
     for (int i = 0; same && i < x->rank; ++i) same = idx->dims[i] == x->dims[i];
@@ -530,11 +553,20 @@ static int run_max_unpool(clpool_context *ctx, cli_op_call *call, char *err, siz
     }
     st = clpool_max_unpool_output_shape(&x_shape, &p, &out_shape);
     if (st != CLPOOL_SUCCESS) return api_error("MaxUnpool", st, err, errlen);
-    if (alloc_output(&call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
+    if (alloc_stored(call, &call->outputs[0], x->dtype, &out_shape, err, errlen) != 0) return -1;
     uint32_t skipped = 0;
-    st = clpool_max_unpool_host(ctx, &p, array_dtype(call, x), &x_shape, x->data, idx->data, call->outputs[0].data,
-                                &skipped);
-    if (st != CLPOOL_SUCCESS) return api_error("MaxUnpool", st, err, errlen);
+    if (call->channels_last) {
+        cl_uint count = 0;
+        const unpool_call u = {&p, &count};
+        clpool_shape shapes[4] = {x_shape, x_shape, out_shape, out_shape}; /* X, I, then output_shape's array or Y */
+        if (call->n_inputs > 2) shapes[2] = (clpool_shape){1, {call->inputs[2].dims[0]}};
+        if (run_channels_last(ctx, call, max_unpool_view, &u, shapes, err, errlen) != 0) return -1;
+        skipped = count;
+    } else {
+        st = clpool_max_unpool_host(ctx, &p, array_dtype(call, x), &x_shape, x->data, idx->data,
+                                    call->outputs[0].data, &skipped);
+        if (st != CLPOOL_SUCCESS) return api_error("MaxUnpool", st, err, errlen);
+    }
     if (skipped)
         return errf(err, errlen, "MaxUnpool: %lu indices lie outside their (n, c) plane of the output", (unsigned long)skipped);
     return 0;
@@ -562,8 +594,6 @@ int cli_check_call(const char *opname, const onnx_attr *attrs, int n_attrs, int 
 int cli_run_op(clpool_context *ctx, cli_op_call *call, char *err, size_t errlen)
 {
     if (cli_check_call(call->op, call->attrs, call->n_attrs, call->n_inputs, call->n_outputs, err, errlen) != 0) return -1;
-    if (call->channels_last && strcmp(call->op, "MaxUnpool") == 0)
-        return errf(err, errlen, "--layout nhwc is for the pools and Max; %s takes nchw arrays", call->op);
     const int rc = find_op(call->op)->run(ctx, call, err, errlen);
     if (rc != 0) cli_op_call_free(call);
     return rc;

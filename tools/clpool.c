@@ -42,7 +42,7 @@ static const cli_command commands[] = {
      "  -o OUT.npy       the output; a second -o on MaxPool writes its int64 Indices\n"
      "  --bfloat16       uint16 inputs hold bfloat16 bits; outputs are written the same way\n"
      "  --layout L       nchw (default): N x C x spatial arrays; nhwc: channels last, N x spatial x C for any rank\n"
-     "                   (NWC, NHWC, NDHWC; the windowed and global pools), Indices ONNX's whatever the layout\n"
+     "                   (NWC, NHWC, NDHWC; every op), Indices ONNX's whatever the layout\n"
      "  --indices_of W   MaxUnpool with an output_shape unlike the inferred one: its indices count positions\n"
      "                   in the inferred shape (inferred, ONNX's node tests) or in the output's (output, PyTorch)\n"
      "  --device DEV     a number from `clpool devices`, PLATFORM:DEVICE, or a name substring\n"
