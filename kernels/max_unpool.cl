@@ -63,12 +63,12 @@ static void place_at(const walk *w, int rank, long e, place *p)
     }
 }
 
-/* The next element: the innermost dim steps, carrying outwards. */
-static void place_next(const walk *w, int rank, place *p)
+/* `n` elements on along the innermost dim (at most the rest of its row), carrying outwards. */
+static void place_step(const walk *w, int rank, place *p, long n)
 {
-    for (int d = rank - 1; d >= 0; --d) {
-        p->xo += w->xs[d], p->io += w->is[d], p->q += w->qs[d], p->yo += w->ys[d];
-        if (++p->c[d] < w->dims[d]) return;
+    for (int d = rank - 1; d >= 0; --d, n = 1) {
+        p->xo += n * w->xs[d], p->io += n * w->is[d], p->q += n * w->qs[d], p->yo += n * w->ys[d];
+        if ((p->c[d] += n) < w->dims[d]) return;
         p->c[d] = 0;
         p->xo -= w->dims[d] * w->xs[d], p->io -= w->dims[d] * w->is[d];
         p->q -= w->dims[d] * w->qs[d], p->yo -= w->dims[d] * w->ys[d];
@@ -101,7 +101,17 @@ __kernel void max_unpool_zero(__global T *y, const clpool__max_unpool_view_geom 
     const long end = min(e + g.per_item, g.elements);
     place p;
     place_at(&w, rank, e, &p);
-    for (; e < end; ++e, place_next(&w, rank, &p)) y[g.y_offset + p.xo] = 0;
+    const long s = w.xs[rank - 1];
+    while (e < end) { /* a run along the innermost dim at a time: a dense one is a plain loop */
+        const long run = min(end - e, w.dims[rank - 1] - p.c[rank - 1]);
+        __global T *row = y + g.y_offset + p.xo;
+        if (s == 1)
+            for (long i = 0; i < run; ++i) row[i] = 0;
+        else
+            for (long i = 0; i < run; ++i) row[i * s] = 0;
+        e += run;
+        place_step(&w, rank, &p, run);
+    }
 }
 
 /* Second pass: X's elements [item * per_item, +per_item), in X's memory order, each into its own plane. */
@@ -116,15 +126,22 @@ __kernel void max_unpool_scatter(__global T *y, __global const T *x, __global co
     const long end = min(e + g.per_item, g.elements);
     place p;
     place_at(&w, rank, e, &p);
+    const int last = rank - 1;
+    const long xs = w.xs[last], is = w.is[last], qs = w.qs[last], ys = w.ys[last];
     ulong bad = 0;
-    for (; e < end; ++e, place_next(&w, rank, &p)) {
-        const long k = idx[g.idx_offset + p.io] - p.q * g.idx_plane;
-        const long at = (ulong)k < (ulong)g.idx_plane ? view_position(&w, g, k) : -1;
-        if (at < 0) {
-            ++bad;
-            continue;
+    while (e < end) { /* a run along the innermost dim at a time */
+        const long run = min(end - e, w.dims[last] - p.c[last]);
+        for (long i = 0; i < run; ++i) {
+            const long k = idx[g.idx_offset + p.io + i * is] - (p.q + i * qs) * g.idx_plane;
+            const long at = (ulong)k < (ulong)g.idx_plane ? view_position(&w, g, k) : -1;
+            if (at < 0) {
+                ++bad;
+                continue;
+            }
+            y[g.y_offset + p.yo + i * ys + at] = x[g.x_offset + p.xo + i * xs];
         }
-        y[g.y_offset + p.yo + at] = x[g.x_offset + p.xo];
+        e += run;
+        place_step(&w, rank, &p, run);
     }
     if (g.count_skipped && bad > 0) add_skipped(skipped, g.skip_offset, bad);
 }

@@ -47,7 +47,7 @@ typedef struct bench_case {
     int64_t lead_k;           /* ...but the first of 3, if not 0 (its stride 1, pads 0): video models' 1xkxk */
     int n_inputs;
     clpool_shape in[2];
-    int channels_last;        /* MaxPool, AveragePool, LpPool: input, output and Indices channels-last (views) */
+    int channels_last;        /* the windowed ops: every tensor channels-last (views) */
     int64_t dilation;         /* of every spatial dim, if not 0 */
     int64_t kernel[4];        /* the window per spatial dim instead of k, if kernel[0] is not 0 (strides 1, pads 0) */
 } bench_case;
@@ -235,6 +235,14 @@ static clpool_status run_case_once(bench_env *env, void *state, cl_event *done)
     op_state *s = state;
     const bench_case *c = s->c;
     size_t offsets[2] = {0, 0};
+    if (c->channels_last && c->op == B_MAXUNPOOL) { /* X and Indices channels-last from MaxPool, the output too */
+        clpool_view x, idx, out;
+        clpool_view_channels_last(&x, s->in[1], 0, &s->pooled);
+        clpool_view_channels_last(&idx, s->idx, 0, &s->pooled);
+        clpool_view_channels_last(&out, s->out, 0, &c->in[0]);
+        return clpool_enqueue_max_unpool_view(env->ctx, env->q, &s->unpool, c->dtype, &x, &idx, &out, NULL, 0, 0, NULL,
+                                              done);
+    }
     if (c->channels_last) {
         clpool_view in, out, idx;
         clpool_view_channels_last(&in, s->in[0], 0, &c->in[0]);
@@ -359,9 +367,15 @@ static int bench_case_run(bench_env *env, const bench_case *c, double *bytes, do
         s.in[1] = s.out;
         s.pooled = out;
         const size_t n_y = (size_t)clpool_shape_elements(&c->in[0]) * es;
+        clpool_view vin, vx, vidx; /* channels-last cases pool in that layout */
+        clpool_view_channels_last(&vin, s.in[0], 0, &c->in[0]);
+        clpool_view_channels_last(&vx, s.in[1], 0, &out);
+        clpool_view_channels_last(&vidx, s.idx, 0, &out);
         if (!(s.out = make_buffer(env, n_y, (clpool_dtype)0, NULL)) ||
-            clpool_enqueue_maxpool(env->ctx, env->q, &s.params, c->dtype, &c->in[0], s.in[0], 0, s.in[1], 0, s.idx, 0,
-                                   0, NULL, NULL) != CLPOOL_SUCCESS ||
+            (c->channels_last ? clpool_enqueue_maxpool_view(env->ctx, env->q, &s.params, c->dtype, &vin, &vx, &vidx, 0,
+                                                            NULL, NULL)
+                              : clpool_enqueue_maxpool(env->ctx, env->q, &s.params, c->dtype, &c->in[0], s.in[0], 0,
+                                                       s.in[1], 0, s.idx, 0, 0, NULL, NULL)) != CLPOOL_SUCCESS ||
             clFinish(env->q) != CL_SUCCESS)
             goto done;
         *bytes = (double)(n_out * es) + (double)n_out * 8 + (double)n_y; /* X, Indices, the output: not in[0] */
@@ -486,6 +500,10 @@ static size_t build_cases(bench_case *out, size_t cap)
             add_case(out, cap, &n, (bench_case){"avgpool_2x2s2_8x256x56x56_nhwc_f32", B_AVGPOOL, d, 2, 2, 0, 0, 1,
                                                 {SHAPE4(8, 256, 56, 56)}, 1, 0, {0}});
             add_case(out, cap, &n, (bench_case){"lppool2_3x3s2_8x64x112x112_nhwc_f32", B_LPPOOL2, d, 3, 2, 0, 0, 1,
+                                                {SHAPE4(8, 64, 112, 112)}, 1, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"maxunpool_2x2s2_8x64x28x28_nhwc_f32", B_MAXUNPOOL, d, 2, 2, 0, 0, 1,
+                                                {SHAPE4(8, 64, 56, 56)}, 1, 0, {0}});
+            add_case(out, cap, &n, (bench_case){"maxunpool_3x3s2p1_8x64x56x56_nhwc_f32", B_MAXUNPOOL, d, 3, 2, 1, 0, 1,
                                                 {SHAPE4(8, 64, 112, 112)}, 1, 0, {0}});
         }
         c = (bench_case){"", B_MAX, d, 0, 0, 0, 0, 2, {SHAPE4(16, 64, 128, 128), SHAPE4(16, 64, 128, 128)}, 0, 0, {0}};

@@ -143,6 +143,8 @@ _STATUS_FUNCTIONS: Dict[str, List[Any]] = {
                                            POINTER(c_void_p), POINTER(c_void_p)],
     "clpool_enqueue_max_view": [_p, _p, c_int, c_size_t, POINTER(View), POINTER(View), c_uint, POINTER(c_void_p),
                                 POINTER(c_void_p)],
+    "clpool_enqueue_max_unpool_view": [_p, _p, POINTER(MaxUnpoolParams), c_int, POINTER(View), POINTER(View),
+                                       POINTER(View), _p, c_size_t, c_uint, POINTER(c_void_p), POINTER(c_void_p)],
     "clpool_global_max_pool_host": [_p, c_int, POINTER(Shape), _p, _p],
     "clpool_global_average_pool_host": [_p, c_int, POINTER(Shape), _p, _p],
     "clpool_global_lp_pool_host": [_p, c_double, c_int, POINTER(Shape), _p, _p],

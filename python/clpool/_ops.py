@@ -157,10 +157,10 @@ def _cl_array_type() -> Any:
     return mod.Array if mod is not None else None
 
 
-def _side(inputs: Sequence[Any], queue: Any, events: List[Any], strided: bool = False) -> Any:
+def _side(inputs: Sequence[Any], queue: Any, events: List[Any]) -> Any:
     """The pyopencl queue a call enqueues on, or None when the inputs are all host arrays. Mixing is an
-    error; so are wait_for= and queue= with host arrays (they would be ignored); so are pyopencl inputs that
-    are not C-contiguous, unless the op takes views (`strided`)."""
+    error; so are wait_for= and queue= with host arrays (they would be ignored). Every op takes pyopencl
+    arrays of any strides, as views."""
     cl_type = _cl_array_type()
     on_device = [cl_type is not None and isinstance(a, cl_type) for a in inputs]
     if not any(on_device):
@@ -186,17 +186,12 @@ def _side(inputs: Sequence[Any], queue: Any, events: List[Any], strided: bool = 
         for a in inputs:
             if a.context.int_ptr != queue.context.int_ptr:
                 raise _errors.InvalidArgumentError("queue= belongs to another cl_context than the pyopencl inputs")
-    for a in inputs:
-        if not strided and not a.flags.c_contiguous:
-            raise _errors.InvalidArgumentError(
-                f"pyopencl array of shape {a.shape} and strides {a.strides} is not C-contiguous "
-                "(device arrays are read in place, never copied; the pools and Max take any strides)")
     return queue
 
 
-def _host(a: Any, name: str = "x", strided: bool = False) -> _NDArray:
-    """A C-contiguous native-byte-order numpy array (copied only when it is not one already; any strides
-    where the op takes views, `strided`). Array-likes are converted as numpy converts them; what numpy cannot
+def _host(a: Any, name: str = "x") -> _NDArray:
+    """A native-byte-order numpy array of any strides (every op takes views; copied to C order only where
+    the OpenCL ICD loader, which views need, was not found). Array-likes are converted as numpy converts them; what numpy cannot
     make an array of numbers of is refused."""
     if not isinstance(a, np.ndarray):
         if a is None or isinstance(a, (str, bytes, bytearray, dict, set, frozenset)):
@@ -214,7 +209,7 @@ def _host(a: Any, name: str = "x", strided: bool = False) -> _NDArray:
     arr: _NDArray = a
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
-    if arr.flags.c_contiguous or (strided and opencl is not None):
+    if arr.flags.c_contiguous or opencl is not None:
         return arr
     return arr.copy(order="C")  # np.ascontiguousarray makes 0-d arrays 1-d
 
@@ -505,16 +500,15 @@ class _Device:
             o.add_event(event)
 
 
-def _prepare(inputs: Sequence[Any], ctx: Any, wait_for: Any, queue: Any,
-             strided: bool = False) -> Tuple[Any, Optional[_Device]]:
+def _prepare(inputs: Sequence[Any], ctx: Any, wait_for: Any, queue: Any) -> Tuple[Any, Optional[_Device]]:
     """The common arguments checked (types first), and the side: (host inputs, None) for numpy inputs,
-    (inputs, _Device) for pyopencl ones. `strided`: the op takes views, inputs of any strides."""
+    (inputs, _Device) for pyopencl ones."""
     ctx = _check_ctx(ctx)
     events = _check_events(wait_for)
-    queue = _side(inputs, _check_queue(queue), events, strided)
+    queue = _side(inputs, _check_queue(queue), events)
     if queue is None:
         names = ["x", "indices"] if len(inputs) == 2 else ["x"]
-        return [_host(a, n, strided) for a, n in zip(inputs, names)], None
+        return [_host(a, n) for a, n in zip(inputs, names)], None
     return list(inputs), _Device(queue, ctx, inputs, events)
 
 
@@ -713,8 +707,8 @@ _COMMON = """\
 
 _OUT = """\
     out : numpy.ndarray or pyopencl.array.Array, optional
-        The array to write the result into and return: of the result's shape and dtype, C-contiguous
-        (the pools: any strides for pyopencl, numpy in any axis order without gaps), on the
+        The array to write the result into and return: of the result's shape and dtype, any strides
+        for pyopencl, numpy in any axis order without gaps, on the
         inputs' side (numpy for numpy inputs; for pyopencl inputs a pyopencl array of the queue's
         cl_context, written at its offset after its events, not overlapping an input).
 """
@@ -877,7 +871,7 @@ def max_pool(x: Union[npt.ArrayLike, cla.Array], kernel_shape: _Ints, strides: O
             raise _errors.InvalidTypeError("out must be an array (a (y, indices) pair goes with "
                                            "return_indices=True)")
         y_out, i_out = out, None
-    (a,), dev = _prepare((x,), ctx, wait_for, queue, strided=True)
+    (a,), dev = _prepare((x,), ctx, wait_for, queue)
     _check_out_type(y_out, dev is not None, "out")
     _check_out_type(i_out, dev is not None, "out indices")
     params = _params(_build_maxpool_params, (kernel_shape, strides, pads, dilations, ceil_mode, auto_pad),
@@ -915,7 +909,7 @@ def _sum_pool(x: Any, which: str, build: Callable[[Any, Any], Any], window: Tupl
               wait_for: Any, out: Any, queue: Any) -> Any:
     """AveragePool (which "average") or LpPool ("lp"): the arguments checked, the C params built by build,
     shape inference and one C call."""
-    (x,), dev = _prepare((x,), ctx, wait_for, queue, strided=True)
+    (x,), dev = _prepare((x,), ctx, wait_for, queue)
     _check_out_type(out, dev is not None, "out")
     params = _params(build, window, extra)
     code = dtype_code(x.dtype)
@@ -1118,6 +1112,8 @@ def max_unpool(x: npt.ArrayLike, indices: npt.ArrayLike, kernel_shape: _Ints, st
     -------
     numpy.ndarray or pyopencl.array.Array
         The output, of `x`'s dtype. Where several elements share an index it holds one of their values.
+        x and indices may have any strides (a channels-last pair from max_pool, say); a new output keeps
+        x's memory order, index values stay positions in the logical N x C x spatial order.
 
     Raises
     ------
@@ -1172,11 +1168,15 @@ def max_unpool(x: Union[npt.ArrayLike, cla.Array], indices: Union[npt.ArrayLike,
         raise _errors.InvalidShapeError(f"indices have shape {tuple(idx.shape)} but X has {tuple(a.shape)}; "
                                         "they must be the same")
     dims = dims_of(out_shape)
+    views = not all(o is None or o.flags.c_contiguous for o in (a, idx, out))
     if dev is None:
-        y = _host_out(out, dims, a.dtype)
         count = c_uint32()
-        check(lib.clpool_max_unpool_host(_host_handle(ctx), byref(params), code, byref(in_shape), a.ctypes.data,
-                                         idx.ctypes.data, y.ctypes.data, byref(count)))
+        if views:
+            y = _unpool_host_views(a, idx, dims, params, code, ctx, out, count)
+        else:
+            y = _host_out(out, dims, a.dtype)
+            check(lib.clpool_max_unpool_host(_host_handle(ctx), byref(params), code, byref(in_shape), a.ctypes.data,
+                                             idx.ctypes.data, y.ctypes.data, byref(count)))
         if count.value:
             # The count saturates at 2**32 - 1 (the C counter's limit).
             n = f"{count.value} or more" if count.value == 0xFFFFFFFF else str(count.value)
@@ -1185,20 +1185,59 @@ def max_unpool(x: Union[npt.ArrayLike, cla.Array], indices: Union[npt.ArrayLike,
         return y
     if skipped is not None:
         dev.wait.extend(skipped.events)
-    y = dev.out(out, dims, a.dtype)
+    y = dev.out(out, dims, a.dtype, "out", _memory_order(a))
     counter = [] if skipped is None else [skipped]
     dev.check_disjoint(["out"] + ["skipped"] * len(counter), [y] + counter, (a, idx))
-    status = lib.clpool_enqueue_max_unpool(dev.ctx.handle, dev.queue.int_ptr, byref(params), code, byref(in_shape),
-                                           *dev.mem(a), *dev.mem(idx), *dev.mem(y),
-                                           *(dev.mem(skipped) if counter else (None, 0)), *dev.waits())
+    counter_mem = dev.mem(skipped) if counter else (None, 0)
+    if views:
+        vx, vi, vy = [_view(*dev.mem(t), t, _element_strides(t, n)) for t, n in zip((a, idx, y), ("x", "indices", "out"))]
+        status = lib.clpool_enqueue_max_unpool_view(dev.ctx.handle, dev.queue.int_ptr, byref(params), code, byref(vx),
+                                                    byref(vi), byref(vy), *counter_mem, *dev.waits())
+    else:
+        status = lib.clpool_enqueue_max_unpool(dev.ctx.handle, dev.queue.int_ptr, byref(params), code,
+                                               byref(in_shape), *dev.mem(a), *dev.mem(idx), *dev.mem(y), *counter_mem,
+                                               *dev.waits())
     dev.finish(status, counter)
+    return y
+
+
+def _unpool_host_views(x: Any, idx: Any, dims: Tuple[int, ...], params: Any, code: int, ctx: Optional[Context],
+                       out: Any, count: Any) -> Any:
+    """MaxUnpool on numpy arrays where x, indices or out= has strides other than C order's:
+    clpool_enqueue_max_unpool_view on the arrays as they lie, the count of skipped indices into `count`. A
+    new output keeps x's memory order (channels-last in, channels-last out)."""
+    y = _host_view_out(out, dims, x.dtype, _memory_order(x), "out")
+    if y.size and any(t.size and np.may_share_memory(t, y) for t in (x, idx)):
+        raise _errors.InvalidArgumentError("out overlaps an input")
+    cl = opencl
+    assert cl is not None
+
+    def run(handle: int, queue: Any, vx: Any, vi: Any, vy: Any, *rest: Any) -> int:
+        err = ctypes.c_int32(0)
+        mem = cl.clCreateBuffer(lib.clpool_context_cl_context(handle), _CL_MEM_READ_WRITE | _CL_MEM_COPY_HOST_PTR,
+                                4, ctypes.addressof(count), byref(err))
+        if err.value != 0 or not mem:
+            raise _errors.OpenCLError(f"clCreateBuffer of the skipped counter failed ({err.value})")
+        try:
+            status = int(lib.clpool_enqueue_max_unpool_view(handle, queue, byref(params), code, vx, vi, vy, mem, 0,
+                                                            *rest))
+            if status == 0:
+                e = cl.clEnqueueReadBuffer(lib.clpool_context_cl_queue(handle), mem, 1, 0, 4, ctypes.addressof(count), 0, None,
+                                           None)
+                if e != 0:
+                    raise _errors.OpenCLError(f"clEnqueueReadBuffer of the skipped counter failed ({e})")
+        finally:
+            cl.clReleaseMemObject(mem)
+        return status
+
+    _host_views(ctx, run, [x, idx, y], inputs=2)
     return y
 
 
 # ----------------------------------------------------------------------------------------- global pools
 
 def _global_pool(x: Any, which: str, p: float, ctx: Any, wait_for: Any, out: Any, queue: Any) -> Any:
-    (x,), dev = _prepare((x,), ctx, wait_for, queue, strided=True)
+    (x,), dev = _prepare((x,), ctx, wait_for, queue)
     _check_out_type(out, dev is not None, "out")
     code = dtype_code(x.dtype)
     in_shape = shape_of(x.shape)
@@ -1439,10 +1478,10 @@ def max(*inputs: Any, ctx: Optional[Context] = None, wait_for: Optional[Sequence
             raise _errors.InvalidTypeError(f"Max takes no complex numbers, not {_show(a)}")
     # numpy scalars keep their dtype; with pyopencl inputs they are uploaded as Python scalars are.
     on_host = [a for a in arrays if not isinstance(a, np.generic)] or arrays
-    queue = _side(on_host, queue, events, strided=True)
+    queue = _side(on_host, queue, events)
     dev = None
     if queue is None:
-        converted = [None if s else _host(a, f"inputs[{i}]", strided=True)
+        converted = [None if s else _host(a, f"inputs[{i}]")
                      for i, (a, s) in enumerate(zip(inputs, is_scalar))]
     else:
         dev = _Device(queue, ctx, [a for a in arrays if not isinstance(a, np.generic)], events)

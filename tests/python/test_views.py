@@ -1,4 +1,4 @@
-"""Views: the pools and Max take numpy and pyopencl arrays of any strides without copying them
+"""Views: every op takes numpy and pyopencl arrays of any strides without copying them
 (channels-last, stepped, reversed), give the contiguous call's results bit for bit with outputs in the
 input's memory order, and refuse strides that are not whole elements and numpy outputs with gaps."""
 import numpy as np
@@ -91,12 +91,48 @@ def test_global_pools(queue, op):
     np.testing.assert_array_equal(got_cl.transpose(TO_NHWC).get(), got_np.transpose(TO_NHWC))
 
 
-def test_pyopencl_other_ops_need_contiguous(queue):
+UNPOOL = {"kernel_shape": [2, 2], "strides": [2, 2], "output_shape": CHANNELS_LAST.shape, "indices_of": "output"}
+
+
+def unpool_pair():
+    """A channels-last MaxPool output and its Indices, and the contiguous round trip's result."""
+    y, i = clpool.max_pool(np.ascontiguousarray(CHANNELS_LAST), [2, 2], strides=[2, 2], return_indices=True)
+    want = clpool.max_unpool(y, i, **UNPOOL)
+    return y.transpose(TO_NHWC).copy().transpose(0, 3, 1, 2), i.transpose(TO_NHWC).copy().transpose(0, 3, 1, 2), want
+
+
+def test_max_unpool_numpy_views():
+    y, i, want = unpool_pair()
+    got = clpool.max_unpool(y, i, **UNPOOL)
+    np.testing.assert_array_equal(got, want)
+    assert got.transpose(TO_NHWC).flags.c_contiguous  # x's memory order: channels-last
+    out = np.empty(want.shape, np.float32).transpose(0, 1, 3, 2).copy().transpose(0, 1, 3, 2)  # H and W swapped
+    assert clpool.max_unpool(y[..., ::-1], i[..., ::-1], **UNPOOL, out=out) is out  # W reversed
+    np.testing.assert_array_equal(out, want)
+    bad = i.copy()
+    bad[0, 0, 0, 0] = -1
+    with pytest.raises(clpool.InvalidArgumentError, match=r"^1 index lies outside its \(n, c\) plane of the output$"):
+        clpool.max_unpool(y, bad, **UNPOOL)
+    with pytest.raises(clpool.InvalidArgumentError, match=r"^out overlaps an input$"):
+        clpool.max_unpool(y, i, [1, 1], out=y)
+
+
+@pytest.mark.portability
+def test_max_unpool_pyopencl_views(queue):
     import pyopencl.array as cla
-    x = cla.to_device(queue, NHWC).transpose((0, 3, 1, 2))
-    with pytest.raises(clpool.InvalidArgumentError, match=r"is not C-contiguous \(device arrays are read in place, "
-                                                          r"never copied; the pools and Max take any strides\)$"):
-        clpool.max_unpool(x, x, [2, 2])
+    y, i, want = unpool_pair()
+    ty = cla.to_device(queue, y.transpose(TO_NHWC)).transpose((0, 3, 1, 2))
+    ti = cla.to_device(queue, i.transpose(TO_NHWC)).transpose((0, 3, 1, 2))
+    counter = cla.zeros(queue, 1, np.uint32)
+    got = clpool.max_unpool(ty, ti, **UNPOOL, skipped=counter)
+    assert got.transpose(TO_NHWC).flags.c_contiguous
+    np.testing.assert_array_equal(got.transpose(TO_NHWC).get(), want.transpose(TO_NHWC))
+    assert counter.get()[0] == 0
+    wide = cla.zeros(queue, want.shape[:-1] + (2 * want.shape[-1],), np.float32)
+    assert clpool.max_unpool(ty, ti, **UNPOOL, out=wide[..., ::2]).base_data is wide.base_data
+    host = wide.get()
+    np.testing.assert_array_equal(host[..., ::2], want)
+    assert not host[..., 1::2].any()  # the gaps untouched
 
 
 # Max: integer-valued data (no -0.0: numpy.maximum and ONNX's Max differ on its ties)
