@@ -26,20 +26,36 @@ static int64_t spread(int64_t units, int64_t per, int64_t want, int64_t least)
     return per < least ? least : per;
 }
 
-/* A launch over `units` (planes or elements), `per_item` each; the zero pass takes only the output. */
-static void start(const clpool__max_unpool_desc *d, clpool__path path, const char *kernel, int zero_pass,
-                  int64_t units, int64_t per_item, clpool__launch *l)
+/* A launch of `kernel` over `units` (planes or elements), `per_item` each, one work-item per work-group on CPUs:
+ * its options (-DVIEW=1 for views), its buffers (the zero pass takes only the output) and its block's size; the
+ * caller fills the block. Returns the work-items. */
+static int64_t start_launch(const clpool__max_unpool_desc *d, clpool__path path, const char *kernel, int zero_pass,
+                            size_t block_size, int64_t units, int64_t per_item, clpool__launch *l)
 {
     clpool__launch_start(l, path, kernel);
     clpool__options_start(&l->options, bits_dtype(d->esize));
+    if (path == CLPOOL__PATH_MAX_UNPOOL_VIEW) clpool__options_define(&l->options, "VIEW", 1);
     clpool__launch_buffer(l, CLPOOL__ROLE_OUTPUT);
     if (!zero_pass) {
         clpool__launch_buffer(l, CLPOOL__ROLE_INPUT);
         clpool__launch_buffer(l, CLPOOL__ROLE_INDICES);
         clpool__launch_buffer(l, CLPOOL__ROLE_COUNTER);
     }
-    clpool__launch_block(l, sizeof l->block.unpool);
+    clpool__launch_block(l, block_size);
+    const int64_t items = ceil_div(units, per_item);
+    l->dims = 1;
+    l->items[0] = (uint64_t)items;
+    l->items[1] = l->items[2] = 1;
+    l->cpu_local = 1;
+    return items;
+}
+
+/* A launch of the contiguous kernels. */
+static void start(const clpool__max_unpool_desc *d, clpool__path path, const char *kernel, int zero_pass,
+                  int64_t units, int64_t per_item, clpool__launch *l)
+{
     clpool__max_unpool_sizes *s = &l->block.unpool;
+    const int64_t items = start_launch(d, path, kernel, zero_pass, sizeof *s, units, per_item, l);
     s->planes = d->planes;
     s->x_plane = d->x_plane;
     s->y_plane = d->y_plane;
@@ -56,11 +72,7 @@ static void start(const clpool__max_unpool_desc *d, clpool__path path, const cha
         s->idx_dims[i] = d->idx_dims[i];
         s->y_dims[i] = d->y_dims[i];
     }
-    s->items = ceil_div(units, per_item);
-    l->dims = 1;
-    l->items[0] = (uint64_t)s->items;
-    l->items[1] = l->items[2] = 1;
-    l->cpu_local = 1;
+    s->items = items;
 }
 
 void clpool__max_unpool_plan_call(const clpool__device_caps *caps, const clpool__max_unpool_desc *d,
@@ -127,18 +139,10 @@ static void start_view(const clpool__max_unpool_view_desc *v, int zero_pass, int
                        clpool__launch *l)
 {
     const clpool__max_unpool_desc *d = &v->call;
-    clpool__launch_start(l, CLPOOL__PATH_MAX_UNPOOL_VIEW,
-                         clpool__families[CLPOOL__PATH_MAX_UNPOOL_VIEW].kernels[zero_pass ? 0 : 1]);
-    clpool__options_start(&l->options, bits_dtype(d->esize));
-    clpool__options_define(&l->options, "VIEW", 1);
-    clpool__launch_buffer(l, CLPOOL__ROLE_OUTPUT);
-    if (!zero_pass) {
-        clpool__launch_buffer(l, CLPOOL__ROLE_INPUT);
-        clpool__launch_buffer(l, CLPOOL__ROLE_INDICES);
-        clpool__launch_buffer(l, CLPOOL__ROLE_COUNTER);
-    }
-    clpool__launch_block(l, sizeof l->block.unpool_view);
     clpool__max_unpool_view_geom *g = &l->block.unpool_view;
+    g->items = start_launch(d, CLPOOL__PATH_MAX_UNPOOL_VIEW,
+                            clpool__families[CLPOOL__PATH_MAX_UNPOOL_VIEW].kernels[zero_pass ? 0 : 1], zero_pass,
+                            sizeof *g, elements, per_item, l);
     g->x_offset = d->x_off;
     g->idx_offset = d->idx_off;
     g->y_offset = d->y_off;
@@ -148,11 +152,6 @@ static void start_view(const clpool__max_unpool_view_desc *v, int zero_pass, int
     g->ns = d->ns;
     g->elements = elements;
     g->per_item = per_item;
-    g->items = ceil_div(elements, per_item);
-    l->dims = 1;
-    l->items[0] = (uint64_t)g->items;
-    l->items[1] = l->items[2] = 1;
-    l->cpu_local = 1;
 }
 
 void clpool__max_unpool_plan_view(const clpool__device_caps *caps, const clpool__max_unpool_view_desc *v,

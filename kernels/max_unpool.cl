@@ -90,17 +90,21 @@ static long view_position(const walk *w, const clpool__max_unpool_view_geom g, l
     return offset;
 }
 
+/* A work-item's elements of the walk, [e, end), and the place of e; work-items past the work return. */
+#define WALK_START(w, g, p, e, end)                                                                                    \
+    LOAD_WALK(w, g)                                                                                                    \
+    const long item_ = get_global_id(0);                                                                               \
+    if (item_ >= (g).items) return;                                                                                    \
+    long e = item_ * (g).per_item;                                                                                     \
+    const long end = min(e + (g).per_item, (g).elements);                                                              \
+    place p;                                                                                                           \
+    place_at(&w, (int)(g).rank, e, &p);
+
 /* First pass: the output's elements [item * per_item, +per_item), in memory order, set to 0. */
 __kernel void max_unpool_zero(__global T *y, const clpool__max_unpool_view_geom g)
 {
-    LOAD_WALK(w, g)
-    const long item = get_global_id(0);
-    if (item >= g.items) return;
+    WALK_START(w, g, p, e, end)
     const int rank = (int)g.rank;
-    long e = item * g.per_item;
-    const long end = min(e + g.per_item, g.elements);
-    place p;
-    place_at(&w, rank, e, &p);
     const long s = w.xs[rank - 1];
     while (e < end) { /* a run along the innermost dim at a time: a dense one is a plain loop */
         const long run = min(end - e, w.dims[rank - 1] - p.c[rank - 1]);
@@ -118,14 +122,8 @@ __kernel void max_unpool_zero(__global T *y, const clpool__max_unpool_view_geom 
 __kernel void max_unpool_scatter(__global T *y, __global const T *x, __global const long *idx,
                                  __global uint *skipped, const clpool__max_unpool_view_geom g)
 {
-    LOAD_WALK(w, g)
-    const long item = get_global_id(0);
-    if (item >= g.items) return;
+    WALK_START(w, g, p, e, end)
     const int rank = (int)g.rank;
-    long e = item * g.per_item;
-    const long end = min(e + g.per_item, g.elements);
-    place p;
-    place_at(&w, rank, e, &p);
     const int last = rank - 1;
     const long xs = w.xs[last], is = w.is[last], qs = w.qs[last], ys = w.ys[last];
     ulong bad = 0;
