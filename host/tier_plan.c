@@ -14,6 +14,11 @@
 #define CHANNELS_LAST_BLOCKS_MIN 4
 #define CHANNELS_LAST_BLOCKS_MAX 16
 #define CHANNELS_LAST_BLOCKS_WIDE 8
+/* CPU SIMD: the outputs down the first of two spatial dims a sums' work-item takes where windows overlap
+ * there (-DSTRIP): each input row's sums are taken once for them all; its groups (STRIP x CB registers)
+ * cap CB at CHANNELS_LAST_STRIP_BLOCKS. */
+#define CHANNELS_LAST_STRIP 4
+#define CHANNELS_LAST_STRIP_BLOCKS 4
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -117,17 +122,24 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     /* CPU SIMD: a position's blocks per work-item, CB at a time; elsewhere a block per work-item, so
      * neighbouring work-items read neighbouring channels (llvmpipe's lanes are work-items) */
     const int sums = d->op != CLPOOL__OP_MAXPOOL, one_group = sums && one_row_group(d);
+    const int strip = caps->cpu_simd && one_group && d->w.ns == 2 && d->w.dilations[0] == 1 &&
+                      d->w.strides[0] < d->w.kernel_shape[0] && d->w.out[0] > 1;
     const int64_t blocks = ceil_div(d->channels, vw),
-                  cap = (!sums && !d->indices) || one_group ? CHANNELS_LAST_BLOCKS_MAX : CHANNELS_LAST_BLOCKS_WIDE;
+                  cap = strip ? CHANNELS_LAST_STRIP_BLOCKS
+                        : (!sums && !d->indices) || one_group ? CHANNELS_LAST_BLOCKS_MAX
+                                                              : CHANNELS_LAST_BLOCKS_WIDE;
     int64_t cb = caps->cpu_simd ? CHANNELS_LAST_BLOCKS_MIN : 1;
     while (caps->cpu_simd && cb < blocks && cb < cap && (!sums || 2 * cb <= blocks)) cb *= 2;
     clpool__options_define(&l->options, "CB", cb);
     /* a row sum and the group per block: a register saving for CPU SIMD's block runs */
     if (sums) clpool__options_define(&l->options, "ONE_GROUP", caps->cpu_simd && one_group);
+    if (strip) clpool__options_define(&l->options, "STRIP", CHANNELS_LAST_STRIP);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);
-    const int64_t positions = clpool__window_out_elements(&d->w) / d->channels;
+    /* positions, or strips of them down the first spatial dim */
+    int64_t positions = clpool__window_out_elements(&d->w) / d->channels;
+    if (strip) positions = positions / d->w.out[0] * ceil_div(d->w.out[0], CHANNELS_LAST_STRIP);
     int64_t per_item = caps->cpu_simd ? blocks : 1;
     const int64_t want = CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units;
     while (per_item > 1 && positions * ceil_div(blocks, per_item) < want) per_item = (per_item + 1) / 2;

@@ -10,13 +10,17 @@
  * host plans it for C >= VW: a position's last block ends at C, overlapping
  * its neighbour, and both write the same values. -DVW lanes, -DNS the
  * spatial rank (the walk's loops unrolled), -DCB blocks per walk, -DONE_GROUP
- * the sums' windows of one row group.
+ * the sums' windows of one row group, -DSTRIP outputs down the first of two
+ * spatial dims per work-item (the sums whose windows overlap there).
  */
 #ifndef NS
 #error "window_channels_last.cl: -DNS (spatial rank) and -DVW (lanes)"
 #endif
 #ifndef ONE_GROUP
 #define ONE_GROUP 0
+#endif
+#ifndef STRIP
+#define STRIP 0
 #endif
 #if OP == CLPOOL__OP_REDUCE_MAX
 #define SUM_ARG
@@ -107,6 +111,47 @@ static inline void blocks_sum(const tier_geom *t, const position *w, __global co
                      VW);
     }
 }
+#if STRIP
+/* blocks_sum for the nout (<= STRIP) outputs down the first of two spatial dims from the position w (no
+ * dilation there, a stride below the window, one row group): each input row's sums over the columns are
+ * taken once and added to the group of every output whose window holds the row, in row order, as
+ * blocks_sum adds its rows; an output's window rows are those of its own walk. */
+static inline void strip_sum(const tier_geom *t, const position *w, int nout, __global const T *src,
+                             __global T *dst, long c0, long channels, int nb, long count_pad SUM_PARAM)
+{
+    ATV group[STRIP][CL_BLOCKS], s[CL_BLOCKS];
+    long cq[CL_BLOCKS];
+    FOR_BLOCKS(q, nb) { cq[q] = min(c0 + q * VW, channels - VW); }
+    _Pragma("unroll") for (int i = 0; i < STRIP; ++i) FOR_BLOCKS(q, nb) { group[i][q] = 0; }
+    const long sh = t->strides[0], kh = t->kernel_shape[0], top = w->start[0], dw = t->dilations[1] * t->is[3];
+    const long r_end = min(top + (nout - 1) * sh + kh, t->in_dims[0]);
+    __global const T *const first = src + w->start[1] * t->is[3];
+    for (long ih = max(top, 0L); ih < r_end; ++ih) {
+        FOR_BLOCKS(q, nb) { s[q] = 0; }
+        __global const T *const row = first + ih * t->is[2];
+        for (long kw = w->lo[1]; kw < w->hi[1]; ++kw) {
+            __global const T *tap = row + kw * dw;
+            FOR_BLOCKS(q, nb) { s[q] += contribution_v(TO_CTV(VW, VLOADV(VW, tap + cq[q])), p); }
+        }
+        _Pragma("unroll") for (int i = 0; i < STRIP; ++i) {
+            const long r = ih - (top + i * sh); /* the row's place in output i's window */
+            if (i < nout && r >= 0 && r < kh) FOR_BLOCKS(q, nb) { group[i][q] += s[q]; }
+        }
+    }
+    _Pragma("unroll") for (int i = 0; i < STRIP; ++i) {
+        const long start[2] = {top + i * sh, w->start[1]};
+        const long count = tier_count(t, 2, start, count_pad);
+        /* the one group's Kahan add; a window without taps adds +0 (row sums start at +0), the bits of
+         * blocks_sum's adding none */
+        FOR_BLOCKS(q, i < nout ? nb : 0) {
+            ATV sum = 0, comp = 0, plain = 0;
+            lane_add(&sum, &comp, group[i][q], 0), plain += group[i][q];
+            finish_store(dst + i * t->os[2] + cq[q], select(plain, sum - comp, AT_MASK(isfinite(plain))),
+                         (ATV)(AT)count, p, VW);
+        }
+    }
+}
+#endif
 #else
 /* float32/float64 maxima without Indices take each tap by value (MAX_KEEP_FIRST keeps the first of equal
  * ones) and note NaN beside it: where there was none the maxima are exact, else the blocks are walked
@@ -193,18 +238,29 @@ __kernel void window_channels_last(__global const T *in, __global T *out, __glob
     if (item >= g.outputs) return;
     position w;
     long j[NS], out_at = 0, idx_at = 0;
-    const long n = tier_position(&t, NS, item / runs, w.start, w.lo, w.hi, j, &out_at, &idx_at);
+#if STRIP
+    /* a strip of STRIP outputs down the first spatial dim (NS 2): its first position */
+    const long strips = (t.out_dims[0] + STRIP - 1) / STRIP, strip = item / runs, rest = strip / t.out_dims[1];
+    const long top = rest % strips * STRIP;
+    const long pos = (rest / strips * t.out_dims[0] + top) * t.out_dims[1] + strip % t.out_dims[1];
+    const int nout = (int)min((long)STRIP, t.out_dims[0] - top);
+#else
+    const long pos = item / runs;
+#endif
+    const long n = tier_position(&t, NS, pos, w.start, w.lo, w.hi, j, &out_at, &idx_at);
     __global const T *src = in + g.in_offset + n * t.is[0];
     out_at += g.out_offset + n * t.os[0];
     idx_at += g.idx_offset + n * t.xs[0];
-#if OP != CLPOOL__OP_REDUCE_MAX
+#if OP != CLPOOL__OP_REDUCE_MAX && !STRIP
     const long count = tier_count(&t, NS, w.start, count_pad);
 #endif
     /* the work-item's blocks, CL_BLOCKS at a time */
     const long b_end = min(blocks, (item % runs + 1) * per_item);
     for (long b = item % runs * per_item; b < b_end; b += CL_BLOCKS) {
         const int nb = (int)min((long)CL_BLOCKS, b_end - b);
-#if OP != CLPOOL__OP_REDUCE_MAX
+#if STRIP
+        strip_sum(&t, &w, nout, src, out + out_at, b * VW, channels, nb, count_pad SUM_ARG);
+#elif OP != CLPOOL__OP_REDUCE_MAX
         blocks_sum(&t, &w, src, out + out_at, b * VW, channels, nb, count SUM_ARG);
 #else
         blocks_max(&t, &w, src, out + out_at, with_idx ? with_idx + idx_at : NULL, n * channels, g.w.in_plane,

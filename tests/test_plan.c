@@ -387,7 +387,7 @@ static void channels_last_desc(clpool__pool_desc *d, const clpool_shape *in, int
 }
 
 /* Views: channels-last ones plan window_channels_last (lanes, rank, channel blocks per walk, one row group or
- * not), all others the first tier as the plan itself. */
+ * not, strips down H where the sums' windows overlap there), all others the first tier as the plan itself. */
 START_TEST(view_plan_rules)
 {
     static const struct {
@@ -399,18 +399,21 @@ START_TEST(view_plan_rules)
         int64_t idx_c_stride;
         const char *expect;
     } views[] = {
-        {"avg 3x3", &cpu512, 1, 64, 3, 3, 0, 1,
+        {"avg 3x3/s1: strips of 4 outputs down H", &cpu512, 1, 64, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
-          " VW=16 NS=2 CB=4 ONE_GROUP=1 items 392 local 1"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 112 local 1"},
         {"avg 1x20: rows over 16 taps", &cpu512, 1, 64, 1, 20, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
           " VW=16 NS=2 CB=4 ONE_GROUP=0 items 198 local 1"},
         {"avg 5x5: five rows of 5 are two groups", &cpu512, 1, 64, 5, 5, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
           " VW=16 NS=2 CB=4 ONE_GROUP=0 items 260 local 1"},
-        {"lp2 3x3, 300 channels", &cpu512, 2, 300, 3, 3, 0, 1,
+        {"lp2 3x3, 300 channels: strips cap the blocks per walk at 4", &cpu512, 2, 300, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=3 LP_KIND=2"
-          " VW=16 NS=2 CB=16 ONE_GROUP=1 items 392 local 1"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 112 local 1"},
+        {"avg 1x3: windows of one row, no strip", &cpu512, 1, 300, 1, 3, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
+          " VW=16 NS=2 CB=16 ONE_GROUP=1 items 504 local 1"},
         {"max 3x3 with Indices", &cpu512, 0, 256, 3, 3, 1, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
           " VW=16 NS=2 CB=8 items 392 local 1"},

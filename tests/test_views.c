@@ -459,6 +459,46 @@ END_TEST
 START_TEST(test_kinds_more) { run_kinds(kinds, sizeof kinds / sizeof *kinds, 1, 0x5eed0110u); }
 END_TEST
 
+/* The sums' strips down H (-DSTRIP: windows overlapping there, no dilation there, one row group): top and
+ * bottom pads with and without count_include_pad (an output's own divisor and rows), ceil_mode's windows
+ * past the end pad, a last strip of fewer outputs, windows wholly in the padding, Lp; against the first tier. */
+START_TEST(test_strips)
+{
+    static const struct {
+        op op;
+        int64_t h, w, c, kh, kw, sh, pt, pb;
+        int ceil, cip;
+        double p;
+    } cases[] = {
+        {OP_AVG, 7, 6, 16, 3, 3, 1, 1, 1, 0, 0, 0}, {OP_AVG, 7, 6, 40, 3, 3, 1, 1, 1, 0, 1, 0},
+        {OP_AVG, 9, 5, 21, 3, 2, 2, 2, 2, 1, 0, 0}, {OP_AVG, 6, 4, 16, 2, 3, 1, 1, 0, 1, 0, 0},
+        {OP_AVG, 5, 3, 16, 3, 1, 1, 2, 2, 0, 0, 0}, {OP_LP, 8, 7, 33, 3, 3, 1, 1, 1, 0, 0, 2},
+        {OP_LP, 10, 3, 16, 3, 2, 2, 2, 1, 1, 0, 1},
+    };
+    rng_state = 0x5eed0700u;
+    cu_tally tally = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        view_case c;
+        memset(&c, 0, sizeof c);
+        c.op = cases[i].op;
+        c.dtype = CLPOOL_FLOAT32;
+        c.in = (clpool_shape){4, {2, cases[i].c, cases[i].h, cases[i].w}};
+        const int64_t kernel[2] = {cases[i].kh, cases[i].kw};
+        clpool_maxpool_params_init(&c.mp, 2, kernel);
+        c.mp.strides[0] = cases[i].sh;
+        c.mp.pads[0] = cases[i].pt, c.mp.pads[2] = cases[i].pb;
+        c.mp.pads[1] = c.mp.pads[3] = cases[i].kw / 2;
+        c.mp.ceil_mode = cases[i].ceil;
+        c.count_include_pad = cases[i].cip;
+        c.p = cases[i].p;
+        char why[1024];
+        describe(&c, why, sizeof why);
+        cu_tally_add(&tally, run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why), why);
+    }
+    cu_tally_check(&tally);
+}
+END_TEST
+
 /* Channel counts that take the widest block runs (-DCB 8 and 16), MaxPool with and without Indices. */
 START_TEST(test_wide_channels)
 {
@@ -1210,6 +1250,7 @@ int main(void)
     tcase_add_test(tc, test_kinds_planned);
     tcase_add_test(tc, test_kinds_more);
     tcase_add_test(tc, test_wide_channels);
+    tcase_add_test(tc, test_strips);
     tcase_add_test(tc, test_global_pools);
     tcase_add_test(tc, test_planned_paths);
     tcase_add_test(tc, test_max_views);
