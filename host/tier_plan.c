@@ -19,6 +19,10 @@
  * cap CB at CHANNELS_LAST_STRIP_BLOCKS. */
 #define CHANNELS_LAST_STRIP 4
 #define CHANNELS_LAST_STRIP_BLOCKS 4
+/* CPU SIMD: output bytes a work-item covers at least, positions (strips) in a row, while
+ * CLPOOL__ITEMS_PER_CU work-items per compute unit remain: the driver's cost per work-group (one
+ * work-item each) spread over them (docs/performance.md, channels-last views). */
+#define CHANNELS_LAST_ITEM_BYTES 4096
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -143,8 +147,15 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     int64_t per_item = caps->cpu_simd ? blocks : 1;
     const int64_t want = CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units;
     while (per_item > 1 && positions * ceil_div(blocks, per_item) < want) per_item = (per_item + 1) / 2;
-    tier_block(d, positions * ceil_div(blocks, per_item), l);
+    const int64_t unit_bytes = per_item * vw * d->esize * (strip ? CHANNELS_LAST_STRIP : 1);
+    int64_t item_positions = caps->cpu_simd && unit_bytes < CHANNELS_LAST_ITEM_BYTES
+                                 ? CHANNELS_LAST_ITEM_BYTES / unit_bytes : 1;
+    while (item_positions > 1 && ceil_div(positions, item_positions) * ceil_div(blocks, per_item) < want)
+        item_positions = (item_positions + 1) / 2;
+    tier_block(d, ceil_div(positions, item_positions) * ceil_div(blocks, per_item), l);
     l->block.first_tier.item_blocks = per_item;
+    l->block.first_tier.item_positions = item_positions;
+    l->block.first_tier.positions = positions;
     /* a work-item's loop is long (all of a position's channels): a work-group each on CPU SIMD */
     l->cpu_local = caps->cpu_simd ? 1 : CLPOOL__LOCAL_BUDGET;
 }

@@ -54,7 +54,7 @@ typedef struct clpool__window_nd_geom {
 /* The windowed ops' first tier (window_first_tier) and its channels-last form (window_channels_last): every
  * attribute and every tensor's element strides at run time. Strides are per logical dim (N, C, then the
  * spatial dims) of the input, the output and the Indices: a contiguous call's are dense, a view's its own.
- * 117 fields: within the 1024 bytes of arguments every OpenCL device takes. */
+ * 119 fields: within the 1024 bytes of arguments every OpenCL device takes. */
 typedef struct clpool__window_first_tier_geom {
     clpool__window_geom w;
     clpool__i64 ns;           /* spatial rank */
@@ -63,7 +63,9 @@ typedef struct clpool__window_first_tier_geom {
     clpool__i64 outputs;      /* work-items that do work: output elements (first tier), positions x channel blocks */
     clpool__i64 in_offset, out_offset, idx_offset; /* element offsets into the buffers */
     clpool__i64 channels;     /* C: a plane (n * C + c) splits into n and c by it */
-    clpool__i64 item_blocks;  /* window_channels_last: blocks of VW channels per work-item */
+    clpool__i64 item_blocks;  /* window_channels_last: blocks of VW channels per work-item, */
+    clpool__i64 item_positions; /* positions (or strips) per work-item */
+    clpool__i64 positions;      /* and in all */
     clpool__i64 in_strides[CLPOOL__ARGS_MAX_RANK];
     clpool__i64 out_strides[CLPOOL__ARGS_MAX_RANK];
     clpool__i64 idx_strides[CLPOOL__ARGS_MAX_RANK];

@@ -236,36 +236,41 @@ __kernel void window_channels_last(__global const T *in, __global T *out, __glob
     const long count_pad = g.w.count_pad;
 #endif
     if (item >= g.outputs) return;
-    position w;
-    long j[NS], out_at = 0, idx_at = 0;
+    /* the work-item's positions (strips), item_positions in a row, and its run of channel blocks */
+    const long u_end = min(g.positions, (item / runs + 1) * g.item_positions);
+    for (long u = item / runs * g.item_positions; u < u_end; ++u) {
+        position w;
+        long j[NS], out_at = 0, idx_at = 0;
 #if STRIP
-    /* a strip of STRIP outputs down the first spatial dim (NS 2): its first position */
-    const long strips = (t.out_dims[0] + STRIP - 1) / STRIP, strip = item / runs, rest = strip / t.out_dims[1];
-    const long top = rest % strips * STRIP;
-    const long pos = (rest / strips * t.out_dims[0] + top) * t.out_dims[1] + strip % t.out_dims[1];
-    const int nout = (int)min((long)STRIP, t.out_dims[0] - top);
+        /* a strip of STRIP outputs down the first spatial dim (NS 2): its first position */
+        const long strips = (t.out_dims[0] + STRIP - 1) / STRIP, rest = u / t.out_dims[1];
+        const long top = rest % strips * STRIP;
+        const long pos = (rest / strips * t.out_dims[0] + top) * t.out_dims[1] + u % t.out_dims[1];
+        const int nout = (int)min((long)STRIP, t.out_dims[0] - top);
 #else
-    const long pos = item / runs;
+        const long pos = u;
 #endif
-    const long n = tier_position(&t, NS, pos, w.start, w.lo, w.hi, j, &out_at, &idx_at);
-    __global const T *src = in + g.in_offset + n * t.is[0];
-    out_at += g.out_offset + n * t.os[0];
-    idx_at += g.idx_offset + n * t.xs[0];
+        const long n = tier_position(&t, NS, pos, w.start, w.lo, w.hi, j, &out_at, &idx_at);
+        __global const T *src = in + g.in_offset + n * t.is[0];
+        out_at += g.out_offset + n * t.os[0];
+        idx_at += g.idx_offset + n * t.xs[0];
 #if OP != CLPOOL__OP_REDUCE_MAX && !STRIP
-    const long count = tier_count(&t, NS, w.start, count_pad);
+        const long count = tier_count(&t, NS, w.start, count_pad);
 #endif
-    /* the work-item's blocks, CL_BLOCKS at a time */
-    const long b_end = min(blocks, (item % runs + 1) * per_item);
-    for (long b = item % runs * per_item; b < b_end; b += CL_BLOCKS) {
-        const int nb = (int)min((long)CL_BLOCKS, b_end - b);
+        /* the work-item's blocks, CL_BLOCKS at a time */
+        const long b_end = min(blocks, (item % runs + 1) * per_item);
+        for (long b = item % runs * per_item; b < b_end; b += CL_BLOCKS) {
+            const int nb = (int)min((long)CL_BLOCKS, b_end - b);
 #if STRIP
-        strip_sum(&t, &w, nout, src, out + out_at, b * VW, channels, nb, count_pad SUM_ARG);
+            strip_sum(&t, &w, nout, src, out + out_at, b * VW, channels, nb, count_pad SUM_ARG);
 #elif OP != CLPOOL__OP_REDUCE_MAX
-        blocks_sum(&t, &w, src, out + out_at, b * VW, channels, nb, count SUM_ARG);
+            blocks_sum(&t, &w, src, out + out_at, b * VW, channels, nb, count SUM_ARG);
 #else
-        blocks_max(&t, &w, src, out + out_at, with_idx ? with_idx + idx_at : NULL, n * channels, g.w.in_plane,
-                   col_major, b * VW, channels, nb);
+            blocks_max(&t, &w, src, out + out_at, with_idx ? with_idx + idx_at : NULL, n * channels, g.w.in_plane,
+                       col_major, b * VW, channels, nb);
 #endif
+        }
+        (void)idx_at;
     }
-    (void)indices, (void)col_major, (void)with_idx, (void)idx_at;
+    (void)indices, (void)col_major, (void)with_idx;
 }

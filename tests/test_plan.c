@@ -49,6 +49,9 @@ static void launch_text(const clpool__launch *l, char *out, size_t len)
     if ((p == CLPOOL__PATH_MAX_UNPOOL_PLANES || p == CLPOOL__PATH_MAX_UNPOOL_SCATTER) && n < len)
         snprintf(out + n, len - n, " per_item %lld remap %lld args %d", (long long)l->block.unpool.per_item,
                  (long long)l->block.unpool.remap, l->nargs);
+    if (p == CLPOOL__PATH_WINDOW_CHANNELS_LAST && n < len)
+        n += (size_t)snprintf(out + n, len - n, " blocks %lld positions %lld", (long long)l->block.first_tier.item_blocks,
+                              (long long)l->block.first_tier.item_positions);
     if (p == CLPOOL__PATH_MAX_UNPOOL_VIEW && n < len) {
         const clpool__max_unpool_view_geom *g = &l->block.unpool_view;
         n += (size_t)snprintf(out + n, len - n, " per_item %lld unit %lld walk", (long long)g->per_item,
@@ -386,8 +389,9 @@ static void channels_last_desc(clpool__pool_desc *d, const clpool_shape *in, int
     d->idx_strides[1] = idx_c_stride;
 }
 
-/* Views: channels-last ones plan window_channels_last (lanes, rank, channel blocks per walk, one row group or
- * not, strips down H where the sums' windows overlap there), all others the first tier as the plan itself. */
+/* Views: channels-last ones plan window_channels_last (lanes, rank, channel blocks per walk and positions per
+ * work-item, one row group or not, strips down H where the sums' windows overlap there), all others the
+ * first tier as the plan itself. */
 START_TEST(view_plan_rules)
 {
     static const struct {
@@ -401,25 +405,25 @@ START_TEST(view_plan_rules)
     } views[] = {
         {"avg 3x3/s1: strips of 4 outputs down H", &cpu512, 1, 64, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
-          " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 112 local 1"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 28 local 1 blocks 4 positions 4"},
         {"avg 1x20: rows over 16 taps", &cpu512, 1, 64, 1, 20, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
-          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 198 local 1"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 25 local 1 blocks 4 positions 8"},
         {"avg 5x5: five rows of 5 are two groups", &cpu512, 1, 64, 5, 5, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
-          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 260 local 1"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 17 local 1 blocks 4 positions 16"},
         {"lp2 3x3, 300 channels: strips cap the blocks per walk at 4", &cpu512, 2, 300, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=3 LP_KIND=2"
-          " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 112 local 1"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 112 local 1 blocks 19 positions 1"},
         {"avg 1x3: windows of one row, no strip", &cpu512, 1, 300, 1, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
-          " VW=16 NS=2 CB=16 ONE_GROUP=1 items 504 local 1"},
+          " VW=16 NS=2 CB=16 ONE_GROUP=1 items 168 local 1 blocks 19 positions 3"},
         {"max 3x3 with Indices", &cpu512, 0, 256, 3, 3, 1, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
-          " VW=16 NS=2 CB=8 items 392 local 1"},
+          " VW=16 NS=2 CB=8 items 98 local 1 blocks 16 positions 4"},
         {"max 3x3 on a GPU", &gpu, 0, 64, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
-          " VW=8 NS=2 CB=1 items 3136 local 0"},
+          " VW=8 NS=2 CB=1 items 3136 local 0 blocks 1 positions 1"},
         {"max 3x3, 8 channels: fewer than the lanes", &cpu512, 0, 8, 3, 3, 0, 1,
           "first_tier: window_first_tier.cl window_first_tier DT_FLOAT32 OP=1 items 3136 local 0"},
         {"lp 2.5: general p", &cpu512, 3, 64, 3, 3, 0, 1,
