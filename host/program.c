@@ -247,23 +247,14 @@ static int options_text(const clpool__options *o, char *out)
     return ok;
 }
 
-/* Whether two part lists name the same files (mostly the same array). */
-static int parts_equal(const char *const *a, const char *const *b)
-{
-    if (a == b) return 1;
-    size_t i = 0;
-    for (; a[i] && b[i]; ++i)
-        if (strcmp(a[i], b[i]) != 0) return 0;
-    return a[i] == b[i];
-}
-
 /* The list entry of (parts, options), moved to the front (calls repeat the
  * same few programs), or NULL; caller holds ctx->lock. */
 static clpool__program *program_entry(clpool_context *ctx, const char *const *parts, const clpool__options *options)
 {
     for (clpool__program **at = &ctx->programs; *at; at = &(*at)->next) {
         clpool__program *p = *at;
-        if (options_equal(&p->options, options) && parts_equal(p->parts, parts)) {
+        /* parts are the family table's arrays, one per list of files (test_plan checks) */
+        if (options_equal(&p->options, options) && p->parts == parts) {
             *at = p->next;
             p->next = ctx->programs;
             ctx->programs = p;

@@ -797,6 +797,49 @@ START_TEST(failed_later_pass_contract)
 }
 END_TEST
 
+/*
+ * Handles the driver calls invalid: a queue or a buffer whose info query answers CL_INVALID_COMMAND_QUEUE or
+ * CL_INVALID_MEM_OBJECT is the caller's mistake (INVALID_ARGUMENT, the handle named), any other error the
+ * driver's (OPENCL). The objects are real; the interposer gives the answers (an invalid handle itself may
+ * crash the ICD loader before any driver sees it).
+ */
+START_TEST(invalid_handles_named)
+{
+    clpool_context *ctx = cu_context_create();
+    const clpool_shape shape = {4, {1, 2, 4, 4}};
+    const int64_t k2[2] = {2, 2};
+    clpool_maxpool_params p;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p, 2, k2), CLPOOL_SUCCESS);
+    cl_int err;
+    const cl_context cl = clpool_context_cl_context(ctx);
+    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE, 128, NULL, &err), out = clCreateBuffer(cl, CL_MEM_READ_WRITE, 128,
+                                                                                             NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_command_queue q = clpool_context_cl_queue(ctx);
+    const char *fn = "clpool_enqueue_maxpool";
+#define POOL() clpool_enqueue_maxpool(ctx, q, &p, CLPOOL_FLOAT32, &shape, in, 0, out, 0, NULL, 0, 0, NULL, NULL)
+    ci_arm("an invalid queue", "clGetCommandQueueInfo", 1, CL_INVALID_COMMAND_QUEUE);
+    clpool_status st = POOL();
+    ci_disarm();
+    cu_assert_status("invalid queue", fn, st, CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "queue is not a valid command queue (CL_INVALID_COMMAND_QUEUE)");
+    ci_arm("a failed queue query", "clGetCommandQueueInfo", 1, CL_OUT_OF_HOST_MEMORY);
+    st = POOL();
+    ci_disarm();
+    cu_assert_status("failed queue query", fn, st, CLPOOL_ERROR_OPENCL, "clGetCommandQueueInfo(queue) failed");
+    ci_arm("an invalid buffer", "clGetMemObjectInfo", 1, CL_INVALID_MEM_OBJECT);
+    st = POOL();
+    ci_disarm();
+    cu_assert_status("invalid buffer", fn, st, CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "input is not a valid cl_mem (CL_INVALID_MEM_OBJECT)");
+    cu_assert_ok(POOL(), fn, "the same call with the answers real");
+#undef POOL
+    ck_assert_int_eq(clFinish(q), CL_SUCCESS);
+    clReleaseMemObject(in), clReleaseMemObject(out);
+    release_and_assert_all_released(ctx, "invalid handles, context released");
+}
+END_TEST
+
 static Suite *fault_sweep_suite(void)
 {
     Suite *s = suite_create("fault_sweep");
@@ -811,6 +854,7 @@ static Suite *fault_sweep_suite(void)
     tcase_add_test(t, context_creation_and_program_build);
     t = cu_tcase(s, "contract", 0);
     tcase_add_test(t, failed_later_pass_contract);
+    tcase_add_test(t, invalid_handles_named);
     return s;
 }
 

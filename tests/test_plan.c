@@ -676,7 +676,8 @@ START_TEST(cl_error_names)
 }
 END_TEST
 
-/* Every path of the family table has its program's parts and kernels, ending in its family's file. */
+/* Every path of the family table has its program's parts and kernels, ending in its family's file; paths
+ * with the same parts share one array. */
 START_TEST(family_table_is_complete)
 {
     for (int p = CLPOOL__PATH_NONE + 1; p < CLPOOL__PATHS; ++p) {
@@ -688,6 +689,16 @@ START_TEST(family_table_is_complete)
         ck_assert_ptr_nonnull(f->kernels);
         ck_assert_ptr_nonnull(f->kernels[0]);
     }
+    /* one list of parts, one array: the program cache tells programs' parts apart by pointer */
+    for (int p = CLPOOL__PATH_NONE + 1; p < CLPOOL__PATHS; ++p)
+        for (int q = p + 1; q < CLPOOL__PATHS; ++q) {
+            const char *const *a = clpool__families[p].parts, *const *b = clpool__families[q].parts;
+            if (!a || !b || a == b) continue;
+            size_t i = 0;
+            while (a[i] && b[i] && strcmp(a[i], b[i]) == 0) ++i;
+            ck_assert_msg(a[i] || b[i], "paths %s and %s list the same parts in two arrays",
+                          clpool__families[p].name, clpool__families[q].name);
+        }
 }
 END_TEST
 
