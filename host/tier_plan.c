@@ -23,6 +23,11 @@
  * CLPOOL__ITEMS_PER_CU work-items per compute unit remain: the driver's cost per work-group (one
  * work-item each) spread over them (docs/performance.md, channels-last views). */
 #define CHANNELS_LAST_ITEM_BYTES 4096
+/* CPU SIMD: where a tap's channels span at most this many bytes a work-item prefetches the new window
+ * columns of the position CHANNELS_LAST_PREFETCH_AHEAD on (-DPREFETCH_AHEAD): a window's many short rows
+ * are more streams than the hardware prefetcher follows; longer taps it follows, and the prefetches cost. */
+#define CHANNELS_LAST_PREFETCH_TAP_BYTES 512
+#define CHANNELS_LAST_PREFETCH_AHEAD 2
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -138,6 +143,8 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     /* a row sum and the group per block: a register saving for CPU SIMD's block runs */
     if (sums) clpool__options_define(&l->options, "ONE_GROUP", caps->cpu_simd && one_group);
     if (strip) clpool__options_define(&l->options, "STRIP", CHANNELS_LAST_STRIP);
+    if (caps->cpu_simd && !strip && d->channels * d->esize <= CHANNELS_LAST_PREFETCH_TAP_BYTES)
+        clpool__options_define(&l->options, "PREFETCH_AHEAD", CHANNELS_LAST_PREFETCH_AHEAD);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);

@@ -11,7 +11,9 @@
  * its neighbour, and both write the same values. -DVW lanes, -DNS the
  * spatial rank (the walk's loops unrolled), -DCB blocks per walk, -DONE_GROUP
  * the sums' windows of one row group, -DSTRIP outputs down the first of two
- * spatial dims per work-item (the sums whose windows overlap there).
+ * spatial dims per work-item (the sums whose windows overlap there),
+ * -DPREFETCH_AHEAD the positions ahead whose new window columns are
+ * prefetched (short taps, where the hardware prefetcher loses the many rows).
  */
 #ifndef NS
 #error "window_channels_last.cl: -DNS (spatial rank) and -DVW (lanes)"
@@ -21,6 +23,9 @@
 #endif
 #ifndef STRIP
 #define STRIP 0
+#endif
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 0
 #endif
 #if OP == CLPOOL__OP_REDUCE_MAX
 #define SUM_ARG
@@ -256,6 +261,17 @@ __kernel void window_channels_last(__global const T *in, __global T *out, __glob
         idx_at += g.idx_offset + n * t.xs[0];
 #if OP != CLPOOL__OP_REDUCE_MAX && !STRIP
         const long count = tier_count(&t, NS, w.start, count_pad);
+#endif
+#if PREFETCH_AHEAD
+        /* the new columns of the window rows of the position PREFETCH_AHEAD on along the last dim */
+        if (u + PREFETCH_AHEAD < u_end) {
+            const long step = t.strides[NS - 1] * t.is[NS + 1],
+                       reach = (t.kernel_shape[NS - 1] - 1) * t.dilations[NS - 1] * t.is[NS + 1];
+            const long lead = PREFETCH_AHEAD * step + reach - step + t.is[NS + 1];
+            ROWS_BEGIN(&t, &w, row, r, at)
+                prefetch_bytes(src + row + lead, step * (long)sizeof(T));
+            ROWS_END(&w)
+        }
 #endif
         /* the work-item's blocks, CL_BLOCKS at a time */
         const long b_end = min(blocks, (item % runs + 1) * per_item);

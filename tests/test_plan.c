@@ -408,16 +408,19 @@ START_TEST(view_plan_rules)
           " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 28 local 1 blocks 4 positions 4"},
         {"avg 1x20: rows over 16 taps", &cpu512, 1, 64, 1, 20, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
-          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 25 local 1 blocks 4 positions 8"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=0 PREFETCH_AHEAD=2 items 25 local 1 blocks 4 positions 8"},
         {"avg 5x5: five rows of 5 are two groups", &cpu512, 1, 64, 5, 5, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
-          " VW=16 NS=2 CB=4 ONE_GROUP=0 items 17 local 1 blocks 4 positions 16"},
+          " VW=16 NS=2 CB=4 ONE_GROUP=0 PREFETCH_AHEAD=2 items 17 local 1 blocks 4 positions 16"},
         {"lp2 3x3, 300 channels: strips cap the blocks per walk at 4", &cpu512, 2, 300, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=3 LP_KIND=2"
           " VW=16 NS=2 CB=4 ONE_GROUP=1 STRIP=4 items 112 local 1 blocks 19 positions 1"},
         {"avg 1x3: windows of one row, no strip", &cpu512, 1, 300, 1, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0"
           " VW=16 NS=2 CB=16 ONE_GROUP=1 items 168 local 1 blocks 19 positions 3"},
+        {"max 3x3, 64 channels: taps of 256 bytes, prefetched", &cpu512, 0, 64, 3, 3, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
+          " VW=16 NS=2 CB=4 PREFETCH_AHEAD=2 items 25 local 1 blocks 4 positions 16"},
         {"max 3x3 with Indices", &cpu512, 0, 256, 3, 3, 1, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
           " VW=16 NS=2 CB=8 items 98 local 1 blocks 16 positions 4"},
