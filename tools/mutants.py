@@ -15,6 +15,7 @@ survives otherwise. Not part of CI's budget: run it before a release and wheneve
 and record the result in docs/testing.md.
 
     tools/mutants.py [--build build] [--python build/venv/bin/python] [NAME ...]
+    tools/mutants.py --check [NAME ...]   every patch applies to the tree (ctest mutant_patches)
 
 Exit status: 0 every mutant caught, 1 one survived (or could not be applied), 2 usage error.
 Each test process runs with the environment ctest gives it (ctest --show-only=json-v1), minus the tag
@@ -125,10 +126,40 @@ def run_one(name, args):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def check(names):
+    """--check: every patch names its tests and applies to the tree as it is (patch --dry-run on a copy of
+    the files it touches), so a patch whose context moved is found when the code changes, not at the next
+    run. Returns the count that do not."""
+    bad = 0
+    for name in names:
+        patch = MUTANTS / f"{name}.patch"
+        files = touched(patch)
+        problem = "no '# catches:' or '# why:' line, or no file" if not (header(patch, "catches") and
+                                                                        header(patch, "why") and files) else ""
+        if not problem:
+            scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"clpool-mutant-check-{name}-"))
+            try:
+                for rel in files:
+                    (scratch / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(ROOT / rel, scratch / rel)
+                done = subprocess.run(["patch", "-p1", "-s", "--dry-run", "-d", str(scratch), "-i", str(patch)],
+                                      capture_output=True, text=True)
+                if done.returncode != 0:
+                    problem = "does not apply: " + (done.stdout + done.stderr).strip().splitlines()[0]
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+        if problem:
+            print(f"stale     {name}: {problem}", flush=True)
+            bad += 1
+    print(f"{len(names) - bad} of {len(names)} mutant patches apply")
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=str(ROOT / "build"), help="a configured and built tree (tests on)")
     ap.add_argument("--python", default=str(ROOT / "build" / "venv" / "bin" / "python"))
+    ap.add_argument("--check", action="store_true", help="only check that every patch applies (no build, no test)")
     ap.add_argument("names", nargs="*", help="mutants to run (default: all of tests/mutants)")
     args = ap.parse_args()
     names = args.names or sorted(p.stem for p in MUTANTS.glob("*.patch"))
@@ -136,6 +167,8 @@ def main():
     if missing:
         print(f"mutants.py: no tests/mutants/{missing[0]}.patch", file=sys.stderr)
         return 2
+    if args.check:
+        return 1 if check(names) else 0
     bad = 0
     build = pathlib.Path(args.build).resolve()
     baseline = {}

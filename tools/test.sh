@@ -11,8 +11,9 @@
 set -euo pipefail
 CLPOOL_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$CLPOOL_ROOT/tools/common.sh"
-# clang: the kernel-warnings test; groff-base: the man-page test; oclgrind: the GPU-path test
-CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd clang groff-base oclgrind"
+# clang: the kernel-warnings test; groff-base: the man-page test; oclgrind: the GPU-path test; patch: the
+# mutant patches' check
+CLPOOL_APT_PACKAGES="$CLPOOL_APT_PACKAGES mesa-opencl-icd clang groff-base oclgrind patch"
 
 CONFIGURE=default
 PRESETS=()
