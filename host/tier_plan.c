@@ -25,8 +25,10 @@
 #define CHANNELS_LAST_ITEM_BYTES 4096
 /* CPU SIMD: where a tap's channels span at most this many bytes a work-item prefetches the new window
  * columns of the position CHANNELS_LAST_PREFETCH_AHEAD on (-DPREFETCH_AHEAD): a window's many short rows
- * are more streams than the hardware prefetcher follows; longer taps it follows, and the prefetches cost. */
+ * are more streams than the hardware prefetcher follows; longer taps it follows, and the prefetches cost.
+ * A position's step along the last dim (the bytes prefetched per row) is at most _STEP_BYTES. */
 #define CHANNELS_LAST_PREFETCH_TAP_BYTES 512
+#define CHANNELS_LAST_PREFETCH_STEP_BYTES 4096
 #define CHANNELS_LAST_PREFETCH_AHEAD 2
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -143,7 +145,9 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     /* a row sum and the group per block: a register saving for CPU SIMD's block runs */
     if (sums) clpool__options_define(&l->options, "ONE_GROUP", caps->cpu_simd && one_group);
     if (strip) clpool__options_define(&l->options, "STRIP", CHANNELS_LAST_STRIP);
-    if (caps->cpu_simd && !strip && d->channels * d->esize <= CHANNELS_LAST_PREFETCH_TAP_BYTES)
+    const int64_t tap_bytes = d->channels * d->esize, last = d->w.ns - 1;
+    if (caps->cpu_simd && !strip && tap_bytes <= CHANNELS_LAST_PREFETCH_TAP_BYTES &&
+        d->w.strides[last] <= CHANNELS_LAST_PREFETCH_STEP_BYTES / tap_bytes)
         clpool__options_define(&l->options, "PREFETCH_AHEAD", CHANNELS_LAST_PREFETCH_AHEAD);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);

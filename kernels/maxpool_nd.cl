@@ -54,8 +54,10 @@
 #define VALUE_PATH 0
 #endif
 
-/* Window rows spans of at least this many bytes are prefetched before the walk. */
+/* Window row spans of this many bytes are prefetched before the walk: shorter ones cost more to walk
+ * than they wait, longer ones (dilations, strides) are mostly gaps. */
 #define PREFETCH_ROW_SPAN_MIN 256
+#define PREFETCH_ROW_SPAN_MAX 4096
 
 /* Blocks of VW outputs per work-item: maxpool takes one block, and on CPUs
  * (-DNB_MAX=n) maxpool_nd_nb2..maxpool_nd_nbn take 2..n, kernels of one program so
@@ -166,10 +168,9 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
     const row_taps taps = row_taps_of(col0, col0 + (live - 1) * STRIDE_W, W, KW, DW);
 
     const long first_row = tap_row(&g.w, start, j);
-    /* Every window row's span at once, where spans are several lines: the rows' loads then overlap
-     * instead of waiting row by row (short spans cost more to walk than they wait). */
+    /* Every window row's span at once: the rows' loads then overlap instead of waiting row by row. */
     const long span = ((NB * VW - 1) * STRIDE_W + (KW - 1) * DW + 1) * (long)sizeof(T);
-    if (span >= PREFETCH_ROW_SPAN_MIN) do
+    if (span >= PREFETCH_ROW_SPAN_MIN && span <= PREFETCH_ROW_SPAN_MAX) do
             prefetch_bytes(plane + tap_row(&g.w, start, j) * W + col0, span);
         while (next_tap_row(lo, hi, j));
     maxpool_best best;

@@ -461,7 +461,8 @@ END_TEST
 
 /* The sums' strips down H (-DSTRIP: windows overlapping there, no dilation there, one row group): top and
  * bottom pads with and without count_include_pad (an output's own divisor and rows), ceil_mode's windows
- * past the end pad, a last strip of fewer outputs, windows wholly in the padding, Lp; against the first tier. */
+ * past the end pad, a last strip of fewer outputs, Lp; then strides of 2^40 (no prefetch); against the
+ * first tier. */
 START_TEST(test_strips)
 {
     static const struct {
@@ -491,6 +492,20 @@ START_TEST(test_strips)
         c.mp.ceil_mode = cases[i].ceil;
         c.count_include_pad = cases[i].cip;
         c.p = cases[i].p;
+        char why[1024];
+        describe(&c, why, sizeof why);
+        cu_tally_add(&tally, run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why), why);
+    }
+    /* strides of 2^40 along W: a position's step is no span to prefetch (planned without -DPREFETCH_AHEAD) */
+    for (int o = 0; o < 2; ++o) {
+        view_case c;
+        memset(&c, 0, sizeof c);
+        c.op = o ? OP_AVG : OP_MAX;
+        c.dtype = CLPOOL_FLOAT32;
+        c.in = (clpool_shape){4, {2, 16, 64, 3}}; /* positions enough for several per work-item */
+        const int64_t kernel[2] = {1, 1};
+        clpool_maxpool_params_init(&c.mp, 2, kernel);
+        c.mp.strides[1] = (int64_t)1 << 40;
         char why[1024];
         describe(&c, why, sizeof why);
         cu_tally_add(&tally, run_case(&c, CHANNELS_LAST, CHANNELS_LAST, CHANNELS_LAST, why, sizeof why), why);
