@@ -767,6 +767,18 @@ START_TEST(devices_and_version)
     ck_assert_msg(strncmp(out, "clpool ", 7) == 0 && strstr(out, clpool_version_string()), "--version printed '%s'", out);
     expect_status_line(2, "devices extra", "clpool devices: unexpected argument 'extra'");
     expect_status_line(2, "demo", "clpool: unknown command 'demo'");
+    /* no OpenCL platform at all: the ICD loader finds no vendor */
+    const char *vendors = getenv("OCL_ICD_VENDORS");
+    char saved[1024] = "";
+    if (vendors) snprintf(saved, sizeof saved, "%s", vendors);
+    setenv("OCL_ICD_VENDORS", "/nonexistent", 1);
+    expect_status_line(1, "devices",
+                       "clpool devices: CLPOOL_ERROR_NO_DEVICE: no OpenCL platform found (is an ICD such as "
+                       "pocl-opencl-icd installed?)");
+    if (vendors)
+        setenv("OCL_ICD_VENDORS", saved, 1);
+    else
+        unsetenv("OCL_ICD_VENDORS");
 }
 END_TEST
 
