@@ -221,6 +221,9 @@ void clpool__view_shape(const clpool_view *view, clpool_shape *shape);
 void clpool__view_bytes(const clpool_view *view, size_t esize, size_t *first, size_t *bytes);
 /* Whether a view's elements lie as a contiguous tensor's (row-major; a dim of one element any stride). */
 int clpool__view_contiguous(const clpool_view *view);
+/* Sorts the dims order[0..n) by the magnitude of their strides (strides[d]), largest first or smallest
+ * first; stable, so equal strides keep their order (an insertion sort: at most CLPOOL_MAX_RANK dims). */
+void clpool__order_by_stride(int32_t *order, int32_t n, const int64_t *strides, int largest_first);
 /* A view of elements of `esize` bytes: dims valid (and `expect`'s where not NULL), the buffer valid, offset
  * aligned, every element reached inside the buffer, strides that reach within 2^63 elements, and for an
  * `output` strides >= 0 with distinct elements. Errors name `fn` and the view (`what`). */

@@ -316,11 +316,7 @@ clpool_status clpool_enqueue_max_view(clpool_context *ctx, cl_command_queue queu
             all[i][d] = id < 0 || shapes[i].dims[id] == 1 ? 0 : inputs[i].strides[id];
         }
     }
-    for (int32_t a = 1; a < out.rank; ++a) /* insertion sort: stable, at most 12 dims */
-        for (int32_t b = a; b > 0 && all[n][order[b]] > all[n][order[b - 1]]; --b) {
-            const int32_t t = order[b];
-            order[b] = order[b - 1], order[b - 1] = t;
-        }
+    clpool__order_by_stride(order, out.rank, all[n], 1);
     clpool_shape sorted = {out.rank, {0}};
     int64_t row[CLPOOL_MAX_RANK];
     for (size_t i = 0; i <= n; ++i) {

@@ -1,7 +1,5 @@
 /* MaxUnpool's planner (planners.h): whole planes per work-item on CPUs, else a zero pass and a scatter pass
  * over every work-item (kernels/max_unpool.cl). */
-#include <stdlib.h>
-
 #include "planners.h"
 
 /* CPUs: output bytes per work-item, to spread a work-item's fixed cost, while at least CLPOOL__ITEMS_PER_CU
@@ -111,11 +109,7 @@ static void walk_dims(int32_t rank, const int64_t *dims, const int64_t *const *s
     int32_t order[CLPOOL_MAX_RANK], k = 0;
     for (int32_t d = 0; d < rank; ++d)
         if (dims[d] != 1) order[k++] = d;
-    for (int32_t a = 1; a < k; ++a) /* insertion sort: stable, at most 12 dims */
-        for (int32_t b = a; b > 0 && llabs(strides[0][order[b]]) > llabs(strides[0][order[b - 1]]); --b) {
-            const int32_t t = order[b];
-            order[b] = order[b - 1], order[b - 1] = t;
-        }
+    clpool__order_by_stride(order, k, strides[0], 1);
     int32_t w = 0;
     for (int32_t i = 0; i < k; ++i) {
         const int32_t d = order[i];

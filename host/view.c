@@ -66,6 +66,19 @@ int clpool__view_contiguous(const clpool_view *view)
     return 1;
 }
 
+static uint64_t magnitude(int64_t s) { return s < 0 ? 0 - (uint64_t)s : (uint64_t)s; }
+
+void clpool__order_by_stride(int32_t *order, int32_t n, const int64_t *strides, int largest_first)
+{
+    for (int32_t i = 1; i < n; ++i)
+        for (int32_t k = i; k > 0; --k) {
+            const uint64_t a = magnitude(strides[order[k]]), b = magnitude(strides[order[k - 1]]);
+            if (largest_first ? a <= b : a >= b) break;
+            const int32_t t = order[k];
+            order[k] = order[k - 1], order[k - 1] = t;
+        }
+}
+
 /* An output's elements are distinct: its dims of more than one element, from the smallest stride up,
  * each stride beyond the span of those before it. Returns the first dim that fails, or -1. */
 static int32_t overlapping_dim(const clpool_view *v, int64_t *span_out)
@@ -73,11 +86,7 @@ static int32_t overlapping_dim(const clpool_view *v, int64_t *span_out)
     int32_t order[CLPOOL_MAX_RANK], n = 0;
     for (int32_t d = 0; d < v->rank; ++d)
         if (v->dims[d] > 1) order[n++] = d;
-    for (int32_t i = 1; i < n; ++i) /* insertion sort by stride */
-        for (int32_t k = i; k > 0 && v->strides[order[k]] < v->strides[order[k - 1]]; --k) {
-            const int32_t t = order[k];
-            order[k] = order[k - 1], order[k - 1] = t;
-        }
+    clpool__order_by_stride(order, n, v->strides, 0);
     int64_t span = 0; /* the largest offset the dims so far reach; no overflow: checked by the caller */
     for (int32_t i = 0; i < n; ++i) {
         const int32_t d = order[i];
