@@ -19,6 +19,21 @@ static void add_skipped(__global uint *skipped, long offset, ulong n)
     }
 }
 
+/* Position k of an index plane of dims `idx` as an element offset from the output plane's start, the plane's
+ * dims `y` with strides `y_strides` (NULL: dense), or -1 where its coordinates lie outside the output. */
+static long plane_position(const long *idx, const long *y, const long *y_strides, int ns, long k)
+{
+    long offset = 0, stride = 1;
+    for (int d = ns - 1; d >= 0; --d) {
+        const long c = k % idx[d];
+        k /= idx[d];
+        if (c >= y[d]) return -1;
+        offset += c * (y_strides ? y_strides[d] : stride);
+        stride *= y[d];
+    }
+    return offset;
+}
+
 #ifndef VIEW
 #define VIEW 0
 #endif
@@ -75,19 +90,11 @@ static void place_step(const walk *w, int rank, place *p, long n)
     }
 }
 
-/* Position k of an index plane as an element offset from the output plane's start, or -1 where its
- * coordinates lie outside the output. */
+/* plane_position through the view's strides; k * unit where the output's spatial dims are dense in order. */
 static long view_position(const walk *w, const clpool__max_unpool_view_geom g, long k)
 {
     if (g.unit > 0) return k * g.unit;
-    long offset = 0;
-    for (int d = (int)g.ns - 1; d >= 0; --d) {
-        const long c = k % w->idx_dims[d];
-        k /= w->idx_dims[d];
-        if (c >= w->y_dims[d]) return -1;
-        offset += c * w->y_strides[d];
-    }
-    return offset;
+    return plane_position(w->idx_dims, w->y_dims, w->y_strides, (int)g.ns, k);
 }
 
 /* A work-item's elements of the walk, [e, end), and the place of e; work-items past the work return. */
@@ -158,20 +165,8 @@ typedef struct remap_dims {
         r.y[d_] = (s).y_dims[d_];                                                                                      \
     }
 
-/* Position k of an index plane of r.idx as the offset of the same coordinates in the output's plane, or -1
- * where they lie outside it. */
-static long remap_position(const remap_dims *r, int ns, long k)
-{
-    long offset = 0, stride = 1;
-    for (int d = ns - 1; d >= 0; --d) {
-        const long c = k % r->idx[d];
-        k /= r->idx[d];
-        if (c >= r->y[d]) return -1;
-        offset += c * stride;
-        stride *= r->y[d];
-    }
-    return offset;
-}
+/* plane_position in a dense output plane. */
+static long remap_position(const remap_dims *r, int ns, long k) { return plane_position(r->idx, r->y, NULL, ns, k); }
 
 /* X elements and indices move 16 at a time: vector loads, one bounds test for all 16, then these stores. */
 static void store16(__global T *yp, const long16 k, const T16 v)
