@@ -241,8 +241,9 @@ __kernel void window_channels_last(__global const T *in, __global T *out, __glob
     const long count_pad = g.w.count_pad;
 #endif
     if (item >= g.outputs) return;
-    /* the work-item's positions (strips), item_positions in a row, and its run of channel blocks */
+    /* the work-item's positions (strips), item_positions in a row, and its run of channel blocks [b0, b_end) */
     const long u_end = min(g.positions, (item / runs + 1) * g.item_positions);
+    const long b0 = item % runs * per_item, b_end = min(blocks, b0 + per_item);
     for (long u = item / runs * g.item_positions; u < u_end; ++u) {
         position w;
         long j[NS], out_at = 0, idx_at = 0;
@@ -274,8 +275,7 @@ __kernel void window_channels_last(__global const T *in, __global T *out, __glob
         }
 #endif
         /* the work-item's blocks, CL_BLOCKS at a time */
-        const long b_end = min(blocks, (item % runs + 1) * per_item);
-        for (long b = item % runs * per_item; b < b_end; b += CL_BLOCKS) {
+        for (long b = b0; b < b_end; b += CL_BLOCKS) {
             const int nb = (int)min((long)CL_BLOCKS, b_end - b);
 #if STRIP
             strip_sum(&t, &w, nout, src, out + out_at, b * VW, channels, nb, count_pad SUM_ARG);
