@@ -534,6 +534,20 @@ START_TEST(run_max_unpool)
 }
 END_TEST
 
+/* The N x C x `pixels` array `a` and the N x `pixels` x C array `b` hold the same elements of `es` bytes. */
+static void assert_nhwc_same(const npy_array *a, const npy_array *b, int N, int C, int pixels, size_t es,
+                             const char *what)
+{
+    for (int n = 0; n < N; ++n)
+        for (int c = 0; c < C; ++c)
+            for (int e = 0; e < pixels; ++e) {
+                const size_t i = ((size_t)(n * C + c) * (size_t)pixels + (size_t)e) * es,
+                             t = (((size_t)n * (size_t)pixels + (size_t)e) * (size_t)C + (size_t)c) * es;
+                ck_assert_msg(memcmp((const char *)a->data + i, (const char *)b->data + t, es) == 0,
+                              "%s: nhwc element (%d, %d, %d) differs", what, n, c, e);
+            }
+}
+
 /* `--layout nhwc`: MaxPool (with Indices) and AveragePool on an N x H x W x C array give the nchw run's
  * outputs transposed the same way and the same Indices, which MaxUnpool takes back in either layout; the
  * global pools and Max; bad uses of the flag. */
@@ -578,16 +592,8 @@ START_TEST(run_channels_last)
             read_output(i_path, CLPOOL_INT64, &out, &idx);
             read_output(ti_path, CLPOOL_INT64, &out_t, &idxt);
         }
-        for (int n = 0; n < N; ++n)
-            for (int c = 0; c < C; ++c)
-                for (int e = 0; e < 4 * 6; ++e) {
-                    const size_t a = (size_t)(n * C + c) * 24 + (size_t)e, b = ((size_t)n * 24 + (size_t)e) * C + (size_t)c;
-                    ck_assert_msg(memcmp((float *)y.data + a, (float *)yt.data + b, 4) == 0,
-                                  "%s: nhwc output (%d, %d, %d) differs", ops[o], n, c, e);
-                    if (with_idx)
-                        ck_assert_msg(((int64_t *)idx.data)[a] == ((int64_t *)idxt.data)[b],
-                                      "%s: nhwc Indices (%d, %d, %d) differ", ops[o], n, c, e);
-                }
+        assert_nhwc_same(&y, &yt, N, C, 4 * 6, 4, ops[o]);
+        if (with_idx) assert_nhwc_same(&idx, &idxt, N, C, 4 * 6, 8, "MaxPool's Indices");
         npy_free(&y), npy_free(&yt), npy_free(&idx), npy_free(&idxt);
         if (!with_idx) continue;
         /* MaxUnpool of those outputs and Indices back to N x C x H x W (N x H x W x C) */
@@ -602,13 +608,7 @@ START_TEST(run_channels_last)
         ck_assert_msg(rc == 0, "clpool %s -> %d: %s", args, rc, err);
         read_output(y_path, CLPOOL_FLOAT32, &nchw, &y);
         read_output(ty_path, CLPOOL_FLOAT32, &nhwc, &yt);
-        for (int n = 0; n < N; ++n)
-            for (int c = 0; c < C; ++c)
-                for (int e = 0; e < H * W; ++e) {
-                    const size_t a = (size_t)(n * C + c) * H * W + (size_t)e, b = ((size_t)n * H * W + (size_t)e) * C + (size_t)c;
-                    ck_assert_msg(memcmp((float *)y.data + a, (float *)yt.data + b, 4) == 0,
-                                  "MaxUnpool: nhwc output (%d, %d, %d) differs", n, c, e);
-                }
+        assert_nhwc_same(&y, &yt, N, C, H * W, 4, "MaxUnpool");
         npy_free(&y), npy_free(&yt);
     }
     /* GlobalMaxPool: N x 1 x 1 x C, the nchw run's maxima (the same bits: one window over the plane) */
@@ -647,13 +647,7 @@ START_TEST(run_channels_last)
     npy_array my = {0}, myt = {0};
     read_output(y_path, CLPOOL_FLOAT32, &nchw, &my);
     read_output(ty_path, CLPOOL_FLOAT32, &nhwc, &myt);
-    for (int n = 0; n < N; ++n)
-        for (int c = 0; c < C; ++c)
-            for (int e = 0; e < H * W; ++e) {
-                const size_t a = (size_t)(n * C + c) * H * W + (size_t)e, t = ((size_t)n * H * W + (size_t)e) * C + (size_t)c;
-                ck_assert_msg(memcmp((float *)my.data + a, (float *)myt.data + t, 4) == 0,
-                              "Max: nhwc output (%d, %d, %d) differs", n, c, e);
-            }
+    assert_nhwc_same(&my, &myt, N, C, H * W, 4, "Max");
     npy_free(&my), npy_free(&myt);
     remove(b_path), remove(bt_path), remove(r_path);
     remove(x_path), remove(t_path), remove(y_path), remove(i_path), remove(ty_path), remove(ti_path);
