@@ -139,6 +139,8 @@ const clpool_dtype cu_all_dtypes[12] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_F
                                         CLPOOL_INT8,    CLPOOL_INT16,   CLPOOL_INT32,   CLPOOL_INT64,
                                         CLPOOL_UINT8,   CLPOOL_UINT16,  CLPOOL_UINT32,  CLPOOL_UINT64};
 const clpool_dtype cu_float_dtypes[4] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16, CLPOOL_BFLOAT16};
+const clpool_dtype cu_maxpool_dtypes[6] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
+                                           CLPOOL_BFLOAT16, CLPOOL_INT8,    CLPOOL_UINT8};
 
 int cu_pair_runs(clpool_dtype dtype, size_t i)
 {

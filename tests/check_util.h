@@ -86,6 +86,8 @@ int cu_dtype_runs(clpool_dtype dtype, const char *what);
 extern const clpool_dtype cu_all_dtypes[12];
 /** The four float dtypes: float32, float64, float16, bfloat16. */
 extern const clpool_dtype cu_float_dtypes[4];
+/* MaxPool's dtypes (and MaxUnpool's): the floats, int8, uint8. */
+extern const clpool_dtype cu_maxpool_dtypes[6];
 /**
  * Whether `dtype` runs item `i` of a test's series of windows or layouts. The
  * dtypes of a pair whose kernels differ only in the element type (float16 and

@@ -112,9 +112,6 @@ static void add_list(char *args, size_t len, const char *name, const int64_t *v,
     for (int i = 0; i < n; ++i) used += (size_t)snprintf(args + used, len - used, i ? ",%lld" : "%lld", (long long)v[i]);
 }
 
-static const clpool_dtype maxpool_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
-                                              CLPOOL_BFLOAT16, CLPOOL_INT8,    CLPOOL_UINT8};
-
 START_TEST(run_maxpool_matches_reference)
 {
     ref_rng rng;
@@ -125,7 +122,7 @@ START_TEST(run_maxpool_matches_reference)
     path_in_tmp(idx_path, sizeof idx_path, "idx.npy");
     int done = 0, skipped = 0;
     for (int attempt = 0; done < 48 && attempt < 1000; ++attempt) {
-        const clpool_dtype dtype = maxpool_dtypes[done % 6];
+        const clpool_dtype dtype = cu_maxpool_dtypes[done % 6];
         /* The window (rank, kernel, strides, dilations, Indices) is one per dtype, from the
          * suite-wide catalogue, so its program is one other suites build too; shapes, pads,
          * modes and data stay random. */

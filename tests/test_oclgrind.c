@@ -180,9 +180,7 @@ static void paths_check(const char *expect, const char *desc)
 
 /* ------------------------------------------------------------ test data */
 
-static const clpool_dtype maxpool_dtypes[] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
-                                              CLPOOL_BFLOAT16, CLPOOL_INT8, CLPOOL_UINT8};
-#define DT_FLOATS 0x0fu /* masks over maxpool_dtypes */
+#define DT_FLOATS 0x0fu /* masks over cu_maxpool_dtypes */
 #define DT_BYTES 0x30u
 #define DT_ALL 0x3fu
 
@@ -272,7 +270,7 @@ static void require_gpu(void)
 
 typedef struct mp_case {
     const char *name;
-    unsigned dtypes; /* mask over maxpool_dtypes */
+    unsigned dtypes; /* mask over cu_maxpool_dtypes */
     int32_t rank;
     int64_t dims[8];
     int64_t kernel[6], strides[6], dilations[6], pads[12]; /* strides and dilations: 0 = 1 */
@@ -448,8 +446,8 @@ static void mp_cases_run_with(const mp_case *cases, size_t n_cases, int first_ca
     ref_rng_seed(&r, seed);
     for (size_t i = 0; i < n_cases; ++i) {
         const mp_case *c = &cases[i];
-        for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
-            const clpool_dtype dt = maxpool_dtypes[d];
+        for (size_t d = 0; d < sizeof cu_maxpool_dtypes / sizeof cu_maxpool_dtypes[0]; ++d) {
+            const clpool_dtype dt = cu_maxpool_dtypes[d];
             if (!(c->dtypes >> d & 1) || !cu_dtype_runs(dt, c->name)) continue;
             clpool_shape shape = {c->rank, {0}};
             memcpy(shape.dims, c->dims, sizeof c->dims);
@@ -714,8 +712,8 @@ START_TEST(channels_last_views)
     ref_rng r;
     ref_rng_seed(&r, 17);
     for (int op = 0; op < 3; ++op) /* MaxPool, AveragePool, LpPool */
-        for (size_t d = 0; d < (op ? 4 : sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]); ++d) {
-            const clpool_dtype dt = op ? cu_float_dtypes[d] : maxpool_dtypes[d];
+        for (size_t d = 0; d < (op ? 4 : sizeof cu_maxpool_dtypes / sizeof cu_maxpool_dtypes[0]); ++d) {
+            const clpool_dtype dt = op ? cu_float_dtypes[d] : cu_maxpool_dtypes[d];
             if (!cu_dtype_runs(dt, "channels-last views")) continue;
             char desc[160];
             snprintf(desc, sizeof desc, "%s channels-last, %s", op == 0 ? "MaxPool" : op == 1 ? "AveragePool" : "LpPool",
@@ -820,8 +818,8 @@ START_TEST(max_unpool)
     ref_rng_seed(&r, 13);
     for (size_t i = 0; i < sizeof mu_cases / sizeof mu_cases[0]; ++i) {
         const struct mu_case *c = &mu_cases[i];
-        for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
-            const clpool_dtype dt = maxpool_dtypes[d];
+        for (size_t d = 0; d < sizeof cu_maxpool_dtypes / sizeof cu_maxpool_dtypes[0]; ++d) {
+            const clpool_dtype dt = cu_maxpool_dtypes[d];
             if (!cu_dtype_runs(dt, c->name)) continue;
             char desc[160];
             snprintf(desc, sizeof desc, "%s, %s", c->name, clpool_dtype_name(dt));
@@ -1057,8 +1055,8 @@ START_TEST(max_unpool_views)
     ref_rng_seed(&r, 14);
     const clpool_shape xs = {4, {2, 3, 2, 3}}, ys = {4, {2, 3, 4, 6}};
     const int64_t k2[2] = {2, 2};
-    for (size_t d = 0; d < sizeof maxpool_dtypes / sizeof maxpool_dtypes[0]; ++d) {
-        const clpool_dtype dt = maxpool_dtypes[d];
+    for (size_t d = 0; d < sizeof cu_maxpool_dtypes / sizeof cu_maxpool_dtypes[0]; ++d) {
+        const clpool_dtype dt = cu_maxpool_dtypes[d];
         if (!cu_dtype_runs(dt, "MaxUnpool on views")) continue;
         char desc[96];
         snprintf(desc, sizeof desc, "MaxUnpool on views, %s", clpool_dtype_name(dt));

@@ -57,9 +57,6 @@ static int has_fp64(clpool_context *ctx)
 
 /* ------------------------------------------------------------ MaxPool */
 
-static const clpool_dtype maxpool_dtypes[6] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
-                                               CLPOOL_BFLOAT16, CLPOOL_INT8,   CLPOOL_UINT8};
-
 typedef struct mp_case {
     char desc[512];
     clpool_dtype dtype;
@@ -163,7 +160,7 @@ START_TEST(first_tier_matches_reference)
     ref_rng_seed(&rng, 0x7153);
     int fp64 = -1;
     for (int i = 0; i < 150; ++i) {
-        const clpool_dtype dtype = maxpool_dtypes[i % 6];
+        const clpool_dtype dtype = cu_maxpool_dtypes[i % 6];
         mp_case c;
         mp_random(&rng, dtype, (int32_t)(1 + (i / 6) % 4), NULL, &c);
         clpool_context *ctx = tiered_context("1");
@@ -189,7 +186,7 @@ START_TEST(second_call_tiers_up)
     ref_rng rng;
     ref_rng_seed(&rng, 0x2ca11);
     for (int i = 0; i < 12; ++i) {
-        const clpool_dtype dtype = maxpool_dtypes[i % 6];
+        const clpool_dtype dtype = cu_maxpool_dtypes[i % 6];
         clpool_context *ctx = tiered_context("1");
         mp_case c;
         /* a window of the suite-wide catalogue: the specialised program is one other suites build too */

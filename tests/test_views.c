@@ -1051,9 +1051,6 @@ END_TEST
 
 /* ------------------------------------------------------------ MaxUnpool */
 
-static const clpool_dtype unpool_dtypes[6] = {CLPOOL_FLOAT32, CLPOOL_FLOAT64, CLPOOL_FLOAT16,
-                                              CLPOOL_BFLOAT16, CLPOOL_INT8,    CLPOOL_UINT8};
-
 /* A random MaxUnpool call: X of rank 3 to 5 (C 16 or 32 now and then: channels-last at width), a window
  * whose inferred output is not empty, half the calls with an output_shape larger or smaller than it, read
  * either way. Sets *index_space to the shape the indices count positions in. */
@@ -1121,7 +1118,7 @@ static void max_unpool_views(int dtypes)
     ck_assert_int_eq(clpool_context_device_info(cu_ctx, &info), CLPOOL_SUCCESS);
     cl_command_queue q = clpool_context_cl_queue(cu_ctx);
     for (int c = 0; c < 40; ++c) {
-        const clpool_dtype dtype = unpool_dtypes[c % dtypes];
+        const clpool_dtype dtype = cu_maxpool_dtypes[c % dtypes];
         if (dtype == CLPOOL_FLOAT64 && !info.has_fp64) continue;
         const size_t es = clpool_dtype_size(dtype);
         clpool_max_unpool_params p;
