@@ -6,12 +6,11 @@
 # compiler (-O2: the optimizer reports pragma loops it could not unroll, as
 # PoCL's build does). -Wno-unused-function: helpers are static inline and a
 # variant uses only some of them; the compiler drops the rest.
-# One clang per core (CLPOOL_KERNEL_WARNINGS_JOBS to override). A pair's second
-# dtype (bfloat16, uint8, Max's unsigned integers) whose first has the same
-# options is compiled at -O0: the element type changes loads and keys, not the
-# loops' trip counts; so is a program with column-major Indices (STORAGE_ORDER=1)
-# whose row-major twin is at -O2 (index arithmetic, same loops), and a SPIR
-# program whose options are also listed for x86-64.
+# One clang per core (CLPOOL_KERNEL_WARNINGS_JOBS to override). Only the first
+# program of each loop shape is compiled at -O2, the rest at -O0: programs that
+# differ only in element type or storage order (STORAGE_ORDER=1: index arithmetic)
+# have the same loops and trip counts, and a SPIR program whose shape is also
+# listed for x86-64 has the same pragmas.
 #   ./check_kernel_warnings.sh PLAN_PROGRAMS
 # Exit 0 clean, 1 a warning or error, 77 no clang.
 set -euo pipefail
@@ -57,25 +56,22 @@ compile_one() {
 export cc tmp
 export -f compile_one
 n=$(wc -l < "$jobs")
-# Each distinct variant with its level (see the header for which are compiled at -O0).
-sort -u "$jobs" | awk -F'|' '{ line[NR] = $0; fam[NR] = $1; tgt[NR] = $2; opt[NR] = $3
-                               if ($2 != "-target spir64") twin[$1 "|" $3] = 1 }
+# Each distinct variant with its level (see the header for which are compiled at -O0): a variant's loop
+# shape is its family, target and options less the element type and the storage order.
+sort -u "$jobs" | awk -F'|' '
+  function shape(o) { gsub(/-DDT_[A-Z0-9]+/, "", o); sub(/-DSTORAGE_ORDER=1/, "-DSTORAGE_ORDER=0", o); return o }
+  { line[NR] = $0; fam[NR] = $1; tgt[NR] = $2; opt[NR] = shape($3)
+    if ($2 != "-target spir64") native[$1 "|" opt[NR]] = 1 }
   END { for (i = 1; i <= NR; ++i) {
-          lvl[i] = tgt[i] == "-target spir64" && (fam[i] "|" opt[i]) in twin ? "-O0" : "-O2"
-          if (lvl[i] == "-O2") at_o2[fam[i] "|" tgt[i] "|" opt[i]] = 1 }
-        for (i = 1; i <= NR; ++i) {
-          first = opt[i]
-          if (!sub(/-DDT_BFLOAT16/, "-DDT_FLOAT16", first)) sub(/-DDT_U(INT)/, "-DDT_INT", first)
-          if (first != opt[i] && (fam[i] "|" tgt[i] "|" first) in at_o2) lvl[i] = "-O0"
-          row_major = opt[i]
-          if (sub(/-DSTORAGE_ORDER=1/, "-DSTORAGE_ORDER=0", row_major) && (fam[i] "|" tgt[i] "|" row_major) in at_o2)
-            lvl[i] = "-O0"
-          print line[i] "|" lvl[i] } }' > "$jobs.distinct"
+          key = fam[i] "|" tgt[i] "|" opt[i]
+          o0 = (tgt[i] == "-target spir64" && (fam[i] "|" opt[i]) in native) || key in at_o2
+          if (!o0) at_o2[key] = 1
+          print line[i] "|" (o0 ? "-O0" : "-O2") } }' > "$jobs.distinct"
 compiled=$(wc -l < "$jobs.distinct")
 at_o0=$(grep -c '|-O0$' "$jobs.distinct" || true)
 jobs_n=${CLPOOL_KERNEL_WARNINGS_JOBS:-$(nproc)}
 xargs -d '\n' -n 1 -P "$jobs_n" bash -c 'compile_one "$1"' _ < "$jobs.distinct" > "$tmp/results"
 cat "$tmp/results"
 bad=$(grep -c '^FAIL' "$tmp/results" || true)
-echo "programs the plans build: $n, compiled: $compiled ($jobs_n at a time, $at_o0 at -O0: SPIR twins, pairs' second dtypes, column-major twins) with $cc -O2 -Wall -Werror (x86-64 for a CPU whose work-item vectors are its SIMD, else spir64), failing: $bad"
+echo "programs the plans build: $n, compiled: $compiled ($jobs_n at a time, $at_o0 at -O0: loop shapes compiled at -O2 once) with $cc -O2 -Wall -Werror (x86-64 for a CPU whose work-item vectors are its SIMD, else spir64), failing: $bad"
 [ "$bad" = 0 ]
