@@ -85,9 +85,9 @@ static clpool_status enqueue_global(clpool_context *ctx, cl_command_queue queue,
     if ((status = clpool__check_buffer(output, output_offset, planes, esize, fn, "output", NULL)) != CLPOOL_SUCCESS)
         return status;
     if (planes == 0) return clpool__enqueue_nothing(q, num_wait, wait, event);
+    const int64_t in_off = (int64_t)(input_offset / esize), out_off = (int64_t)(output_offset / esize);
     const clpool__global_desc desc = {.op = op, .p = p, .dtype = dtype, .esize = (int64_t)esize, .planes = planes,
-                                      .plane_size = plane_size, .in_off = (int64_t)(input_offset / esize),
-                                      .out_off = (int64_t)(output_offset / esize)};
+                                      .plane_size = plane_size, .in_off = in_off, .out_off = out_off};
     clpool__device_caps caps;
     clpool__device_caps_of(ctx, &caps);
     clpool__plan plan;

@@ -22,6 +22,7 @@
 #include <clpool/clpool.h>
 
 #include "check_util.h"
+#include "cl_interpose.h"
 
 #define OTHER_UID 65534 /* "nobody": a user other than the one running the tests */
 
@@ -529,6 +530,50 @@ START_TEST(moved_or_removed_directories_get_no_entry)
 }
 END_TEST
 
+/* The driver or the directory failing the cache's own steps costs the entry, never the result: a valid
+ * entry whose binary the driver will not build (clBuildProgram, injected through tests/cl_interpose.c) is
+ * rebuilt from source and rewritten; a failed query of the binary (its size, then its bytes:
+ * clGetProgramInfo) writes no entry and leaves no file; so does a directory at the entry's name, which
+ * the new file cannot be renamed over. */
+START_TEST(driver_and_directory_failures_cost_only_the_entry)
+{
+    char dir[1100], name[64];
+    test_path(dir, sizeof dir, "failures");
+    size_t size = 0;
+    free(valid_entry(dir, name, sizeof name, &size));
+    /* a context that finds the entry builds its binary first */
+    ci_arm("cached binary refused", "clBuildProgram", 1, CL_BUILD_PROGRAM_FAILURE);
+    cache_run r = run_once(dir);
+    ci_disarm();
+    ck_assert_str_eq(ci_failed_call() ? ci_failed_call() : "(none)", "clBuildProgram");
+    assert_counts(&r, 0, 1, 1, 1, "cached binary refused by the driver");
+    ck_assert_int_eq(dir_names(dir, NULL, 0), 1);
+    remove_tree(dir);
+    for (int at = 1; at <= 2; ++at) {
+        ci_arm("binary query failed", "clGetProgramInfo", at, CL_OUT_OF_RESOURCES);
+        r = run_once(dir);
+        ci_disarm();
+        ck_assert_str_eq(ci_failed_call() ? ci_failed_call() : "(none)", "clGetProgramInfo");
+        assert_counts(&r, 0, 1, 0, 0, at == 1 ? "binary size query failed" : "binary query failed");
+        ck_assert_int_eq(dir_names(dir, NULL, 0), 0);
+        remove_tree(dir);
+    }
+    /* A directory planted at the entry's name: rename cannot replace it, and the new file is removed. */
+    free(valid_entry(dir, name, sizeof name, &size));
+    char entry[1200], inside[1300];
+    snprintf(entry, sizeof entry, "%s/%s", dir, name);
+    snprintf(inside, sizeof inside, "%s/planted", entry);
+    ck_assert_int_eq(unlink(entry), 0);
+    ck_assert_int_eq(mkdir(entry, 0700), 0);
+    write_bytes(inside, (const unsigned char *)"x", 1);
+    r = run_once(dir);
+    assert_counts(&r, 0, 1, 1, 0, "a directory at the entry's name");
+    ck_assert_int_eq(dir_names(dir, NULL, 0), 1);
+    ck_assert_int_eq(dir_names(entry, NULL, 0), 1);
+    remove_tree(dir);
+}
+END_TEST
+
 /* Saves the working directory in cwd, then makes the tests' temporary directory the working one. */
 static void enter_tmpdir(char *cwd, size_t len)
 {
@@ -683,6 +728,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, shared_or_foreign_directories_are_not_used);
     tcase_add_test(tc, planted_entries_are_ignored_and_replaced);
     tcase_add_test(tc, damaged_binaries_are_rebuilt);
+    tcase_add_test(tc, driver_and_directory_failures_cost_only_the_entry);
     tcase_add_test(tc, moved_or_removed_directories_get_no_entry);
     tcase_add_test(tc, relative_directories_are_resolved);
     tcase_add_test(tc, deep_working_directories_are_refused);

@@ -840,6 +840,48 @@ START_TEST(invalid_handles_named)
 }
 END_TEST
 
+/* A device whose extensions cannot be read is taken to lack cl_khr_fp64: each clGetDeviceInfo of context
+ * creation fails in turn; where the context is still made, float64 MaxPool is refused with the rule (the
+ * extension queries) or runs right, and float32 runs. */
+START_TEST(unread_extensions_refuse_float64)
+{
+    clpool_context *probe = cu_context_create();
+    clpool_device_info dev;
+    ck_assert_int_eq(clpool_context_device_info(probe, &dev), CLPOOL_SUCCESS);
+    clpool_context_release(probe);
+    if (!dev.has_fp64) return; /* float64 is refused anyway (test_core) */
+    const int64_t k[1] = {2};
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 1, k);
+    const clpool_shape in = {3, {1, 1, 4}};
+    const double x[4] = {1, 5, 2, 3};
+    int n = 1, refused = 0;
+    for (;; ++n) {
+        char desc[96];
+        snprintf(desc, sizeof desc, "clGetDeviceInfo %d of context creation fails", n);
+        ci_arm(desc, "clGetDeviceInfo", n, INJECTED);
+        clpool_context *ctx = NULL;
+        const clpool_status made = clpool_context_create(NULL, &ctx);
+        ci_disarm();
+        if (made != CLPOOL_SUCCESS) continue;
+        double y[3] = {0, 0, 0};
+        const clpool_status st = clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT64, &in, x, y, NULL);
+        if (st == CLPOOL_SUCCESS) {
+            ck_assert_msg(y[0] == 5 && y[1] == 5 && y[2] == 3, "%s: float64 MaxPool wrong", desc);
+        } else {
+            cu_assert_status(desc, "clpool_enqueue_maxpool", st, CLPOOL_ERROR_UNSUPPORTED_DEVICE,
+                             "float64 needs cl_khr_fp64, which device '");
+            ++refused;
+        }
+        cu_assert_context_computes(ctx, desc);
+        clpool_context_release(ctx);
+        if (!ci_failed_call()) break;
+    }
+    ck_assert_msg(refused >= 1, "no failed query left float64 refused (%d queries)", n - 1);
+    ci_forget();
+}
+END_TEST
+
 static Suite *fault_sweep_suite(void)
 {
     Suite *s = suite_create("fault_sweep");
@@ -852,6 +894,7 @@ static Suite *fault_sweep_suite(void)
     tcase_add_test(t, host_calls_tensors_and_warm_up);
     t = cu_tcase(s, "contexts", 0);
     tcase_add_test(t, context_creation_and_program_build);
+    tcase_add_test(t, unread_extensions_refuse_float64);
     t = cu_tcase(s, "contract", 0);
     tcase_add_test(t, failed_later_pass_contract);
     tcase_add_test(t, invalid_handles_named);

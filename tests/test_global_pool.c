@@ -859,6 +859,9 @@ static void m_p_nan(vcall *v) { v->p = NAN; }
 static void m_zero_spatial(vcall *v) { v->shape.dims[3] = 0; }
 static void m_zero_spatial_n0(vcall *v) { v->shape.dims[0] = 0, v->shape.dims[2] = 0; }
 static void m_negative_dim(vcall *v) { v->shape.dims[1] = -1; }
+static void m_count_overflow(vcall *v) { v->shape.dims[0] = v->shape.dims[1] = INT64_C(1) << 32; }
+static void m_bytes_overflow(vcall *v) { v->shape.dims[0] = INT64_C(1) << 56; } /* 2^61 elements */
+static void m_spatial_overflow_n0(vcall *v) { v->shape.dims[0] = 0, v->shape.dims[2] = v->shape.dims[3] = INT64_C(1) << 32; }
 static void m_null_shape(vcall *v) { v->shape_ptr = NULL; }
 static void m_null_input(vcall *v) { v->input = NULL; }
 static void m_null_output(vcall *v) { v->output = NULL; }
@@ -890,6 +893,11 @@ static const vcase vcases[] = {
      "spatial dim 1 is 0; a global pool needs at least one element per plane", 1},
     {"zero spatial dim with N = 0", OP_MAX, m_zero_spatial_n0, CLPOOL_ERROR_INVALID_SHAPE, "spatial dim 0 is 0", 1},
     {"negative dim", OP_LP, m_negative_dim, CLPOOL_ERROR_INVALID_SHAPE, "input shape dim 1 is negative", 1},
+    {"element count overflow", OP_MAX, m_count_overflow, CLPOOL_ERROR_OVERFLOW,
+     "input shape element count overflows int64", 1},
+    {"byte size overflow", OP_AVG, m_bytes_overflow, CLPOOL_ERROR_OVERFLOW, "input shape byte size overflows size_t", 1},
+    {"spatial size overflow with N = 0", OP_LP, m_spatial_overflow_n0, CLPOOL_ERROR_OVERFLOW,
+     "the spatial size of the input overflows int64", 1},
     {"NULL shape", OP_MAX, m_null_shape, CLPOOL_ERROR_INVALID_ARGUMENT, "input shape is NULL", 1},
     {"NULL input", OP_AVG, m_null_input, CLPOOL_ERROR_INVALID_ARGUMENT, "input buffer is NULL", 0},
     {"NULL output", OP_LP, m_null_output, CLPOOL_ERROR_INVALID_ARGUMENT, "output buffer is NULL", 0},
