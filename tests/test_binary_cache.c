@@ -496,6 +496,55 @@ START_TEST(damaged_binaries_are_rebuilt)
 }
 END_TEST
 
+/* An entry cut short at each field (in the magic, its key length, key, binary length, binary and
+ * checksum) or with a field forged (magic, key length, key, binary length 0 and past the 256 MiB limit) is
+ * refused before the driver sees it, rebuilt from source and rewritten. */
+START_TEST(truncated_and_forged_headers_are_rebuilt)
+{
+    char dir[1100], name[64], entry[1200];
+    test_path(dir, sizeof dir, "headers");
+    size_t size = 0, at, len;
+    unsigned char *bytes = valid_entry(dir, name, sizeof name, &size);
+    snprintf(entry, sizeof entry, "%s/%s", dir, name);
+    entry_binary(bytes, size, &at, &len);
+    const size_t key_at = 16, key_len = at - 24;
+    const size_t cuts[] = {4, 8, 12, key_at + key_len / 2, at - 4, at + len / 2, size - 4};
+    enum { FORGED = 6 };
+    for (size_t v = 0; v < sizeof cuts / sizeof cuts[0] + FORGED; ++v) {
+        unsigned char *bad = malloc(size);
+        ck_assert_ptr_nonnull(bad);
+        memcpy(bad, bytes, size);
+        size_t bad_size = size;
+        char what[64];
+        if (v < sizeof cuts / sizeof cuts[0]) {
+            bad_size = cuts[v];
+            snprintf(what, sizeof what, "cut at byte %zu of %zu", bad_size, size);
+        } else {
+            const size_t f = v - sizeof cuts / sizeof cuts[0];
+            const uint64_t big = (uint64_t)1 << 40, zero = 0, longer = key_len + 1;
+            if (f == 0) bad[0] ^= 1; /* magic */
+            if (f == 1) memcpy(bad + 8, &longer, 8); /* key length */
+            if (f == 2) bad[key_at + key_len - 1] ^= 1; /* key */
+            if (f == 3) memcpy(bad + at - 8, &zero, 8); /* binary length 0 */
+            if (f == 4) memcpy(bad + at - 8, &big, 8); /* binary length past the limit */
+            if (f == 5) bad[size - 1] ^= 1; /* checksum */
+            snprintf(what, sizeof what, "forged field %zu", f);
+        }
+        ck_assert_int_eq(unlink(entry), 0);
+        write_bytes(entry, bad, bad_size);
+        free(bad);
+        cache_run r = run_once(dir);
+        assert_counts(&r, 0, 1, 1, 1, what);
+        size_t now = 0;
+        unsigned char *rewritten = read_bytes(entry, &now);
+        ck_assert_msg(now == size, "%s: rewritten entry of %zu bytes, expected %zu", what, now, size);
+        free(rewritten);
+    }
+    free(bytes);
+    remove_tree(dir);
+}
+END_TEST
+
 /* The directory a context opened is moved away and another made at its path, or removed, before the
  * context builds: no entry is written, in either directory, and no temporary file is left (the entry
  * is written only where the opened directory still is). */
@@ -728,6 +777,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, shared_or_foreign_directories_are_not_used);
     tcase_add_test(tc, planted_entries_are_ignored_and_replaced);
     tcase_add_test(tc, damaged_binaries_are_rebuilt);
+    tcase_add_test(tc, truncated_and_forged_headers_are_rebuilt);
     tcase_add_test(tc, driver_and_directory_failures_cost_only_the_entry);
     tcase_add_test(tc, moved_or_removed_directories_get_no_entry);
     tcase_add_test(tc, relative_directories_are_resolved);

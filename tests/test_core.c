@@ -454,6 +454,121 @@ START_TEST(tensor_round_trip_and_errors)
 }
 END_TEST
 
+/* Each NULL pointer argument of the public calls that no other test passes is refused with
+ * CLPOOL_ERROR_INVALID_ARGUMENT and a message naming the call and the argument. */
+START_TEST(null_pointers_are_named)
+{
+    clpool_context *ctx = cu_context_create();
+    clpool_device_info info;
+    const int64_t k2[2] = {2, 2};
+    clpool_maxpool_params mp;
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
+    clpool_max_unpool_params up;
+    ck_assert_int_eq(clpool_maxpool_params_init(&mp, 2, k2), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_average_pool_params_init(&avg, 2, k2), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_lp_pool_params_init(&lp, 2, k2), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_max_unpool_params_init(&up, 2, k2), CLPOOL_SUCCESS);
+    const clpool_shape shape = {4, {1, 1, 2, 2}}, out_shape = {4, {1, 1, 1, 1}};
+    const float x[4] = {1, 2, 3, 4};
+    float y[4];
+    const int64_t idx[1] = {3};
+    const void *inputs[1] = {x};
+    clpool_tensor *t = NULL;
+    cl_int err;
+    cl_mem mem = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE, 64, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    clpool_view view;
+    ck_assert_int_eq(clpool_view_contiguous(&view, mem, 0, &shape), CLPOOL_SUCCESS);
+/* each message checked right after its call: clpool_last_error() holds the latest */
+#define NULL_ARG(fn, arg, call) cu_assert_status(arg, fn, (call), CLPOOL_ERROR_INVALID_ARGUMENT, fn ": " arg " is NULL")
+    NULL_ARG("clpool_context_create_from_cl", "out",
+             clpool_context_create_from_cl(clpool_context_cl_context(ctx), clpool_context_cl_device(ctx), NULL, NULL));
+    NULL_ARG("clpool_context_device_info", "ctx", clpool_context_device_info(NULL, &info));
+    NULL_ARG("clpool_context_device_info", "info", clpool_context_device_info(ctx, NULL));
+    NULL_ARG("clpool_device_get_info", "info", clpool_device_get_info(0, NULL));
+    NULL_ARG("clpool_context_warm_up", "ctx", clpool_context_warm_up(NULL, CLPOOL_FLOAT32));
+    NULL_ARG("clpool_context_wait_builds", "ctx", clpool_context_wait_builds(NULL));
+    NULL_ARG("clpool_maxpool_params_init", "p", clpool_maxpool_params_init(NULL, 2, k2));
+    NULL_ARG("clpool_lp_pool_params_init", "p", clpool_lp_pool_params_init(NULL, 2, k2));
+    NULL_ARG("clpool_average_pool_output_shape", "output", clpool_average_pool_output_shape(&shape, &avg, NULL));
+    NULL_ARG("clpool_tensor_create", "ctx", clpool_tensor_create(NULL, CLPOOL_FLOAT32, &shape, &t));
+    NULL_ARG("clpool_tensor_download", "t", clpool_tensor_download(NULL, y, 16));
+    NULL_ARG("clpool_maxpool_host", "ctx", clpool_maxpool_host(NULL, &mp, CLPOOL_FLOAT32, &shape, x, y, NULL));
+    NULL_ARG("clpool_maxpool_host", "input", clpool_maxpool_host(ctx, &mp, CLPOOL_FLOAT32, &shape, NULL, y, NULL));
+    NULL_ARG("clpool_maxpool_host", "output", clpool_maxpool_host(ctx, &mp, CLPOOL_FLOAT32, &shape, x, NULL, NULL));
+    NULL_ARG("clpool_average_pool_host", "params", clpool_average_pool_host(ctx, NULL, CLPOOL_FLOAT32, &shape, x, y));
+    NULL_ARG("clpool_lp_pool_host", "ctx", clpool_lp_pool_host(NULL, &lp, CLPOOL_FLOAT32, &shape, x, y));
+    NULL_ARG("clpool_global_max_pool_host", "input", clpool_global_max_pool_host(ctx, CLPOOL_FLOAT32, &shape, NULL, y));
+    NULL_ARG("clpool_global_average_pool_host", "output",
+             clpool_global_average_pool_host(ctx, CLPOOL_FLOAT32, &shape, x, NULL));
+    NULL_ARG("clpool_max_host", "ctx", clpool_max_host(NULL, CLPOOL_FLOAT32, 1, &shape, inputs, y));
+    NULL_ARG("clpool_max_host", "inputs", clpool_max_host(ctx, CLPOOL_FLOAT32, 1, &shape, NULL, y));
+    NULL_ARG("clpool_max_host", "output", clpool_max_host(ctx, CLPOOL_FLOAT32, 1, &shape, inputs, NULL));
+    NULL_ARG("clpool_max_unpool_host", "ctx",
+             clpool_max_unpool_host(NULL, &up, CLPOOL_FLOAT32, &out_shape, x, idx, y, NULL));
+    NULL_ARG("clpool_max_unpool_host", "x",
+             clpool_max_unpool_host(ctx, &up, CLPOOL_FLOAT32, &out_shape, NULL, idx, y, NULL));
+    NULL_ARG("clpool_max_unpool_host", "output",
+             clpool_max_unpool_host(ctx, &up, CLPOOL_FLOAT32, &out_shape, x, idx, NULL, NULL));
+    NULL_ARG("clpool_enqueue_maxpool_view", "ctx",
+             clpool_enqueue_maxpool_view(NULL, NULL, &mp, CLPOOL_FLOAT32, &view, &view, NULL, 0, NULL, NULL));
+    NULL_ARG("clpool_enqueue_average_pool_view", "ctx",
+             clpool_enqueue_average_pool_view(NULL, NULL, &avg, CLPOOL_FLOAT32, &view, &view, 0, NULL, NULL));
+    NULL_ARG("clpool_enqueue_lp_pool_view", "input",
+             clpool_enqueue_lp_pool_view(ctx, NULL, &lp, CLPOOL_FLOAT32, NULL, &view, 0, NULL, NULL));
+    NULL_ARG("clpool_enqueue_max_view", "ctx",
+             clpool_enqueue_max_view(NULL, NULL, CLPOOL_FLOAT32, 1, &view, &view, 0, NULL, NULL));
+#undef NULL_ARG
+    ck_assert_ptr_null(t);
+    clReleaseMemObject(mem);
+    clpool_context_release(ctx);
+}
+END_TEST
+
+/* Bad shapes and attributes reach each call's own error return: the host helpers (before any buffer),
+ * the shape functions, and a broadcast whose output overflows though no input does. */
+START_TEST(bad_shapes_are_refused_by_every_entry)
+{
+    clpool_context *ctx = cu_context_create();
+    const int64_t k2[2] = {2, 2}, k9[2] = {9, 9};
+    clpool_maxpool_params mp;
+    clpool_average_pool_params avg;
+    clpool_max_unpool_params up;
+    ck_assert_int_eq(clpool_maxpool_params_init(&mp, 2, k9), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_average_pool_params_init(&avg, 2, k2), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_max_unpool_params_init(&up, 2, k2), CLPOOL_SUCCESS);
+    const clpool_shape small = {4, {1, 1, 2, 2}}, negative = {4, {1, 1, -2, 2}}, deep = {13, {1}};
+    const float x[4] = {1, 2, 3, 4};
+    float y[16];
+    const int64_t idx[4] = {0, 1, 2, 3};
+    clpool_shape out;
+    /* a host helper's shape errors name the shape function it asked */
+    cu_assert_status("window past the input", "clpool_maxpool_output_shape",
+                     clpool_maxpool_host(ctx, &mp, CLPOOL_FLOAT32, &small, x, y, NULL), CLPOOL_ERROR_INVALID_SHAPE,
+                     "smaller than the dilated kernel");
+    const clpool_shape apart[2] = {{2, {2, 3}}, {2, {2, 4}}};
+    const void *inputs[2] = {x, x};
+    cu_assert_status("no broadcast", "clpool_max_output_shape", clpool_max_host(ctx, CLPOOL_FLOAT32, 2, apart, inputs, y),
+                     CLPOOL_ERROR_INVALID_SHAPE, "does not broadcast");
+    cu_assert_status("negative X dim", "clpool_max_unpool_output_shape",
+                     clpool_max_unpool_host(ctx, &up, CLPOOL_FLOAT32, &negative, x, idx, y, NULL),
+                     CLPOOL_ERROR_INVALID_SHAPE, "X shape dim 2 is negative");
+    clpool_maxpool_params unset;
+    cu_assert_status("spatial rank 0", "clpool_maxpool_params_init", clpool_maxpool_params_init(&unset, 0, k2),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "spatial_rank");
+    cu_assert_status("negative input dim", "clpool_average_pool_output_shape",
+                     clpool_average_pool_output_shape(&negative, &avg, &out), CLPOOL_ERROR_INVALID_SHAPE,
+                     "input shape dim 2 is negative");
+    cu_assert_status("rank 13", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&deep, &mp, &out),
+                     CLPOOL_ERROR_INVALID_SHAPE, "input shape rank 13 is outside 0..12");
+    const clpool_shape crossed[2] = {{2, {INT64_C(1) << 40, 1}}, {2, {1, INT64_C(1) << 40}}};
+    cu_assert_status("broadcast past int64", "clpool_max_output_shape", clpool_max_output_shape(2, crossed, &out),
+                     CLPOOL_ERROR_OVERFLOW, "output shape element count overflows int64");
+    clpool_context_release(ctx);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
     Suite *s = suite_create("core");
@@ -472,6 +587,8 @@ static Suite *core_suite(void)
     tcase_add_test(tc, kernel_dir_override_loads_sources_from_disk);
     tcase_add_test(tc, float64_needs_fp64);
     tcase_add_test(tc, tensor_round_trip_and_errors);
+    tcase_add_test(tc, null_pointers_are_named);
+    tcase_add_test(tc, bad_shapes_are_refused_by_every_entry);
     return s;
 }
 

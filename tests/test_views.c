@@ -865,6 +865,18 @@ START_TEST(test_bad_max_views)
     clpool_view five[5] = {b, b, b, b, a};
     cu_assert_status("in place too late", fn, MAXV(5, five, &a), CLPOOL_ERROR_INVALID_ARGUMENT,
                      "the output is inputs[4]; only inputs 0..3 may be the output");
+    cu_assert_status("wait list", fn, clpool_enqueue_max_view(cu_ctx, NULL, CLPOOL_FLOAT32, 2, ins, &o, 1, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "event_wait_list must be NULL exactly when");
+    cl_int err;
+    cl_context other = clCreateContext(NULL, 1, &(cl_device_id){clpool_context_cl_device(cu_ctx)}, NULL, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cl_command_queue foreign = clCreateCommandQueue(other, clpool_context_cl_device(cu_ctx), 0, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    cu_assert_status("another context's queue", fn,
+                     clpool_enqueue_max_view(cu_ctx, foreign, CLPOOL_FLOAT32, 2, ins, &o, 0, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "queue belongs to another cl_context");
+    clReleaseCommandQueue(foreign);
+    clReleaseContext(other);
 #undef MAXV
     clReleaseMemObject(buf);
 }
@@ -953,6 +965,12 @@ START_TEST(test_bad_views)
     cu_assert_status("broadcast indices", fn, CALL(&in, &out, &v), CLPOOL_ERROR_INVALID_ARGUMENT,
                      "indices view's elements overlap");
 #undef CALL
+    cu_assert_status("int32", fn,
+                     clpool_enqueue_maxpool_view(cu_ctx, NULL, &mp, CLPOOL_INT32, &in, &out, NULL, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype int32 (6) is not supported by MaxPool");
+    cu_assert_status("wait list on the view path", fn,
+                     clpool_enqueue_maxpool_view(cu_ctx, NULL, &mp, CLPOOL_FLOAT32, &in, &out, NULL, 1, NULL, NULL),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "event_wait_list must be NULL exactly when");
     clpool_average_pool_params ap;
     clpool_average_pool_params_init(&ap, 2, kernel);
     cu_assert_status("AveragePool int8", "clpool_enqueue_average_pool_view",
