@@ -258,7 +258,7 @@ clpool_status clpool_max_host(clpool_context *ctx, clpool_dtype dtype, size_t nu
     clpool_tensor *tout = NULL;
     cl_event done = NULL;
     int enqueued = 0;
-    if (!tin || !mems || !offsets) { /* LCOV_EXCL_START: host allocation failure: not injected, ASan owns malloc in the build that measures */
+    if (!tin || !mems || !offsets) { /* LCOV_EXCL_START: allocation failure (not injected: ASan owns malloc) */
         status = clpool__fail(CLPOOL_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", fn);
         goto cleanup;
     } /* LCOV_EXCL_STOP */

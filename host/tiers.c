@@ -148,7 +148,7 @@ static tier_job *new_job(clpool_context *ctx, const clpool__plan *plan, const cl
         const int ok = made && pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC) == 0 &&
                        pthread_cond_init(&jobs->wake, &monotonic) == 0;
         if (made) pthread_condattr_destroy(&monotonic);
-        if (!ok) { /* LCOV_EXCL_START: host allocation failure: not injected, ASan owns malloc in the build that measures (glibc's initialisers do not fail) */
+        if (!ok) { /* LCOV_EXCL_START: allocation failure (not injected: ASan owns malloc) */
             free(jobs);
             return NULL;
         } /* LCOV_EXCL_STOP */

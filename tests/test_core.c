@@ -175,6 +175,30 @@ START_TEST(device_specs)
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "device '77' does not exist"));
     ck_assert_int_eq(clpool_context_create("9:0", &ctx), CLPOOL_ERROR_NO_DEVICE);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "(platform:device) does not exist"));
+    ck_assert_int_eq(clpool_context_create("0:999", &ctx), CLPOOL_ERROR_NO_DEVICE);
+    ck_assert_ptr_nonnull(strstr(clpool_last_error(), "device '0:999' (platform:device) does not exist"));
+    /* Not a number, a pair or a name: an empty part, a sign, hex, past 32 bits, a head past 31 characters. */
+    static const char *const not_specs[] = {":0", "0:", "0:x", "-1", "0x1", "4294967296",
+                                            "0123456789012345678901234567890123456789:0"};
+    for (size_t i = 0; i < sizeof not_specs / sizeof not_specs[0]; ++i) {
+        char want[96];
+        snprintf(want, sizeof want, "no OpenCL device matches '%s'", not_specs[i]);
+        cu_assert_status(not_specs[i], NULL, clpool_context_create(not_specs[i], &ctx), CLPOOL_ERROR_NO_DEVICE, want);
+        ck_assert_ptr_null(ctx);
+    }
+    /* Empty variables are unset ones. */
+    const char *cache_env = getenv("CLPOOL_DEVICE_CACHE_BYTES");
+    char cache_bytes[32] = "";
+    if (cache_env) snprintf(cache_bytes, sizeof cache_bytes, "%s", cache_env);
+    setenv("CLPOOL_DEVICE", "", 1);
+    setenv("CLPOOL_TIERED", "", 1);
+    setenv("CLPOOL_DEVICE_CACHE_BYTES", "", 1);
+    ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
+    clpool_context_release(ctx);
+    unsetenv("CLPOOL_DEVICE");
+    setenv("CLPOOL_TIERED", "0", 1); /* as the suites run (tests/CMakeLists.txt) */
+    if (cache_env) setenv("CLPOOL_DEVICE_CACHE_BYTES", cache_bytes, 1);
+    else unsetenv("CLPOOL_DEVICE_CACHE_BYTES");
     setenv("CLPOOL_DEVICE", "no-such-device-env", 1);
     ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_ERROR_NO_DEVICE);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "no-such-device-env"));
@@ -367,6 +391,10 @@ START_TEST(kernel_dir_override_loads_sources_from_disk)
     float out[3];
     ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
     ck_assert(out[0] == 5 && out[1] == 5 && out[2] == 3);
+    clpool_context_release(ctx);
+    setenv("CLPOOL_KERNEL_DIR", "", 1); /* empty: the embedded sources */
+    ctx = cu_context_create();
+    ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
     clpool_context_release(ctx);
     unsetenv("CLPOOL_KERNEL_DIR");
 }

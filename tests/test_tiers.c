@@ -511,6 +511,10 @@ START_TEST(warm_up_builds_first_tiers)
 {
     clpool_context *ctx = tiered_context("1");
     cu_assert_ok(clpool_context_warm_up(ctx, CLPOOL_FLOAT32), "clpool_context_warm_up", "float32");
+    /* int32: Max's program only; a value that is no dtype is refused */
+    cu_assert_ok(clpool_context_warm_up(ctx, CLPOOL_INT32), "clpool_context_warm_up", "int32");
+    cu_assert_status("dtype 99", "clpool_context_warm_up", clpool_context_warm_up(ctx, (clpool_dtype)99),
+                     CLPOOL_ERROR_UNSUPPORTED_DTYPE, "dtype 99 is not a clpool_dtype");
     const clpool_shape in = {4, {1, 3, 20, 20}};
     int builds = 0;
     ck_assert_str_eq(maxpool_once(ctx, &in, CLPOOL_FLOAT32, &builds), GENERIC);
