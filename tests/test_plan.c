@@ -1,6 +1,6 @@
 /*
  * Every op's planner (host/window_plan.c, tier_plan.c, global_plan.c, max_plan.c, max_unpool_plan.c)
- * without a device: for calls on three kinds of device, the whole plan
+ * without a device: for calls on four kinds of device (plan_devices.h and an AVX2 CPU), the whole plan
  * (path, kernel file, kernel, every -D value, arguments, work sizes, rows per
  * work-item, scratch) against a table per op. Every row of docs/design.md's
  * path tables has a case here, and every path of the family table is
@@ -12,6 +12,11 @@
 
 #include "planners.h"
 #include "plan_devices.h"
+
+/* An AVX2 CPU under PoCL: 256-bit vectors, so none of the paths written for 512-bit ones (plane, flat, the wide
+ * and band rules); its lanes are the AVX-512 CPU's (a 16-lane vector is two registers there). */
+static const clpool__device_caps avx2 = {.cpu = 1, .cpu_simd = 1, .vector_bytes = 32, .cache_bytes = 32u << 20,
+                                         .compute_units = 2, .local_size = 64};
 
 typedef struct plan_case {
     const char *name;
@@ -190,6 +195,29 @@ static const plan_case cases[] = {
      "flat: maxpool2d_flat.cl maxpool2d_flat_p2 DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=5 KW=5 SH=1 "
      "SW=1 VW=16 WIDEN=4 EXACT_ROWS=1 OVERLAP_BLOCKS=1 FLAT_ELEMS=16384 items 4096,1 local 1 "
      "rows 20 gap 0 sweep 0"},
+    /* 256-bit vectors: the 2-D path where 512-bit ones take the plane and flat paths, and float16 without the
+       wide (two-vector) blocks; float32's 3x3/s2 as on the AVX-512 CPU */
+    {"SPP 13x13 AVX2", &avx2, F32, 4, {8, 512, 20, 20}, {13, 13}, {1, 1}, {6, 6, 6, 6}, {0}, 0, 0,
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 SH=1 SW=1 VW=16 WIDEN=1 "
+     "EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 2,1,4096 local 1 rows 64 gap 0 "
+     "sweep 0"},
+    {"plane-path window AVX2", &avx2, F32, 4, {1, 128, 32, 32}, {9, 9}, {1, 1}, {0}, {0}, 0, 0,
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=9 KW=9 SH=1 SW=1 VW=16 WIDEN=1 "
+     "EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 2,1,128 local 1 rows 64 gap 0 "
+     "sweep 0"},
+    {"3x3/s2 AVX2", &avx2, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 WIDEN=1 "
+     "EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items 1,1,512 local 1 rows 64 gap 0 "
+     "sweep 16"},
+    {"3x3/s2 float16 AVX2", &avx2, F16, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0, 0,
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 WIDEN=1 "
+     "EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items 1,1,512 local 1 rows 64 gap 0 "
+     "sweep 16"},
+    {"3x3/s2 float16 AVX-512: wide blocks", &cpu512, F16, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {0}, 0,
+     0,
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 WIDEN=2 "
+     "EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=1 STREAM_STORES=0 items 2,1,512 local 1 rows 64 gap 0 "
+     "sweep 0"},
     {"SPP 13x13 GPU", &gpu, F32, 4, {8, 512, 20, 20}, {13, 13}, {1, 1}, {6, 6, 6, 6}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 SH=1 SW=1 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items "
