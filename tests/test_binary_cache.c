@@ -451,6 +451,22 @@ static void entry_binary(const unsigned char *bytes, size_t size, size_t *at, si
     ck_assert_uint_eq(*at + *len + 8, size);
 }
 
+/* A valid entry written into the fresh directory test_path(what): its path, bytes and binary's place. */
+typedef struct entry_file {
+    char dir[1100], name[64], path[1200];
+    unsigned char *bytes;
+    size_t size, at, len;
+} entry_file;
+
+static void entry_file_make(entry_file *e, const char *what)
+{
+    test_path(e->dir, sizeof e->dir, what);
+    e->size = 0;
+    e->bytes = valid_entry(e->dir, e->name, sizeof e->name, &e->size);
+    snprintf(e->path, sizeof e->path, "%s/%s", e->dir, e->name);
+    entry_binary(e->bytes, e->size, &e->at, &e->len);
+}
+
 /* Whether the device's driver is PoCL, which refuses a garbage binary with an error (Mesa's rusticl
  * 22.3 aborts the process instead). */
 static int driver_is_pocl(void)
@@ -466,33 +482,29 @@ static int driver_is_pocl(void)
  * checksum, which the driver refuses) are rebuilt from source and rewritten. */
 START_TEST(damaged_binaries_are_rebuilt)
 {
-    char dir[1100], name[64], entry[1200];
-    test_path(dir, sizeof dir, "damaged");
-    size_t size = 0, at, len;
-    unsigned char *bytes = valid_entry(dir, name, sizeof name, &size);
-    snprintf(entry, sizeof entry, "%s/%s", dir, name);
-    entry_binary(bytes, size, &at, &len);
+    entry_file e;
+    entry_file_make(&e, "damaged");
     for (int forged = 0; forged < 1 + driver_is_pocl(); ++forged) {
-        unsigned char *bad = malloc(size);
+        unsigned char *bad = malloc(e.size);
         ck_assert_ptr_nonnull(bad);
-        memcpy(bad, bytes, size);
+        memcpy(bad, e.bytes, e.size);
         if (!forged) {
-            bad[at + len / 2] ^= 0x40;
+            bad[e.at + e.len / 2] ^= 0x40;
         } else {
-            memset(bad + at, 0x5a, len);
-            const uint64_t sum = fnv1a(bad + at, len);
-            memcpy(bad + at + len, &sum, 8);
+            memset(bad + e.at, 0x5a, e.len);
+            const uint64_t sum = fnv1a(bad + e.at, e.len);
+            memcpy(bad + e.at + e.len, &sum, 8);
         }
-        ck_assert_int_eq(unlink(entry), 0);
-        write_bytes(entry, bad, size);
+        ck_assert_int_eq(unlink(e.path), 0);
+        write_bytes(e.path, bad, e.size);
         free(bad);
-        cache_run r = run_once(dir);
+        cache_run r = run_once(e.dir);
         assert_counts(&r, 0, 1, 1, 1, forged ? "forged binary" : "damaged binary");
-        r = run_once(dir);
+        r = run_once(e.dir);
         assert_counts(&r, 1, 0, 0, 0, forged ? "after the forged binary" : "after the damaged binary");
     }
-    free(bytes);
-    remove_tree(dir);
+    free(e.bytes);
+    remove_tree(e.dir);
 }
 END_TEST
 
@@ -501,47 +513,43 @@ END_TEST
  * refused before the driver sees it, rebuilt from source and rewritten. */
 START_TEST(truncated_and_forged_headers_are_rebuilt)
 {
-    char dir[1100], name[64], entry[1200];
-    test_path(dir, sizeof dir, "headers");
-    size_t size = 0, at, len;
-    unsigned char *bytes = valid_entry(dir, name, sizeof name, &size);
-    snprintf(entry, sizeof entry, "%s/%s", dir, name);
-    entry_binary(bytes, size, &at, &len);
-    const size_t key_at = 16, key_len = at - 24;
-    const size_t cuts[] = {4, 8, 12, key_at + key_len / 2, at - 4, at + len / 2, size - 4};
+    entry_file e;
+    entry_file_make(&e, "headers");
+    const size_t key_at = 16, key_len = e.at - 24;
+    const size_t cuts[] = {4, 8, 12, key_at + key_len / 2, e.at - 4, e.at + e.len / 2, e.size - 4};
     enum { FORGED = 6 };
     for (size_t v = 0; v < sizeof cuts / sizeof cuts[0] + FORGED; ++v) {
-        unsigned char *bad = malloc(size);
+        unsigned char *bad = malloc(e.size);
         ck_assert_ptr_nonnull(bad);
-        memcpy(bad, bytes, size);
-        size_t bad_size = size;
+        memcpy(bad, e.bytes, e.size);
+        size_t bad_size = e.size;
         char what[64];
         if (v < sizeof cuts / sizeof cuts[0]) {
             bad_size = cuts[v];
-            snprintf(what, sizeof what, "cut at byte %zu of %zu", bad_size, size);
+            snprintf(what, sizeof what, "cut at byte %zu of %zu", bad_size, e.size);
         } else {
             const size_t f = v - sizeof cuts / sizeof cuts[0];
             const uint64_t big = (uint64_t)1 << 40, zero = 0, longer = key_len + 1;
             if (f == 0) bad[0] ^= 1; /* magic */
             if (f == 1) memcpy(bad + 8, &longer, 8); /* key length */
             if (f == 2) bad[key_at + key_len - 1] ^= 1; /* key */
-            if (f == 3) memcpy(bad + at - 8, &zero, 8); /* binary length 0 */
-            if (f == 4) memcpy(bad + at - 8, &big, 8); /* binary length past the limit */
-            if (f == 5) bad[size - 1] ^= 1; /* checksum */
+            if (f == 3) memcpy(bad + e.at - 8, &zero, 8); /* binary length 0 */
+            if (f == 4) memcpy(bad + e.at - 8, &big, 8); /* binary length past the limit */
+            if (f == 5) bad[e.size - 1] ^= 1; /* checksum */
             snprintf(what, sizeof what, "forged field %zu", f);
         }
-        ck_assert_int_eq(unlink(entry), 0);
-        write_bytes(entry, bad, bad_size);
+        ck_assert_int_eq(unlink(e.path), 0);
+        write_bytes(e.path, bad, bad_size);
         free(bad);
-        cache_run r = run_once(dir);
+        cache_run r = run_once(e.dir);
         assert_counts(&r, 0, 1, 1, 1, what);
         size_t now = 0;
-        unsigned char *rewritten = read_bytes(entry, &now);
-        ck_assert_msg(now == size, "%s: rewritten entry of %zu bytes, expected %zu", what, now, size);
+        unsigned char *rewritten = read_bytes(e.path, &now);
+        ck_assert_msg(now == e.size, "%s: rewritten entry of %zu bytes, expected %zu", what, now, e.size);
         free(rewritten);
     }
-    free(bytes);
-    remove_tree(dir);
+    free(e.bytes);
+    remove_tree(e.dir);
 }
 END_TEST
 

@@ -482,6 +482,23 @@ START_TEST(tensor_round_trip_and_errors)
 }
 END_TEST
 
+/* Every windowed op's parameters, 2-D: MaxPool's kernel `k_max`, the others 2x2. */
+typedef struct op_params {
+    clpool_maxpool_params mp;
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
+    clpool_max_unpool_params up;
+} op_params;
+
+static void op_params_init(op_params *o, const int64_t k_max[2])
+{
+    static const int64_t k2[2] = {2, 2};
+    ck_assert_int_eq(clpool_maxpool_params_init(&o->mp, 2, k_max), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_average_pool_params_init(&o->avg, 2, k2), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_lp_pool_params_init(&o->lp, 2, k2), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_max_unpool_params_init(&o->up, 2, k2), CLPOOL_SUCCESS);
+}
+
 /* Each NULL pointer argument of the public calls that no other test passes is refused with
  * CLPOOL_ERROR_INVALID_ARGUMENT and a message naming the call and the argument. */
 START_TEST(null_pointers_are_named)
@@ -489,14 +506,12 @@ START_TEST(null_pointers_are_named)
     clpool_context *ctx = cu_context_create();
     clpool_device_info info;
     const int64_t k2[2] = {2, 2};
-    clpool_maxpool_params mp;
-    clpool_average_pool_params avg;
-    clpool_lp_pool_params lp;
-    clpool_max_unpool_params up;
-    ck_assert_int_eq(clpool_maxpool_params_init(&mp, 2, k2), CLPOOL_SUCCESS);
-    ck_assert_int_eq(clpool_average_pool_params_init(&avg, 2, k2), CLPOOL_SUCCESS);
-    ck_assert_int_eq(clpool_lp_pool_params_init(&lp, 2, k2), CLPOOL_SUCCESS);
-    ck_assert_int_eq(clpool_max_unpool_params_init(&up, 2, k2), CLPOOL_SUCCESS);
+    op_params o;
+    op_params_init(&o, k2);
+    clpool_maxpool_params mp = o.mp;
+    clpool_average_pool_params avg = o.avg;
+    clpool_lp_pool_params lp = o.lp;
+    clpool_max_unpool_params up = o.up;
     const clpool_shape shape = {4, {1, 1, 2, 2}}, out_shape = {4, {1, 1, 1, 1}};
     const float x[4] = {1, 2, 3, 4};
     float y[4];
@@ -560,12 +575,11 @@ START_TEST(bad_shapes_are_refused_by_every_entry)
 {
     clpool_context *ctx = cu_context_create();
     const int64_t k2[2] = {2, 2}, k9[2] = {9, 9};
-    clpool_maxpool_params mp;
-    clpool_average_pool_params avg;
-    clpool_max_unpool_params up;
-    ck_assert_int_eq(clpool_maxpool_params_init(&mp, 2, k9), CLPOOL_SUCCESS);
-    ck_assert_int_eq(clpool_average_pool_params_init(&avg, 2, k2), CLPOOL_SUCCESS);
-    ck_assert_int_eq(clpool_max_unpool_params_init(&up, 2, k2), CLPOOL_SUCCESS);
+    op_params o;
+    op_params_init(&o, k9);
+    clpool_maxpool_params mp = o.mp;
+    clpool_average_pool_params avg = o.avg;
+    clpool_max_unpool_params up = o.up;
     const clpool_shape small = {4, {1, 1, 2, 2}}, negative = {4, {1, 1, -2, 2}}, deep = {13, {1}};
     const float x[4] = {1, 2, 3, 4};
     float y[16];
