@@ -26,10 +26,12 @@
 /* CPU SIMD: where a tap's channels span at most this many bytes a work-item prefetches the new window
  * columns of the position CHANNELS_LAST_PREFETCH_AHEAD on (-DPREFETCH_AHEAD): a window's many short rows
  * are more streams than the hardware prefetcher follows; longer taps it follows, and the prefetches cost.
- * A position's step along the last dim (the bytes prefetched per row) is at most _STEP_BYTES. */
+ * A position's step along the last dim (the bytes prefetched per row) is at most _STEP_BYTES. Windows over
+ * 3 or more dims (three times the rows) prefetch further ahead (docs/performance.md, channels-last views). */
 #define CHANNELS_LAST_PREFETCH_TAP_BYTES 512
 #define CHANNELS_LAST_PREFETCH_STEP_BYTES 4096
 #define CHANNELS_LAST_PREFETCH_AHEAD 2
+#define CHANNELS_LAST_PREFETCH_AHEAD_3D 4
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -148,7 +150,8 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     const int64_t tap_bytes = d->channels * d->esize, last = d->w.ns - 1;
     if (caps->cpu_simd && !strip && tap_bytes <= CHANNELS_LAST_PREFETCH_TAP_BYTES &&
         d->w.strides[last] <= CHANNELS_LAST_PREFETCH_STEP_BYTES / tap_bytes)
-        clpool__options_define(&l->options, "PREFETCH_AHEAD", CHANNELS_LAST_PREFETCH_AHEAD);
+        clpool__options_define(&l->options, "PREFETCH_AHEAD",
+                               d->w.ns >= 3 ? CHANNELS_LAST_PREFETCH_AHEAD_3D : CHANNELS_LAST_PREFETCH_AHEAD);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);

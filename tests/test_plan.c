@@ -490,6 +490,20 @@ START_TEST(view_plan_rules)
                       views[i].expect);
         ck_assert_int_eq(plan.first_tier, 0);
     }
+    /* A 3-D window (three times a 2-D window's rows) prefetches four positions ahead, not two. */
+    const clpool_shape in3 = {5, {2, 64, 5, 9, 30}};
+    const int64_t k3[3] = {3, 3, 3};
+    clpool_maxpool_params p3;
+    ck_assert_int_eq(clpool_maxpool_params_init(&p3, 3, k3), CLPOOL_SUCCESS);
+    clpool__pool_desc desc3;
+    ck_assert_int_eq(clpool__maxpool_describe(&in3, &p3, F32, 0, "test_plan", &desc3), CLPOOL_SUCCESS);
+    channels_last_desc(&desc3, &in3, 1);
+    clpool__plan plan3;
+    clpool__window_plan_view(&cpu512, &desc3, &plan3);
+    char text3[2048];
+    plan_text(&plan3, text3, sizeof text3);
+    ck_assert_str_eq(text3, "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1 VW=16 NS=3 CB=4 "
+                            "PREFETCH_AHEAD=4 items 74 local 1 blocks 4 positions 16");
 }
 END_TEST
 
