@@ -27,10 +27,12 @@
  * columns of the position CHANNELS_LAST_PREFETCH_AHEAD on (-DPREFETCH_AHEAD): a window's many short rows
  * are more streams than the hardware prefetcher follows; longer taps it follows, and the prefetches cost.
  * A position's step along the last dim (the bytes prefetched per row) is at most _STEP_BYTES. Windows over
- * 3 or more dims (three times the rows) prefetch further ahead (docs/performance.md, channels-last views). */
+ * 3 or more dims (three times the rows) and MaxPool with Indices (a position takes longer) prefetch further
+ * ahead (docs/performance.md, channels-last views). */
 #define CHANNELS_LAST_PREFETCH_TAP_BYTES 512
 #define CHANNELS_LAST_PREFETCH_STEP_BYTES 4096
 #define CHANNELS_LAST_PREFETCH_AHEAD 2
+#define CHANNELS_LAST_PREFETCH_AHEAD_INDICES 3
 #define CHANNELS_LAST_PREFETCH_AHEAD_3D 4
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -151,7 +153,9 @@ void clpool__window_plan_view(const clpool__device_caps *caps, const clpool__poo
     if (caps->cpu_simd && !strip && tap_bytes <= CHANNELS_LAST_PREFETCH_TAP_BYTES &&
         d->w.strides[last] <= CHANNELS_LAST_PREFETCH_STEP_BYTES / tap_bytes)
         clpool__options_define(&l->options, "PREFETCH_AHEAD",
-                               d->w.ns >= 3 ? CHANNELS_LAST_PREFETCH_AHEAD_3D : CHANNELS_LAST_PREFETCH_AHEAD);
+                               d->w.ns >= 3 ? CHANNELS_LAST_PREFETCH_AHEAD_3D
+                               : d->indices ? CHANNELS_LAST_PREFETCH_AHEAD_INDICES
+                                            : CHANNELS_LAST_PREFETCH_AHEAD);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
     clpool__launch_buffer(l, d->indices ? d->index_buf : d->output);

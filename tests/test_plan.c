@@ -449,6 +449,9 @@ START_TEST(view_plan_rules)
         {"max 3x3, 64 channels: taps of 256 bytes, prefetched", &cpu512, 0, 64, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
           " VW=16 NS=2 CB=4 PREFETCH_AHEAD=2 items 25 local 1 blocks 4 positions 16"},
+        {"max 3x3 with Indices, 64 channels: prefetched three ahead", &cpu512, 0, 64, 3, 3, 1, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
+          " VW=16 NS=2 CB=4 PREFETCH_AHEAD=3 items 25 local 1 blocks 4 positions 16"},
         {"max 3x3 with Indices", &cpu512, 0, 256, 3, 3, 1, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
           " VW=16 NS=2 CB=8 items 98 local 1 blocks 16 positions 4"},
