@@ -52,6 +52,9 @@
 #define WINDOW_MIN_TAPS 8
 /* The general kernel's blocks per work-item on CPU SIMD: spreads an item's cost. */
 #define ND_BLOCKS_SIMD 4
+/* CPU SIMD: output rows per work-item of MaxPool's general kernel, its column setup shared by them
+ * (docs/performance.md, the general kernel's rows) */
+#define ND_ROWS 16
 /* The one-pass 3-D kernel unrolls windows up to 7 a side, height strides
  * up to 7 and row strides up to 2 (its row loads). */
 #define FUSED_3D_MAX_TAPS 7
@@ -479,7 +482,12 @@ static void plan_nd(const clpool__device_caps *caps, const clpool__pool_desc *d,
     clpool__options_define(&l->options, "VW", vw);
     if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
     clpool__options_define(&l->options, "SW", sw <= nd_vector_stride_max(vw) ? sw : 0);
-    geometry_block(d, out_elements(d) / ow * ceil_div(blocks, nb), l);
+    /* rows per work-item: the column setup shared by ND_ROWS rows, halved while the device would idle */
+    const int64_t out_rows = out_elements(d) / ow, col_items = ceil_div(blocks, nb);
+    int64_t rows = caps->cpu_simd ? ND_ROWS : 1;
+    while (rows > 1 && ceil_div(out_rows, rows) * col_items < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units) rows /= 2;
+    geometry_block(d, ceil_div(out_rows, rows) * col_items, l);
+    l->block.geom.rows = rows;
 }
 
 /* The window kernel: one output per work-item, its lanes along the window's row. */

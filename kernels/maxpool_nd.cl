@@ -16,8 +16,9 @@
  * geometry is run-time data (clpool__window_nd_geom), so one program per rank, dtype,
  * Indices variant, lane count (-DVW) and last-dim stride class (-DSW)
  * serves every attribute set. A work-item owns NB blocks of VW neighbouring
- * outputs along the last spatial dim of one output row (one position in N,
- * C and the other spatial dims): its windows' taps on the other dims are the
+ * outputs along the last spatial dim of g.rows consecutive output rows (a row:
+ * one position in N, C and the other spatial dims), the lanes' columns set up
+ * once for them: a row's windows' taps on the other dims are the
  * same for every lane and are narrowed to the input once, and along the last
  * dim lane j's tap kw reads column (ow0 + j) * stride - pad + kw * dilation.
  * A tap loads its lanes as vectors where the last dim's stride is 1 or 2,
@@ -145,14 +146,10 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
     const long gid = (long)get_global_id(0);
     if (gid >= g.items) return;
     const long OW = g.w.out_dims[LAST], row_items = (OW + NB * VW - 1) / (NB * VW);
-    const long out_row = gid / row_items, ow0 = (gid - out_row * row_items) * (NB * VW);
+    const long group = gid / row_items, ow0 = (gid - group * row_items) * (NB * VW);
+    const long first_out_row = group * g.rows, end_row = min(first_out_row + g.rows, g.out_rows);
 
-    long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
-    const long nc = outer_taps(&g.w, out_row, start, lo, hi, j);
-    const long plane_at = g.in_offset + nc * g.w.in_plane;
-    __global const T *plane = in + plane_at;
-
-    /* Along the last dim: lane l's tap kw is column col0 + lane_at[l] + kw * DW. */
+    /* Along the last dim: lane l's tap kw is column col0 + lane_at[l] + kw * DW (set up once for the rows). */
     const long W = g.w.in_dims[LAST], KW = g.w.kernel_shape[LAST], DW = g.w.dilations[LAST];
     const long col0 = ow0 * STRIDE_W - g.w.pad_begin[LAST];
     const int live = (int)min((long)(NB * VW), OW - ow0); /* lanes with an output */
@@ -167,75 +164,82 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
     for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
     const row_taps taps = row_taps_of(col0, col0 + (live - 1) * STRIDE_W, W, KW, DW);
 
-    const long first_row = tap_row(&g.w, start, j);
-    /* Every window row's span at once: the rows' loads then overlap instead of waiting row by row. */
-    const long span = ((NB * VW - 1) * STRIDE_W + (KW - 1) * DW + 1) * (long)sizeof(T);
-    if (span >= PREFETCH_ROW_SPAN_MIN && span <= PREFETCH_ROW_SPAN_MAX) do
-            prefetch_bytes(plane + tap_row(&g.w, start, j) * W + col0, span);
-        while (next_tap_row(lo, hi, j));
-    maxpool_best best;
-    for (int exact = !VALUE_PATH;; exact = 1) {
+    for (long out_row = first_out_row; out_row < end_row; ++out_row) {
+        long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
+        const long nc = outer_taps(&g.w, out_row, start, lo, hi, j);
+        const long plane_at = g.in_offset + nc * g.w.in_plane;
+        __global const T *plane = in + plane_at;
+        const long first_row = tap_row(&g.w, start, j);
+        /* Every window row's span at once: the rows' loads then overlap instead of waiting row by row. */
+        const long span = ((NB * VW - 1) * STRIDE_W + (KW - 1) * DW + 1) * (long)sizeof(T);
+        if (span >= PREFETCH_ROW_SPAN_MIN && span <= PREFETCH_ROW_SPAN_MAX) do
+                prefetch_bytes(plane + tap_row(&g.w, start, j) * W + col0, span);
+            while (next_tap_row(lo, hi, j));
+        maxpool_best best;
+        for (int exact = !VALUE_PATH;; exact = 1) {
 #pragma unroll
-        for (int b = 0; b < NB; ++b) {
-            best.bits[b] = GATHER(plane + first_row * W, first_col + b * VW);
+            for (int b = 0; b < NB; ++b) {
+                best.bits[b] = GATHER(plane + first_row * W, first_col + b * VW);
 #if SEPARATE_KEYS
-            best.key[b] = KEYV(VW, best.bits[b]);
+                best.key[b] = KEYV(VW, best.bits[b]);
 #endif
 #if WITH_INDICES
-            best.at[b] = first_row * W + VLOADV(VW, first_col + b * VW);
+                best.at[b] = first_row * W + VLOADV(VW, first_col + b * VW);
 #endif
 #if VALUE_PATH
-            best.watch[b] = best.bits[b] - best.bits[b];
+                best.watch[b] = best.bits[b] - best.bits[b];
 #endif
-        }
-        /* j[] holds each dim's first tap (the odometer ends where it starts) */
-        for (;;) {
-            const long row_at = tap_row(&g.w, start, j) * W;
+            }
+            /* j[] holds each dim's first tap (the odometer ends where it starts) */
+            for (;;) {
+                const long row_at = tap_row(&g.w, start, j) * W;
 #if VECTOR_TAPS /* the vector loads stay inside the input buffer */
-            const long fast_hi = vector_taps_end(taps, g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN), DW);
+                const long fast_hi = vector_taps_end(taps, g.in_limit - (plane_at + row_at + col0 + NB * TAP_SPAN), DW);
 #else
-            const long fast_hi = taps.in_hi;
+                const long fast_hi = taps.in_hi;
 #endif
-            for (long kw = taps.any_lo; kw < taps.any_hi; ++kw) {
-                const long c = col0 + kw * DW; /* lane 0's column */
-                const long at = row_at + c;
-                if (kw >= taps.in_lo && kw < fast_hi) {
+                for (long kw = taps.any_lo; kw < taps.any_hi; ++kw) {
+                    const long c = col0 + kw * DW; /* lane 0's column */
+                    const long at = row_at + c;
+                    if (kw >= taps.in_lo && kw < fast_hi) {
 #pragma unroll
-                    for (int b = 0; b < NB; ++b)
-                        take_tap(&best, b, INSIDE_TAP(plane, at, b, lane_at), ALL_LANES, at, lane_cols[b], exact);
-                } else { /* lanes in the padding: masked out */
+                        for (int b = 0; b < NB; ++b)
+                            take_tap(&best, b, INSIDE_TAP(plane, at, b, lane_at), ALL_LANES, at, lane_cols[b], exact);
+                    } else { /* lanes in the padding: masked out */
 #pragma unroll
-                    for (int b = 0; b < NB; ++b) {
-                        const MASKV(VW) inside = TO_MASKV(VW, edge_lanes_inside(c, W, STRIDE_W, b, NB * VW));
-                        const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
-                        take_tap(&best, b, v, inside, at, lane_cols[b], exact);
+                        for (int b = 0; b < NB; ++b) {
+                            const MASKV(VW) inside = TO_MASKV(VW, edge_lanes_inside(c, W, STRIDE_W, b, NB * VW));
+                            const TV(VW) v = edge_tap(in, plane_at, row_at, c, b, lane_at, W, g.in_limit);
+                            take_tap(&best, b, v, inside, at, lane_cols[b], exact);
+                        }
                     }
                 }
+                if (!next_tap_row(lo, hi, j)) break;
             }
-            if (!next_tap_row(lo, hi, j)) break;
-        }
 #if VALUE_PATH
-        int clean = 1;
+            int clean = 1;
 #pragma unroll
-        for (int b = 0; b < NB; ++b) clean &= MASK_ALL(best.watch[b] == best.watch[b]);
-        if (clean) break;
+            for (int b = 0; b < NB; ++b) clean &= MASK_ALL(best.watch[b] == best.watch[b]);
+            if (clean) break;
 #endif
-        if (exact) break;
-    }
+            if (exact) break;
+        }
 
 #pragma unroll
-    for (int b = 0; b < NB; ++b) {
-        const int lanes = min(live - b * VW, VW);
-        if (lanes <= 0) break;
-        const long out_at = out_row * OW + ow0 + b * VW;
-        STORE_LANES(T, STORE_BITSV, best.bits[b], lanes, out + g.out_offset + out_at);
+        for (int b = 0; b < NB; ++b) {
+            const int lanes = min(live - b * VW, VW);
+            if (lanes <= 0) break;
+            const long out_at = out_row * OW + ow0 + b * VW;
+            STORE_LANES(T, STORE_BITSV, best.bits[b], lanes, out + g.out_offset + out_at);
 #if WITH_INDICES && STORAGE_ORDER == 1
-        long at[VW];
-        VSTOREV(VW, best.at[b], at);
-        for (int l = 0; l < lanes; ++l) indices[g.idx_offset + out_at + l] = nc * g.w.in_plane + spatial_index(&g, at[l]);
+            long at[VW];
+            VSTOREV(VW, best.at[b], at);
+            for (int l = 0; l < lanes; ++l)
+                indices[g.idx_offset + out_at + l] = nc * g.w.in_plane + spatial_index(&g, at[l]);
 #elif WITH_INDICES
-        STORE_LANES(long, STORE_LONGV, nc * g.w.in_plane + best.at[b], lanes, indices + g.idx_offset + out_at);
+            STORE_LANES(long, STORE_LONGV, nc * g.w.in_plane + best.at[b], lanes, indices + g.idx_offset + out_at);
 #endif
+        }
     }
 }
 

@@ -44,6 +44,8 @@ static void launch_text(const clpool__launch *l, char *out, size_t len)
     if ((p == CLPOOL__PATH_MAXPOOL_2D || p == CLPOOL__PATH_MAXPOOL_PLANE || p == CLPOOL__PATH_MAXPOOL_FLAT) && n < len)
         snprintf(out + n, len - n, " rows %lld gap %lld sweep %lld", (long long)l->block.sizes2d.rows,
                  (long long)l->block.sizes2d.gap, (long long)l->block.sizes2d.sweep);
+    if (p == CLPOOL__PATH_MAXPOOL_ND && n < len)
+        n += (size_t)snprintf(out + n, len - n, " rows %lld", (long long)l->block.geom.rows);
     if (p == CLPOOL__PATH_MAXPOOL_3D && n < len)
         snprintf(out + n, len - n, " band_rows %lld bands %lld", (long long)l->block.sizes3d.band_rows,
                  (long long)l->block.sizes3d.bands);
@@ -136,7 +138,7 @@ static const plan_case cases[] = {
      "else nd"},
     {"3-D column-major Indices", &cpu512, U8, 5, {1, 4, 8, 20, 20}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 1,
      "nd: maxpool_nd.cl maxpool_nd DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=3 VW=16 NB_MAX=4 SW=2 items "
-     "144 local 0"},
+     "18 local 0 rows 8"},
     /* window kernel */
     {"window kernel", &cpu512, F32, 4, {1, 32, 20, 40}, {3, 24}, {1, 16}, {0}, {0}, 0, 0,
      "window: maxpool_nd.cl maxpool_window DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 "
@@ -225,13 +227,13 @@ static const plan_case cases[] = {
     /* general kernel */
     {"general: dilation", &cpu512, F32, 4, {1, 16, 30, 30}, {3, 3}, {1, 1}, {0}, {2, 2}, 0, 0,
      "nd: maxpool_nd.cl maxpool_nd_nb2 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
-     "416 local 0"},
+     "26 local 0 rows 16"},
     {"general: 4-D windows", &llvmpipe, U8, 6, {1, 2, 6, 6, 6, 6}, {2, 2, 2, 2}, {2, 1, 1, 2}, {0}, {0}, 1, 1,
      "nd: maxpool_nd.cl maxpool_nd DT_UINT8 WITH_INDICES=1 STORAGE_ORDER=1 NS=4 VW=8 SW=2 items 150 "
-     "local 0"},
+     "local 0 rows 1"},
     {"general: float64 stride 5", &gpu, F64, 4, {1, 4, 40, 40}, {3, 3}, {5, 5}, {0}, {0}, 0, 0,
      "nd: maxpool_nd.cl maxpool_nd DT_FLOAT64 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=8 SW=0 items "
-     "32 local 0"},
+     "32 local 0 rows 1"},
 };
 
 START_TEST(plan_matches_table)
