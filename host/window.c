@@ -184,7 +184,10 @@ clpool_status clpool__window_size(const clpool_shape *input, const clpool_window
         w->pad_begin[i] = pb;
         w->pad_end[i] = pe;
     }
-    return CLPOOL_SUCCESS;
+    /* The output's element count and bytes must fit as the input's do: pads can make it the larger. */
+    clpool_shape out;
+    clpool__window_output_shape(input, w, &out);
+    return clpool__check_shape(&out, fn, "output shape", NULL);
 }
 
 void clpool__window_output_shape(const clpool_shape *input, const clpool__window *w, clpool_shape *output)

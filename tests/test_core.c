@@ -604,6 +604,15 @@ START_TEST(bad_shapes_are_refused_by_every_entry)
                      "input shape dim 2 is negative");
     cu_assert_status("rank 13", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&deep, &mp, &out),
                      CLPOOL_ERROR_INVALID_SHAPE, "input shape rank 13 is outside 0..12");
+    /* pads that make the output larger than int64 counts though the input is small (found by fuzz_attrs) */
+    clpool_lp_pool_params lp;
+    const int64_t k3[2] = {3, 3};
+    ck_assert_int_eq(clpool_lp_pool_params_init(&lp, 2, k3), CLPOOL_SUCCESS);
+    lp.window.pads[0] = lp.window.pads[1] = lp.window.pads[2] = 1;
+    lp.window.pads[3] = INT64_C(100000000000041053);
+    const clpool_shape rgb = {4, {1, 3, 32, 32}};
+    cu_assert_status("output past int64", "clpool_lp_pool_output_shape", clpool_lp_pool_output_shape(&rgb, &lp, &out),
+                     CLPOOL_ERROR_OVERFLOW, "output shape element count overflows int64");
     const clpool_shape crossed[2] = {{2, {INT64_C(1) << 40, 1}}, {2, {1, INT64_C(1) << 40}}};
     cu_assert_status("broadcast past int64", "clpool_max_output_shape", clpool_max_output_shape(2, crossed, &out),
                      CLPOOL_ERROR_OVERFLOW, "output shape element count overflows int64");
