@@ -468,6 +468,19 @@ static void geometry_block(const clpool__pool_desc *d, int64_t items, clpool__la
     l->cpu_local = CLPOOL__LOCAL_BUDGET;
 }
 
+/* geometry_block for the N-D kernels' work-items of `col_items` column blocks and `most` output rows each on
+ * CPU SIMD (1 elsewhere), their column setup shared by the rows; halved while fewer than
+ * CLPOOL__ITEMS_PER_CU work-items per compute unit would be left. */
+static void geometry_rows(const clpool__device_caps *caps, const clpool__pool_desc *d, int64_t col_items, int64_t most,
+                          clpool__launch *l)
+{
+    const int64_t out_rows = out_elements(d) / d->w.out[d->w.ns - 1];
+    int64_t rows = caps->cpu_simd ? most : 1;
+    while (rows > 1 && ceil_div(out_rows, rows) * col_items < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units) rows /= 2;
+    geometry_block(d, ceil_div(out_rows, rows) * col_items, l);
+    l->block.geom.rows = rows;
+}
+
 /* The general kernel: NB blocks of VW outputs along the last dim per
  * work-item, its stride compiled in where the taps load as vectors. */
 static void plan_nd(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
@@ -482,12 +495,7 @@ static void plan_nd(const clpool__device_caps *caps, const clpool__pool_desc *d,
     clpool__options_define(&l->options, "VW", vw);
     if (caps->cpu_simd) clpool__options_define(&l->options, "NB_MAX", ND_BLOCKS_SIMD);
     clpool__options_define(&l->options, "SW", sw <= nd_vector_stride_max(vw) ? sw : 0);
-    /* rows per work-item: the column setup shared by ND_ROWS rows, halved while the device would idle */
-    const int64_t out_rows = out_elements(d) / ow, col_items = ceil_div(blocks, nb);
-    int64_t rows = caps->cpu_simd ? ND_ROWS : 1;
-    while (rows > 1 && ceil_div(out_rows, rows) * col_items < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units) rows /= 2;
-    geometry_block(d, ceil_div(out_rows, rows) * col_items, l);
-    l->block.geom.rows = rows;
+    geometry_rows(caps, d, ceil_div(blocks, nb), ND_ROWS, l);
 }
 
 /* The window kernel: one output per work-item, its lanes along the window's row. */
@@ -740,11 +748,6 @@ void clpool__sum_pool_plan_call(const clpool__device_caps *caps, const clpool__p
     clpool__options_define(&l->options, "SW", sw <= nd_vector_stride_max(vw) ? sw : 0);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
-    /* rows per work-item: the column setup shared by SUM_ROWS rows, halved while the device would idle */
-    const int64_t out_rows = out_elements(d) / ow, col_items = ceil_div(blocks, nb);
-    int64_t rows = caps->cpu_simd ? SUM_ROWS : 1;
-    while (rows > 1 && ceil_div(out_rows, rows) * col_items < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units) rows /= 2;
-    geometry_block(d, ceil_div(out_rows, rows) * col_items, l);
-    l->block.geom.rows = rows;
+    geometry_rows(caps, d, ceil_div(blocks, nb), SUM_ROWS, l);
     clpool__launch_p(l, d->dtype, d->p);
 }

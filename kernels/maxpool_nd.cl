@@ -163,6 +163,9 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
 #pragma unroll
     for (int b = 0; b < NB; ++b) lane_cols[b] = VLOADV(VW, lane_at + b * VW);
     const row_taps taps = row_taps_of(col0, col0 + (live - 1) * STRIDE_W, W, KW, DW);
+    /* Every window row's span at once: the rows' loads then overlap instead of waiting row by row. */
+    const long span = ((NB * VW - 1) * STRIDE_W + (KW - 1) * DW + 1) * (long)sizeof(T);
+    const int prefetch_rows = span >= PREFETCH_ROW_SPAN_MIN && span <= PREFETCH_ROW_SPAN_MAX;
 
     for (long out_row = first_out_row; out_row < end_row; ++out_row) {
         long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
@@ -170,9 +173,7 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
         const long plane_at = g.in_offset + nc * g.w.in_plane;
         __global const T *plane = in + plane_at;
         const long first_row = tap_row(&g.w, start, j);
-        /* Every window row's span at once: the rows' loads then overlap instead of waiting row by row. */
-        const long span = ((NB * VW - 1) * STRIDE_W + (KW - 1) * DW + 1) * (long)sizeof(T);
-        if (span >= PREFETCH_ROW_SPAN_MIN && span <= PREFETCH_ROW_SPAN_MAX) do
+        if (prefetch_rows) do
                 prefetch_bytes(plane + tap_row(&g.w, start, j) * W + col0, span);
             while (next_tap_row(lo, hi, j));
         maxpool_best best;
