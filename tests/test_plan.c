@@ -18,6 +18,10 @@
 static const clpool__device_caps avx2 = {.cpu = 1, .cpu_simd = 1, .vector_bytes = 32, .cache_bytes = 32u << 20,
                                          .compute_units = 2, .local_size = 64};
 
+/* A CPU that reports no cache size: the planners assume CACHE_REACH_UNKNOWN of reach. */
+static const clpool__device_caps cpu512_no_cache = {.cpu = 1, .cpu_simd = 1, .vector_bytes = 64, .cache_bytes = 0,
+                                                    .compute_units = 2, .local_size = 64};
+
 typedef struct plan_case {
     const char *name;
     const clpool__device_caps *caps;
@@ -44,7 +48,7 @@ static void launch_text(const clpool__launch *l, char *out, size_t len)
     if ((p == CLPOOL__PATH_MAXPOOL_2D || p == CLPOOL__PATH_MAXPOOL_PLANE || p == CLPOOL__PATH_MAXPOOL_FLAT) && n < len)
         snprintf(out + n, len - n, " rows %lld gap %lld sweep %lld", (long long)l->block.sizes2d.rows,
                  (long long)l->block.sizes2d.gap, (long long)l->block.sizes2d.sweep);
-    if (p == CLPOOL__PATH_MAXPOOL_ND && n < len)
+    if ((p == CLPOOL__PATH_MAXPOOL_ND || (p >= CLPOOL__PATH_SUM_POOL_ND && p <= CLPOOL__PATH_SUM_POOL_3D)) && n < len)
         n += (size_t)snprintf(out + n, len - n, " rows %lld", (long long)l->block.geom.rows);
     if (p == CLPOOL__PATH_MAXPOOL_3D && n < len)
         snprintf(out + n, len - n, " band_rows %lld bands %lld", (long long)l->block.sizes3d.band_rows,
@@ -224,6 +228,71 @@ static const plan_case cases[] = {
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 SH=1 SW=1 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items "
      "3,20,4096 local 1 rows 1 gap 0 sweep 0"},
+    /* the 2-D paths' limits */
+    {"no cache size: 3x3/s2 beyond the assumed reach", &cpu512_no_cache, F32, 4, {1, 64, 160, 160}, {3, 3}, {2, 2},
+     {1, 1, 1, 1}, {0}, 0, 0, 
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
+     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items 1,2,64 "
+     "local 1 rows 64 gap 0 sweep 16"},
+    {"float16 3x3/s2 with Indices beyond the cache", &cpu512, F16, 4, {8, 64, 224, 224}, {3, 3}, {2, 2}, {1, 1, 1, 1},
+     {0}, 1, 0, 
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
+     "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items 1,7,512 "
+     "local 1 rows 16 gap 0 sweep 16"},
+    {"uint8 2x2/s1 beyond the cache", &cpu512, U8, 4, {8, 64, 224, 224}, {2, 2}, {1, 1}, {0}, {0}, 0, 0, 
+     "2d: maxpool2d.cl maxpool2d DT_UINT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=2 KW=2 SH=1 SW=1 VW=16 "
+     "WIDEN=4 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=1 items 1,4,512 "
+     "local 1 rows 64 gap 0 sweep 16"},
+    {"rows past int lanes", &cpu512, F32, 4, {1, 1, 2, (int64_t)1 << 31}, {1, 3}, {1, 2}, {0}, {0}, 0, 0, 
+     "nd: maxpool_nd.cl maxpool_nd_nb4 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=2 "
+     "items 16777216 local 0 rows 16"},
+    {"columns past int lanes", &cpu512, F32, 4, {1, 1, (int64_t)1 << 31, 2}, {3, 1}, {2, 1}, {0}, {0}, 0, 0, 
+     "nd: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=1 "
+     "items 67108864 local 0 rows 16"},
+    {"column-major Indices past an int", &cpu512, F32, 4, {1, 1, (int64_t)1 << 27, 20}, {3, 3}, {2, 2}, {0}, {0}, 1,
+     1, 
+     "nd: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=1 NS=2 VW=16 NB_MAX=4 SW=2 "
+     "items 4194304 local 0 rows 16"},
+    {"stride-1 9x9 on rows too long for the plane", &cpu512, F32, 4, {1, 8, 64, 2000}, {9, 9}, {1, 1}, {0}, {0}, 0,
+     0, 
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=9 KW=9 SH=1 SW=1 VW=16 "
+     "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 125,1,8 "
+     "local 1 rows 64 gap 0 sweep 0"},
+    {"stride-1 13x13 int8 rows too long for the flat band", &cpu512, I8, 4, {1, 8, 64, 3000}, {13, 13}, {1, 1},
+     {6, 6, 6, 6}, {0}, 0, 0, 
+     "2d: maxpool2d.cl maxpool2d DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 SH=1 SW=1 VW=16 "
+     "WIDEN=4 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 47,1,8 local "
+     "1 rows 64 gap 0 sweep 0"},
+    /* the one-pass 3-D kernel's limits */
+    {"3-D stride 3 along W", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 2, 3}, {0}, {0}, 0, 0, 
+     "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=3 "
+     "VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items "
+     "1,1,128 local 1 rows 64 gap 0 sweep 0 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 "
+     "STORAGE_ORDER=0 KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 "
+     "ODD_START=0 STREAM_STORES=0 items 9,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 71680, else nd"},
+    {"3-D stride 8 along H", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 8, 2}, {0}, {0}, 0, 0, 
+     "3d_two_pass: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 "
+     "SW=2 items 32 local 0 rows 16 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 "
+     "KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 "
+     "STREAM_STORES=0 items 4,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 28672, else nd"},
+    {"3-D 8 taps deep", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {8, 3, 3}, {2, 2, 2}, {0}, {0}, 0, 0, 
+     "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 "
+     "VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items "
+     "1,1,128 local 1 rows 64 gap 0 sweep 0 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 "
+     "STORAGE_ORDER=0 KH=8 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 "
+     "ODD_START=0 STREAM_STORES=0 items 13,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 100352, else nd"},
+    {"3-D dilation", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 2, 2}, {0}, {1, 1, 2}, 0, 0, 
+     "3d_two_pass: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 "
+     "SW=2 items 112 local 0 rows 16 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 "
+     "KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 "
+     "STREAM_STORES=0 items 12,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 93184, else nd"},
+    {"3-D planes past an int", &cpu512, F32, 5, {1, 1, 1024, 1024, 1024}, {3, 3, 3}, {2, 2, 2}, {0}, {0}, 0, 0, 
+     "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 "
+     "VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=1 items "
+     "1,8,1024 local 1 rows 64 gap 0 sweep 32 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 "
+     "STORAGE_ORDER=0 KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 "
+     "ODD_START=0 STREAM_STORES=1 items 256,8,1 local 1 rows 64 gap 0 sweep 64 | scratch 1069551616, else "
+     "nd"},
     /* general kernel */
     {"general: dilation", &cpu512, F32, 4, {1, 16, 30, 30}, {3, 3}, {1, 1}, {0}, {2, 2}, 0, 0,
      "nd: maxpool_nd.cl maxpool_nd_nb2 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
@@ -605,6 +674,125 @@ START_TEST(max_plan_matches_table)
 }
 END_TEST
 
+/* ---------------------------------------------------- AveragePool and LpPool */
+
+typedef struct sum_case {
+    const char *name;
+    const clpool__device_caps *caps;
+    double p; /* 0: AveragePool, else LpPool's p */
+    clpool_dtype dtype;
+    int32_t rank;
+    int64_t dims[6];
+    int64_t kernel[4], strides[4], pads[8], dilations[4]; /* 0: the default */
+    int count_include_pad;
+    const char *expect; /* plan_text() */
+} sum_case;
+
+static const sum_case sum_cases[] = {
+    {"Inception's 3x3/s1/p1", &cpu512, 0, F32, 4, {8, 192, 35, 35}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {0}, 0,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=3 KW=3 SH=1 SW=1 VW=16 "
+     "OVERLAP_BLOCKS=1 items 9216 local 0 rows 32"},
+    {"DenseNet's 2x2/s2 float16", &cpu512, 0, F16, 4, {8, 256, 56, 56}, {2, 2}, {2, 2}, {0}, {0}, 0,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT16 OP=2 LP_KIND=0 KH=2 KW=2 SH=2 SW=2 VW=16 "
+     "OVERLAP_BLOCKS=1 items 4096 local 0 rows 28"},
+    {"5x5/s3: rows of at most 8 outputs take 8 lanes", &cpu512, 0, F32, 4, {8, 512, 17, 17}, {5, 5}, {3, 3}, {0}, {0}, 1,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=5 KW=5 SH=3 SW=3 VW=8 "
+     "OVERLAP_BLOCKS=1 items 4096 local 0 rows 5"},
+    {"few planes: bands halved", &cpu512, 0, F32, 4, {1, 1, 64, 64}, {3, 3}, {1, 1}, {0}, {0}, 0,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=3 KW=3 SH=1 SW=1 VW=16 "
+     "OVERLAP_BLOCKS=1 items 16 local 0 rows 16"},
+    {"3-D 2x2x2/s2", &cpu512, 0, F32, 5, {2, 64, 16, 56, 56}, {2, 2, 2}, {2, 2, 2}, {0}, {0}, 0,
+     "sum_3d: sum_pool_rows.cl sum_pool_3d DT_FLOAT32 OP=2 LP_KIND=0 KD=2 SD=2 KH=2 KW=2 SH=2 SW=2 VW=16 "
+     "OVERLAP_BLOCKS=1 items 2048 local 0 rows 28"},
+    {"Lp p=2 3x3/s2", &cpu512, 2, F32, 4, {8, 64, 112, 112}, {3, 3}, {2, 2}, {0}, {0}, 0,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=3 LP_KIND=2 KH=3 KW=3 SH=2 SW=2 VW=16 "
+     "OVERLAP_BLOCKS=1 items 4096 local 0 rows 32"},
+    {"Lp p=1 bfloat16 on AVX2", &avx2, 1, CLPOOL_BFLOAT16, 4, {2, 16, 30, 30}, {3, 3}, {2, 2}, {0}, {0}, 0,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_BFLOAT16 OP=3 LP_KIND=1 KH=3 KW=3 SH=2 SW=2 VW=16 "
+     "OVERLAP_BLOCKS=1 items 32 local 0 rows 14"},
+    {"3x3/s1 on a GPU", &gpu, 0, F32, 4, {8, 192, 35, 35}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {0}, 0,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=3 KW=3 SH=1 SW=1 VW=8 "
+     "OVERLAP_BLOCKS=0 items 268800 local 0 rows 1"},
+    {"3-D on llvmpipe", &llvmpipe, 0, F16, 5, {1, 4, 8, 20, 20}, {2, 3, 3}, {2, 2, 2}, {0}, {0}, 1,
+     "sum_3d: sum_pool_rows.cl sum_pool_3d DT_FLOAT16 OP=2 LP_KIND=0 KD=2 SD=2 KH=3 KW=3 SH=2 SW=2 VW=8 "
+     "OVERLAP_BLOCKS=0 items 288 local 0 rows 1"},
+    {"dilation: the general kernel, blocks per work-item", &cpu512, 0, F32, 4, {1, 16, 30, 70}, {3, 3}, {1, 1},
+     {0}, {2, 2}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd_nb4 DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items 104 "
+     "local 0 rows 8"},
+    {"dilation on a GPU: one block", &gpu, 2, F64, 4, {1, 16, 30, 70}, {3, 3}, {1, 1}, {0}, {2, 2}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd DT_FLOAT64 OP=3 LP_KIND=2 NS=2 VW=8 SW=1 items 3744 local 0 rows "
+     "1"},
+    {"rows over the chunk's taps", &cpu512, 0, F32, 4, {2, 3, 9, 40}, {3, 17}, {1, 1}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd_nb2 DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items 21 "
+     "local 0 rows 2"},
+    {"more window rows than the ring", &cpu512, 0, F32, 4, {1, 2, 40, 40}, {17, 3}, {1, 1}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd_nb3 DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items 24 "
+     "local 0 rows 2"},
+    {"3-D: more depth than the ring", &cpu512, 0, F32, 5, {1, 2, 20, 8, 8}, {17, 1, 1}, {1, 1, 1}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd DT_FLOAT32 OP=2 LP_KIND=0 NS=3 VW=16 NB_MAX=4 SW=1 items 16 "
+     "local 0 rows 4"},
+    {"3-D: depth x height past the ring", &cpu512, 0, F32, 5, {1, 2, 8, 8, 8}, {5, 4, 1}, {1, 1, 1}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd DT_FLOAT32 OP=2 LP_KIND=0 NS=3 VW=16 NB_MAX=4 SW=1 items 20 "
+     "local 0 rows 2"},
+    {"stride 5 along W on CPU SIMD", &cpu512, 0, F32, 4, {1, 4, 40, 40}, {3, 3}, {5, 5}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=5 items 16 "
+     "local 0 rows 2"},
+    {"stride 3 along W on a GPU", &gpu, 0, F32, 4, {1, 4, 40, 40}, {3, 3}, {3, 3}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=8 SW=0 items 104 local 0 rows 1"},
+    {"4-D windows", &llvmpipe, 0, F32, 6, {1, 2, 6, 6, 6, 6}, {2, 2, 2, 2}, {2, 1, 1, 2}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd DT_FLOAT32 OP=2 LP_KIND=0 NS=4 VW=8 SW=2 items 150 local 0 rows 1"},
+    {"rows past int lanes", &cpu512, 0, F32, 4, {1, 1, 2, (int64_t)1 << 31}, {1, 3}, {1, 1}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd_nb4 DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
+     "33554432 local 0 rows 8"},
+    {"end pads past int lanes", &cpu512, 0, F32, 4, {1, 1, 2, 8}, {1, 3}, {1, 1}, {0, 0, 0, (int64_t)1 << 30}, {0},
+     1,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd_nb4 DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
+     "16777217 local 0 rows 8"},
+    {"whole planes counting pads: the row kernel", &cpu512, 0, F32, 4, {1, 2, 5, 5}, {7, 7}, {1, 1}, {1, 1, 1, 1},
+     {0}, 1, 
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=7 KW=7 SH=1 SW=1 VW=8 "
+     "OVERLAP_BLOCKS=1 items 2 local 0 rows 1"},
+    {"Lp p=2.5: the first tier's kernel", &cpu512, 2.5, F32, 4, {8, 64, 56, 56}, {3, 3}, {2, 2}, {0}, {0}, 0,
+     "first_tier: window_first_tier.cl window_first_tier DT_FLOAT32 OP=3 LP_KIND=0 items 373248 local 0"},
+    {"whole planes counting no pads: the global pool", &cpu512, 0, F32, 4, {8, 512, 7, 7}, {7, 7}, {1, 1}, {0}, {0}, 1,
+     "global_sum_grouped: global_sum_pool.cl global_pool_grouped DT_FLOAT32 OP=2 LP_KIND=0 CHUNKED=1 "
+     "items 256 local 0 planes 4096 of 49 parts 1 col_major 0"},
+};
+
+START_TEST(sum_plan_matches_table)
+{
+    const sum_case *c = &sum_cases[_i];
+    clpool_shape shape = {c->rank, {0}};
+    for (int32_t i = 0; i < c->rank; ++i) shape.dims[i] = c->dims[i];
+    const int32_t ns = c->rank - 2;
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
+    ck_assert_int_eq(clpool_average_pool_params_init(&avg, ns, c->kernel), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_lp_pool_params_init(&lp, ns, c->kernel), CLPOOL_SUCCESS);
+    clpool_window_params *w = c->p ? &lp.window : &avg.window;
+    for (int32_t i = 0; i < ns; ++i) {
+        if (c->strides[i]) w->strides[i] = c->strides[i];
+        if (c->dilations[i]) w->dilations[i] = c->dilations[i];
+        w->pads[i] = c->pads[i];
+        w->pads[ns + i] = c->pads[ns + i];
+    }
+    avg.count_include_pad = c->count_include_pad;
+    lp.p = c->p;
+    clpool__pool_desc desc;
+    ck_assert_int_eq(clpool__sum_pool_describe(&shape, c->p ? NULL : &avg, c->p ? &lp : NULL, c->dtype, "test_plan",
+                                               &desc),
+                     CLPOOL_SUCCESS);
+    clpool__plan plan;
+    memset(&plan, 0xa5, sizeof plan);
+    clpool__sum_pool_plan_call(c->caps, &desc, &plan);
+    char text[2048];
+    plan_text(&plan, text, sizeof text);
+    ck_assert_msg(strcmp(text, c->expect) == 0, "%s:\n  got    %s\n  expect %s", c->name, text, c->expect);
+    ck_assert_int_eq(plan.first_tier, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------- MaxUnpool */
 
 typedef struct unpool_case {
@@ -812,6 +1000,7 @@ int main(void)
     tcase_add_test(tc, generic_tier_plan);
     tcase_add_test(tc, view_plan_rules);
     tcase_add_loop_test(tc, global_plan_matches_table, 0, (int)(sizeof global_cases / sizeof global_cases[0]));
+    tcase_add_loop_test(tc, sum_plan_matches_table, 0, (int)(sizeof sum_cases / sizeof sum_cases[0]));
     tcase_add_loop_test(tc, max_plan_matches_table, 0, (int)(sizeof max_cases / sizeof max_cases[0]));
     tcase_add_loop_test(tc, unpool_plan_matches_table, 0, (int)(sizeof unpool_cases / sizeof unpool_cases[0]));
     tcase_add_loop_test(tc, unpool_view_plan_matches_table, 0,

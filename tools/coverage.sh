@@ -5,6 +5,7 @@
 # fails (1) below the floor.
 #   tools/coverage.sh [BUILD]           BUILD: build-sanitize by default
 #   tools/coverage.sh --reset [BUILD]   removes the counters before a run
+#   tools/coverage.sh --arcs [BUILD]    also lists each line with arcs not taken (the next tests to write)
 # Branches are the code's own: UBSan's checks are compiled in before gcov's instrumentation and add
 # a pair of arcs each, one of them taken only by undefined behaviour. The build also compiles host/
 # without them (clpool_branch_map, never linked), and a line counts that object's branches: of the
@@ -16,7 +17,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 reset=0
-[ "${1:-}" = --reset ] && { reset=1; shift; }
+arcs=0
+case "${1:-}" in --reset) reset=1; shift ;; --arcs) arcs=1; shift ;; esac
 build=${1:-$root/build-sanitize}
 objdir="$build/CMakeFiles/clpool_objects.dir/host"
 mapdir="$build/CMakeFiles/clpool_branch_map.dir/host"
@@ -69,6 +71,11 @@ branches=$(awk -v c="$bc" -v t="$bt" 'BEGIN { printf "%.1f", t ? 100 * c / t : 1
 read -r _ floor_lines _ floor_branches < "$root/tests/coverage_floor"
 missed=$(awk '$3 && !$4 && !$8 { printf " %s:%d", $1, $2 }' "$tmp/lines")
 [ -z "$missed" ] || echo "lines not run:$missed"
+if [ "$arcs" = 1 ]; then
+  echo "arcs not taken (file:line count):"
+  awk '!$8 && !$9 && $7 { own = $6 - ($5 - $7) / 2; if (own < 0) own = 0
+                          if (own < $7) printf "%s:%d %d\n", $1, $2, $7 - own }' "$tmp/lines"
+fi
 echo "coverage of host/: lines $lines% ($lc of $lt), branches taken $branches% ($bc of $bt);" \
      "excluded: $xl lines, $xb branches; floor: lines $floor_lines%, branches $floor_branches%"
 awk -v l="$lines" -v b="$branches" -v fl="$floor_lines" -v fb="$floor_branches" 'BEGIN { exit !(l >= fl && b >= fb) }' ||
