@@ -44,6 +44,8 @@ static struct {
     int n_objects;
     int overflow;
     char kernels[1024]; /* kernels enqueued while armed, space-separated */
+    const char *hook_name; /* ci_after: the function after whose calls hook runs */
+    void (*hook)(void);
 } ci = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void *ci_real(const char *name)
@@ -207,6 +209,23 @@ void ci_forget(void)
     pthread_mutex_unlock(&ci.lock);
 }
 
+void ci_after(const char *name, void (*hook)(void))
+{
+    pthread_mutex_lock(&ci.lock);
+    ci.hook_name = name;
+    ci.hook = hook;
+    pthread_mutex_unlock(&ci.lock);
+}
+
+/* Runs the ci_after hook if `name` is its function. */
+static void after_call(const char *name)
+{
+    pthread_mutex_lock(&ci.lock);
+    void (*hook)(void) = ci.hook_name && strcmp(ci.hook_name, name) == 0 ? ci.hook : NULL;
+    pthread_mutex_unlock(&ci.lock);
+    if (hook) hook();
+}
+
 /* ------------------------------------------------------------ the entry points */
 
 /* A creating call: fail it through errcode_ret, or forward and track what it made. */
@@ -222,12 +241,14 @@ void ci_forget(void)
         return obj_;                                                                                                  \
     } while (0)
 
-/* A call returning cl_int: fail it, or forward. */
+/* A call returning cl_int: fail it, or forward (then the ci_after hook). */
 #define CALL(fn, ...)                                                                                                 \
     do {                                                                                                              \
         REAL(fn)                                                                                                      \
         if (should_fail(#fn)) return ci.error;                                                                        \
-        return real_(__VA_ARGS__);                                                                                    \
+        const cl_int err_ = real_(__VA_ARGS__);                                                                       \
+        after_call(#fn);                                                                                              \
+        return err_;                                                                                                  \
     } while (0)
 
 #ifdef CI_PRELOAD

@@ -34,6 +34,13 @@ void ci_arm(const char *phase, const char *only, int fail_at, cl_int error);
  */
 void ci_threads(int which);
 
+/**
+ * Run `hook` after every successful or failed forwarded call of `name` (a function returning cl_int), on the
+ * calling thread, until ci_after(NULL, NULL): a test's way to change the process between the library's
+ * OpenCL calls (a file-size limit set once the binary is read, say). Independent of ci_arm.
+ */
+void ci_after(const char *name, void (*hook)(void));
+
 /** Stop counting and failing; tracking of already-made objects continues. */
 void ci_disarm(void);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -631,6 +632,99 @@ START_TEST(driver_and_directory_failures_cost_only_the_entry)
 }
 END_TEST
 
+/* A full disk (a file-size limit, as RLIMIT_FSIZE sets for the process) fails the entry's write: the
+ * result is right, no entry is counted or left, nor any temporary file. The limit holds from the binary's
+ * query (clGetProgramInfo's second call) to the kernel's creation, set through tests/cl_interpose.c, so the
+ * driver's own files are not limited; in a fresh child process (Check's own reports are files too). */
+static rlim_t full_disk_limit;
+static int full_disk_queries;
+static void full_disk_lift(void);
+
+static void full_disk_set(void)
+{
+    if (++full_disk_queries != 2) return;
+    struct rlimit small;
+    getrlimit(RLIMIT_FSIZE, &small);
+    small.rlim_cur = full_disk_limit;
+    if (setrlimit(RLIMIT_FSIZE, &small) != 0) _exit(4);
+    ci_after("clGetKernelWorkGroupInfo", full_disk_lift);
+}
+
+static void full_disk_lift(void)
+{
+    struct rlimit r;
+    getrlimit(RLIMIT_FSIZE, &r);
+    r.rlim_cur = r.rlim_max;
+    if (setrlimit(RLIMIT_FSIZE, &r) != 0) _exit(5);
+    ci_after(NULL, NULL);
+}
+
+/* Child mode (argv[1] == "--full-disk-child", argv[2] the limit in bytes): the small MaxPool under the
+ * limit, then "hits misses refused writes" on stdout; exit 0 only if the result was right. */
+static int full_disk_child(const char *limit)
+{
+    signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG instead */
+    full_disk_limit = (rlim_t)strtoull(limit, NULL, 10);
+    ci_after("clGetProgramInfo", full_disk_set);
+    clpool_context *ctx = NULL;
+    if (clpool_context_create(NULL, &ctx) != CLPOOL_SUCCESS) return 2;
+    const int ok = small_maxpool_ok(ctx);
+    clpool_cache_info info = {.struct_size = sizeof info};
+    clpool_context_cache_info(ctx, &info);
+    printf("%llu %llu %llu %llu\n", (unsigned long long)info.hits, (unsigned long long)info.misses,
+           (unsigned long long)info.refused, (unsigned long long)info.writes);
+    clpool_context_release(ctx);
+    return ok && full_disk_queries == 2 && info.state == CLPOOL_CACHE_ON ? 0 : 3;
+}
+
+START_TEST(a_full_disk_costs_only_the_entry)
+{
+    char dir[1100];
+    test_path(dir, sizeof dir, "full");
+    setenv("CLPOOL_CACHE_DIR", dir, 1);
+    const char *asan = getenv("ASAN_OPTIONS");
+    char saved_asan[512];
+    snprintf(saved_asan, sizeof saved_asan, "%s", asan ? asan : "");
+    setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0", 1); /* as concurrent_builds_leave_one_valid_entry */
+    const char *limits[] = {"0", "100", "5000"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; ++i) {
+        int out[2];
+        ck_assert_int_eq(pipe(out), 0);
+        fcntl(out[0], F_SETFD, FD_CLOEXEC);
+        fcntl(out[1], F_SETFD, FD_CLOEXEC);
+        posix_spawn_file_actions_t actions;
+        ck_assert_int_eq(posix_spawn_file_actions_init(&actions), 0);
+        ck_assert_int_eq(posix_spawn_file_actions_adddup2(&actions, out[1], 1), 0);
+        char exe[] = "/proc/self/exe", flag[] = "--full-disk-child", limit[16];
+        snprintf(limit, sizeof limit, "%s", limits[i]);
+        char *argv[4] = {exe, flag, limit, NULL};
+        pid_t pid;
+        ck_assert_int_eq(posix_spawn(&pid, exe, &actions, NULL, argv, environ), 0);
+        posix_spawn_file_actions_destroy(&actions);
+        close(out[1]);
+        int status = 0;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        FILE *f = fdopen(out[0], "r");
+        ck_assert_ptr_nonnull(f);
+        cache_run r = {.state = CLPOOL_CACHE_ON};
+        unsigned long long h = 0, m = 0, x = 0, w = 0;
+        const int read = fscanf(f, "%llu %llu %llu %llu", &h, &m, &x, &w);
+        fclose(f);
+        char what[64];
+        snprintf(what, sizeof what, "a disk full after %s bytes", limits[i]);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 && read == 4, "%s: the child failed (status 0x%x)",
+                      what, status);
+        r.hits = h, r.misses = m, r.refused = x, r.writes = w;
+        assert_counts(&r, 0, 1, 0, 0, what);
+        ck_assert_msg(dir_names(dir, NULL, 0) == 0, "%s: a file was left", what);
+        remove_tree(dir);
+    }
+    setenv("CLPOOL_CACHE_DIR", "off", 1);
+    if (asan) setenv("ASAN_OPTIONS", saved_asan, 1);
+    else unsetenv("ASAN_OPTIONS");
+}
+END_TEST
+
 /* Saves the working directory in cwd, then makes the tests' temporary directory the working one. */
 static void enter_tmpdir(char *cwd, size_t len)
 {
@@ -777,6 +871,7 @@ END_TEST
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--build-child") == 0) return build_child();
+    if (argc == 3 && strcmp(argv[1], "--full-disk-child") == 0) return full_disk_child(argv[2]);
     Suite *s = suite_create("binary_cache");
     TCase *tc = cu_tcase(s, "binary_cache", 0);
     tcase_add_test(tc, created_directories_are_private_and_receive_entries);
@@ -788,6 +883,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, truncated_and_forged_headers_are_rebuilt);
     tcase_add_test(tc, driver_and_directory_failures_cost_only_the_entry);
     tcase_add_test(tc, moved_or_removed_directories_get_no_entry);
+    tcase_add_test(tc, a_full_disk_costs_only_the_entry);
     tcase_add_test(tc, relative_directories_are_resolved);
     tcase_add_test(tc, deep_working_directories_are_refused);
     tcase_add_test(tc, concurrent_builds_leave_one_valid_entry);

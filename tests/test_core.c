@@ -56,6 +56,9 @@ START_TEST(shape_elements_detects_overflow)
     clpool_shape scalar = {0, {0}};
     ck_assert_int_eq(clpool_shape_elements(&scalar), 1);
     ck_assert_int_eq(clpool_shape_elements(NULL), -1);
+    clpool_shape below = {-1, {0}}, above = {CLPOOL_MAX_RANK + 1, {0}};
+    ck_assert_int_eq(clpool_shape_elements(&below), -1);
+    ck_assert_int_eq(clpool_shape_elements(&above), -1);
 }
 END_TEST
 
@@ -604,6 +607,18 @@ START_TEST(bad_shapes_are_refused_by_every_entry)
                      "input shape dim 2 is negative");
     cu_assert_status("rank 13", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&deep, &mp, &out),
                      CLPOOL_ERROR_INVALID_SHAPE, "input shape rank 13 is outside 0..12");
+    const clpool_shape unranked = {-1, {0}};
+    cu_assert_status("rank -1", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&unranked, &mp, &out),
+                     CLPOOL_ERROR_INVALID_SHAPE, "input shape rank -1 is outside 0..12");
+    /* elements that fit int64 but not as bytes of the widest dtype */
+    const clpool_shape wide = {4, {1, 1, INT64_C(1) << 31, INT64_C(1) << 30}};
+    cu_assert_status("bytes past int64", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&wide, &mp, &out),
+                     CLPOOL_ERROR_OVERFLOW, "input shape byte size overflows size_t");
+    clpool_maxpool_params spatial_13 = mp;
+    spatial_13.spatial_rank = CLPOOL_MAX_SPATIAL + 1;
+    cu_assert_status("spatial rank past the limit", "clpool_maxpool_output_shape",
+                     clpool_maxpool_output_shape(&small, &spatial_13, &out), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "spatial_rank 11 is outside 1..10");
     /* pads that make the output larger than int64 counts though the input is small (found by fuzz_attrs) */
     clpool_lp_pool_params lp;
     const int64_t k3[2] = {3, 3};

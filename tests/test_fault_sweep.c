@@ -840,9 +840,84 @@ START_TEST(invalid_handles_named)
 }
 END_TEST
 
+/* Every op's entry points (host helpers, the contiguous enqueue and the views) refuse float64 on `ctx`, whose
+ * device went without cl_khr_fp64, with the rule and their own name. */
+static void float64_refused_by_every_op(clpool_context *ctx, const char *desc)
+{
+    static const char *rule = "float64 needs cl_khr_fp64, which device '";
+    const int64_t k[1] = {2};
+    const clpool_shape in = {3, {1, 1, 4}}, half = {3, {1, 1, 2}};
+    const double x[4] = {1, 5, 2, 3};
+    double y[4];
+    int64_t idx[4] = {0, 1, 2, 3};
+    const void *inputs[2] = {x, x};
+    const clpool_shape shapes[2] = {in, in};
+    clpool_average_pool_params avg;
+    clpool_lp_pool_params lp;
+    clpool_max_unpool_params up;
+    ck_assert_int_eq(clpool_average_pool_params_init(&avg, 1, k), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_lp_pool_params_init(&lp, 1, k), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_max_unpool_params_init(&up, 1, k), CLPOOL_SUCCESS);
+    up.window.strides[0] = 2;
+    const clpool_dtype F64 = CLPOOL_FLOAT64;
+    cu_assert_status(desc, "clpool_enqueue_average_pool", clpool_average_pool_host(ctx, &avg, F64, &in, x, y),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_lp_pool", clpool_lp_pool_host(ctx, &lp, F64, &in, x, y),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_max_unpool", clpool_max_unpool_host(ctx, &up, F64, &half, x, idx, y, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_global_max_pool", clpool_global_max_pool_host(ctx, F64, &in, x, y),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_global_average_pool", clpool_global_average_pool_host(ctx, F64, &in, x, y),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_global_lp_pool", clpool_global_lp_pool_host(ctx, 2, F64, &in, x, y),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_max", clpool_max_host(ctx, F64, 2, shapes, inputs, y),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    /* the views: X 1x1x4, a window's output 1x1x3, a global output 1x1x1, MaxUnpool's X and Indices 1x1x2 */
+    cl_int err;
+    cl_mem m = clCreateBuffer(clpool_context_cl_context(ctx), CL_MEM_READ_WRITE, 256, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    const clpool_shape win = {3, {1, 1, 3}}, one = {3, {1, 1, 1}};
+    clpool_view vx, vwin, vone, vhalf, vidx, vout;
+    ck_assert_int_eq(clpool_view_contiguous(&vx, m, 0, &in), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&vwin, m, 64, &win), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&vone, m, 64, &one), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&vhalf, m, 0, &half), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&vidx, m, 32, &half), CLPOOL_SUCCESS);
+    ck_assert_int_eq(clpool_view_contiguous(&vout, m, 64, &in), CLPOOL_SUCCESS);
+    clpool_maxpool_params mp;
+    ck_assert_int_eq(clpool_maxpool_params_init(&mp, 1, k), CLPOOL_SUCCESS);
+    const clpool_view two[2] = {vx, vx};
+    cu_assert_status(desc, "clpool_enqueue_maxpool_view",
+                     clpool_enqueue_maxpool_view(ctx, NULL, &mp, F64, &vx, &vwin, NULL, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_average_pool_view",
+                     clpool_enqueue_average_pool_view(ctx, NULL, &avg, F64, &vx, &vwin, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_lp_pool_view",
+                     clpool_enqueue_lp_pool_view(ctx, NULL, &lp, F64, &vx, &vwin, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_max_unpool_view",
+                     clpool_enqueue_max_unpool_view(ctx, NULL, &up, F64, &vhalf, &vidx, &vout, NULL, 0, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_global_max_pool_view",
+                     clpool_enqueue_global_max_pool_view(ctx, NULL, F64, &vx, &vone, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_global_average_pool_view",
+                     clpool_enqueue_global_average_pool_view(ctx, NULL, F64, &vx, &vone, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_global_lp_pool_view",
+                     clpool_enqueue_global_lp_pool_view(ctx, NULL, 2, F64, &vx, &vone, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    cu_assert_status(desc, "clpool_enqueue_max_view", clpool_enqueue_max_view(ctx, NULL, F64, 2, two, &vout, 0, NULL, NULL),
+                     CLPOOL_ERROR_UNSUPPORTED_DEVICE, rule);
+    clReleaseMemObject(m);
+}
+
 /* A device whose extensions cannot be read is taken to lack cl_khr_fp64: each clGetDeviceInfo of context
  * creation fails in turn; where the context is still made, float64 MaxPool is refused with the rule (the
- * extension queries) or runs right, and float32 runs. */
+ * extension queries; then by every op) or runs right, and float32 runs. */
 START_TEST(unread_extensions_refuse_float64)
 {
     clpool_context *probe = cu_context_create();
@@ -871,7 +946,7 @@ START_TEST(unread_extensions_refuse_float64)
         } else {
             cu_assert_status(desc, "clpool_enqueue_maxpool", st, CLPOOL_ERROR_UNSUPPORTED_DEVICE,
                              "float64 needs cl_khr_fp64, which device '");
-            ++refused;
+            if (refused++ == 0) float64_refused_by_every_op(ctx, desc);
         }
         cu_assert_context_computes(ctx, desc);
         clpool_context_release(ctx);
