@@ -103,11 +103,11 @@ static clpool_status tensor_from_host(clpool_context *ctx, clpool_dtype dtype, c
     return status;
 }
 
-/* Block until an op's event completes, then drop it. */
+/* Block until an op's event completes, then drop it (a successful enqueue always returns one). */
 static clpool_status wait_and_release(cl_event *ev)
 {
-    cl_int err = *ev ? clWaitForEvents(1, ev) : CL_SUCCESS;
-    if (*ev) clReleaseEvent(*ev);
+    const cl_int err = clWaitForEvents(1, ev);
+    clReleaseEvent(*ev);
     *ev = NULL;
     return err == CL_SUCCESS ? CLPOOL_SUCCESS : clpool__cl_fail(err, "clWaitForEvents");
 }
@@ -152,7 +152,6 @@ clpool_status clpool_maxpool_host(clpool_context *ctx, const clpool_maxpool_para
     CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
     if (tidx) CLPOOL_TRY(clpool_tensor_download(tidx, indices, tidx->bytes));
 cleanup:
-    if (done) clReleaseEvent(done);
     finish_after_failure(ctx, status, enqueued);
     clpool_tensor_release(tin);
     clpool_tensor_release(tout);
@@ -214,7 +213,6 @@ static clpool_status single_input_host(clpool_context *ctx, const host_call *c, 
     CLPOOL_TRY(wait_and_release(&done));
     CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
 cleanup:
-    if (done) clReleaseEvent(done);
     finish_after_failure(ctx, status, enqueued);
     clpool_tensor_release(tin);
     clpool_tensor_release(tout);
@@ -277,7 +275,6 @@ clpool_status clpool_max_host(clpool_context *ctx, clpool_dtype dtype, size_t nu
     CLPOOL_TRY(wait_and_release(&done));
     CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
 cleanup:
-    if (done) clReleaseEvent(done);
     finish_after_failure(ctx, status, enqueued);
     for (size_t i = 0; tin && i < num_inputs; ++i) clpool_tensor_release(tin[i]);
     clpool_tensor_release(tout);
@@ -333,7 +330,6 @@ clpool_status clpool_max_unpool_host(clpool_context *ctx, const clpool_max_unpoo
     CLPOOL_TRY(clpool_tensor_download(tout, output, tout->bytes));
     if (tskip) CLPOOL_TRY(clpool_tensor_download(tskip, skipped, sizeof *skipped));
 cleanup:
-    if (done) clReleaseEvent(done);
     finish_after_failure(ctx, status, enqueued);
     clpool_tensor_release(tx);
     clpool_tensor_release(tidx);

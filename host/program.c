@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -39,25 +40,26 @@ static const clpool__source *embedded_source(const char *name)
     return NULL; /* LCOV_EXCL_LINE: the family table names embedded files only */
 }
 
-/* Read `<dir>/<name>` into a malloc'd string, or NULL. */
+/* Read the regular file `<dir>/<name>` into a malloc'd string, or NULL (a directory, say). */
 static char *read_kernel_file(const char *dir, const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
+    struct stat st;
     char *text = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL) {
-            if (fread(text, 1, (size_t)n, f) != (size_t)n) { /* LCOV_EXCL_START: a file cut short while read */
-                free(text);
-                text = NULL;
-            } else { /* LCOV_EXCL_STOP */
-                text[n] = '\0';
-            }
-        }
-    }
+    if (fstat(fileno(f), &st) != 0) goto done; /* LCOV_EXCL_BR_LINE: fstat of an open file does not fail */
+    if (!S_ISREG(st.st_mode)) goto done;
+    text = malloc((size_t)st.st_size + 1);
+    if (!text) goto done; /* LCOV_EXCL_LINE: host allocation failure (not injected: ASan owns malloc) */
+    if (fread(text, 1, (size_t)st.st_size, f) != (size_t)st.st_size) { /* LCOV_EXCL_START: a file cut short while read */
+        free(text);
+        text = NULL;
+        goto done;
+    } /* LCOV_EXCL_STOP */
+    text[st.st_size] = '\0';
+done:
     fclose(f);
     return text;
 }
@@ -106,8 +108,13 @@ typedef struct program_source {
     size_t lens[PARTS_MAX];
     size_t count;
     char key[2048];
-    size_t key_len; /* 0: the key does not fit, the program is not cached */
+    size_t key_len;
 } program_source;
+
+/* The key always fits: the options text, four device strings and the version, family and hash lines. */
+_Static_assert(sizeof((program_source *)0)->key >=
+                   CLPOOL__OPTIONS_TEXT_MAX + 4 * sizeof((clpool_device_info *)0)->device_name + 256,
+               "program_source.key holds every key");
 
 static void source_free(program_source *src)
 {
@@ -140,7 +147,7 @@ static clpool_status source_load(clpool_context *ctx, const char *const *parts, 
                                  clpool_version_string(), family, (unsigned long long)source_hash, options,
                                  ctx->info.platform_name, ctx->info.device_name, ctx->info.device_version,
                                  ctx->info.driver_version);
-    src->key_len = key_len > 0 && (size_t)key_len < sizeof src->key ? (size_t)key_len : 0;
+    src->key_len = (size_t)key_len;
     return CLPOOL_SUCCESS;
 cleanup:
     source_free(src);
@@ -155,7 +162,7 @@ static clpool_status build_program(clpool_context *ctx, const char *const *parts
     clpool_status status = source_load(ctx, parts, options, &src);
     if (status != CLPOOL_SUCCESS) return status;
     const char *family = family_name(parts);
-    if (src.key_len && (program = clpool__cache_load(ctx, src.key, src.key_len, options)) != NULL) {
+    if ((program = clpool__cache_load(ctx, src.key, src.key_len, options)) != NULL) {
         *out = program;
         program = NULL;
         goto cleanup;
@@ -183,7 +190,7 @@ static clpool_status build_program(clpool_context *ctx, const char *const *parts
         }
         goto cleanup;
     }
-    if (src.key_len) clpool__cache_store(ctx, src.key, src.key_len, program);
+    clpool__cache_store(ctx, src.key, src.key_len, program);
     *out = program;
     program = NULL;
 cleanup:

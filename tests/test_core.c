@@ -395,6 +395,23 @@ START_TEST(kernel_dir_override_loads_sources_from_disk)
     ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
     ck_assert(out[0] == 5 && out[1] == 5 && out[2] == 3);
     clpool_context_release(ctx);
+    /* a directory with a kernel file missing, then one with a directory at a kernel file's name */
+    char dir[1024], sub[1100];
+    snprintf(dir, sizeof dir, "%s/kernel-dir-%d", cu_tmpdir(), (int)getpid());
+    snprintf(sub, sizeof sub, "%s/common.h", dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    setenv("CLPOOL_KERNEL_DIR", dir, 1);
+    for (int planted = 0; planted < 2; ++planted) {
+        if (planted) ck_assert_int_eq(mkdir(sub, 0700), 0);
+        ctx = cu_context_create();
+        char want[1200];
+        snprintf(want, sizeof want, "CLPOOL_KERNEL_DIR is set but %s cannot be read", sub);
+        cu_assert_status(planted ? "a directory at a kernel file's name" : "a kernel file missing", NULL,
+                         small_maxpool(ctx, out), CLPOOL_ERROR_BUILD_FAILED, want);
+        clpool_context_release(ctx);
+    }
+    ck_assert_int_eq(rmdir(sub), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
     setenv("CLPOOL_KERNEL_DIR", "", 1); /* empty: the embedded sources */
     ctx = cu_context_create();
     ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);
@@ -518,6 +535,11 @@ START_TEST(null_pointers_are_named)
     const clpool_shape shape = {4, {1, 1, 2, 2}}, out_shape = {4, {1, 1, 1, 1}};
     const float x[4] = {1, 2, 3, 4};
     float y[4];
+    /* the accessors answer NULL for a NULL context, and trim does nothing */
+    ck_assert_ptr_null(clpool_context_cl_context(NULL));
+    ck_assert_ptr_null(clpool_context_cl_device(NULL));
+    ck_assert_ptr_null(clpool_context_cl_queue(NULL));
+    clpool_context_trim(NULL);
     const int64_t idx[1] = {3};
     const void *inputs[1] = {x};
     clpool_tensor *t = NULL;
@@ -607,6 +629,30 @@ START_TEST(bad_shapes_are_refused_by_every_entry)
                      "input shape dim 2 is negative");
     cu_assert_status("rank 13", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&deep, &mp, &out),
                      CLPOOL_ERROR_INVALID_SHAPE, "input shape rank 13 is outside 0..12");
+    /* every sum of the window arithmetic overflowing int64 in turn: (k - 1) * d, + 1, in + pad_begin,
+       + pad_end, + stride */
+    const struct {
+        int64_t k, d, pb, pe, s;
+    } past[] = {{INT64_C(1) << 62, 4, 0, 0, 1}, {2, INT64_MAX, 0, 0, 1}, {1, 1, INT64_MAX, 0, 1},
+                {1, 1, INT64_MAX / 2, INT64_MAX / 2 + 4, 1}, {1, 1, 0, 0, INT64_MAX}};
+    const clpool_shape row = {3, {1, 1, 4}};
+    for (size_t i = 0; i < sizeof past / sizeof past[0]; ++i) {
+        clpool_maxpool_params w;
+        ck_assert_int_eq(clpool_maxpool_params_init(&w, 1, &past[i].k), CLPOOL_SUCCESS);
+        w.dilations[0] = past[i].d, w.pads[0] = past[i].pb, w.pads[1] = past[i].pe, w.strides[0] = past[i].s;
+        cu_assert_status("window arithmetic past int64", "clpool_maxpool_output_shape",
+                         clpool_maxpool_output_shape(&row, &w, &out), CLPOOL_ERROR_OVERFLOW,
+                         "kernel/dilation/pads along spatial axis 0 overflow int64");
+    }
+    /* a spatial dim of 0 whose pads hold the window: outputs, but no input to read */
+    const clpool_shape hollow = {3, {1, 1, 0}};
+    clpool_maxpool_params padded;
+    const int64_t k1[1] = {1};
+    ck_assert_int_eq(clpool_maxpool_params_init(&padded, 1, k1), CLPOOL_SUCCESS);
+    padded.pads[0] = padded.pads[1] = 1;
+    cu_assert_status("spatial dim 0 inside pads", "clpool_maxpool_output_shape",
+                     clpool_maxpool_output_shape(&hollow, &padded, &out), CLPOOL_ERROR_INVALID_SHAPE,
+                     "spatial axis 0 has size 0, giving output size 2");
     const clpool_shape unranked = {-1, {0}};
     cu_assert_status("rank -1", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&unranked, &mp, &out),
                      CLPOOL_ERROR_INVALID_SHAPE, "input shape rank -1 is outside 0..12");

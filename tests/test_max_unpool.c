@@ -590,6 +590,9 @@ START_TEST(test_bad_inputs)
     const clpool_shape wide = {4, {1, 1, 4, 2}};
     cu_assert_status("overflow", fs, clpool_max_unpool_output_shape(&wide, &p, &os), CLPOOL_ERROR_OVERFLOW,
                      "overflows int64");
+    p.window.strides[0] = INT64_MAX - 1; /* (2 - 1) * stride fits; adding the kernel does not */
+    cu_assert_status("overflow adding the kernel", fs, clpool_max_unpool_output_shape(&xs, &p, &os),
+                     CLPOOL_ERROR_OVERFLOW, "the output size along spatial axis 0 overflows int64");
     p.window.strides[0] = 1;
     p.has_output_shape = 2;
     cu_assert_status("has_output_shape", fs, clpool_max_unpool_output_shape(&xs, &p, &os),
@@ -610,6 +613,9 @@ START_TEST(test_bad_inputs)
     p.output_shape = (clpool_shape){4, {1, 2, 3, 3}};
     cu_assert_status("output_shape C", fs, clpool_max_unpool_output_shape(&xs, &p, &os), CLPOOL_ERROR_INVALID_SHAPE,
                      "output_shape [1,2,3,3] must have X's rank and its N and C");
+    p.output_shape = (clpool_shape){4, {2, 1, 3, 3}};
+    cu_assert_status("output_shape N", fs, clpool_max_unpool_output_shape(&xs, &p, &os), CLPOOL_ERROR_INVALID_SHAPE,
+                     "output_shape [2,1,3,3] must have X's rank and its N and C");
     p.output_shape = (clpool_shape){3, {1, 1, 3}};
     cu_assert_status("output_shape rank", fs, clpool_max_unpool_output_shape(&xs, &p, &os), CLPOOL_ERROR_INVALID_SHAPE,
                      "must have X's rank");

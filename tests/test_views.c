@@ -861,6 +861,25 @@ START_TEST(test_bad_max_views)
     v.offset += 4; /* input 0's elements shifted by one: overlapping, not the same */
     cu_assert_status("overlap", fn, MAXV(2, ins, &v), CLPOOL_ERROR_INVALID_ARGUMENT,
                      "inputs[0] overlaps the output without being the same view");
+    /* the same buffer and offset as the output, but another view: rank, dims, or strides of a dim over 1 */
+    clpool_view lower = o;
+    lower.rank = 3;
+    for (int d = 0; d < 3; ++d) lower.dims[d] = o.dims[d + 1], lower.strides[d] = o.strides[d + 1];
+    clpool_view alias[2] = {lower, b};
+    cu_assert_status("overlap of another rank", fn, MAXV(2, alias, &o), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "inputs[0] overlaps the output without being the same view");
+    alias[0] = o;
+    alias[0].dims[2] = 1;
+    alias[1] = a; /* the output's shape still */
+    cu_assert_status("overlap of other dims", fn, MAXV(2, alias, &o), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "inputs[0] overlaps the output without being the same view");
+    ck_assert_int_eq(clpool_view_contiguous(&alias[0], buf, 1024, &shape), CLPOOL_SUCCESS);
+    cu_assert_status("overlap in another layout", fn, MAXV(2, alias, &o), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "inputs[0] overlaps the output without being the same view");
+    alias[0] = o;
+    alias[0].strides[0] = 7; /* N is 1: its stride is never used, so still the same view */
+    cu_assert_status("in place, another stride of a dim of 1", fn, MAXV(2, alias, &o), CLPOOL_SUCCESS, NULL);
+    ck_assert_int_eq(clFinish(clpool_context_cl_queue(cu_ctx)), CL_SUCCESS);
     clpool_view five[5] = {b, b, b, b, a};
     cu_assert_status("in place too late", fn, MAXV(5, five, &a), CLPOOL_ERROR_INVALID_ARGUMENT,
                      "the output is inputs[4]; only inputs 0..3 may be the output");
