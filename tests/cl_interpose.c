@@ -81,7 +81,8 @@ static int should_fail(const char *name)
 {
     pthread_mutex_lock(&ci.lock);
     int fail = 0;
-    if (ci.armed && counted_thread() && (!ci.only || strcmp(ci.only, name) == 0) && ++ci.calls == ci.fail_at) {
+    if (ci.armed && counted_thread() && (!ci.only || strcmp(ci.only, name) == 0) &&
+        (++ci.calls == ci.fail_at || ci.fail_at < 0)) {
         fail = 1;
         ci.failed = name;
     }

@@ -20,7 +20,7 @@
 #include <clpool/clpool.h>
 
 /**
- * Count calls from now on and fail the `fail_at`-th (1-based; 0 = none)
+ * Count calls from now on and fail the `fail_at`-th (1-based; 0 = none; negative = every one)
  * with `error`. `only` (e.g. "clCreateBuffer") restricts both counting and
  * failing to that function; NULL counts every call. `phase` names the case
  * in leak reports.

@@ -257,7 +257,7 @@ START_TEST(cache_off_states_say_why)
         ck_assert_msg(r.state == cases[i].state && strstr(r.reason, cases[i].reason) != NULL,
                       "case %zu: state %d, reason '%s'", i, (int)r.state, r.reason);
     }
-    /* No directory at all: CLPOOL_CACHE_DIR empty, XDG_CACHE_HOME and HOME unset. */
+    /* No directory at all: CLPOOL_CACHE_DIR empty, XDG_CACHE_HOME and HOME unset; then all three empty. */
     const char *home = getenv("HOME");
     char saved_home[1024];
     snprintf(saved_home, sizeof saved_home, "%s", home ? home : "");
@@ -266,6 +266,12 @@ START_TEST(cache_off_states_say_why)
     cache_run r = run_once("");
     ck_assert_int_eq(r.state, CLPOOL_CACHE_OFF_NO_DIRECTORY);
     ck_assert_str_eq(r.reason, "CLPOOL_CACHE_DIR, XDG_CACHE_HOME and HOME are unset or empty");
+    setenv("HOME", "", 1);
+    setenv("XDG_CACHE_HOME", "", 1);
+    r = run_once("");
+    ck_assert_int_eq(r.state, CLPOOL_CACHE_OFF_NO_DIRECTORY);
+    unsetenv("HOME");
+    unsetenv("XDG_CACHE_HOME");
     /* XDG_CACHE_HOME/clpool, then HOME/.cache/clpool, when CLPOOL_CACHE_DIR is empty;
        on PoCL only with PoCL's own kernel cache off. */
     test_path(dir, sizeof dir, "home");
@@ -279,7 +285,13 @@ START_TEST(cache_off_states_say_why)
     clpool_device_info device;
     ck_assert_int_eq(clpool_context_device_info(ctx, &device), CLPOOL_SUCCESS);
     const int pocl = strstr(device.platform_name, "Portable Computing Language") != NULL;
-    if (pocl) {
+    if (pocl) { /* PoCL's cache on by default, and set to anything but 0 */
+        ck_assert_int_eq(info.state, CLPOOL_CACHE_OFF_DRIVER_CACHES);
+        clpool_context_release(ctx);
+        unsetenv("CLPOOL_CACHE_DIR");
+        setenv("POCL_KERNEL_CACHE", "1", 1);
+        ctx = cu_context_create();
+        ck_assert_int_eq(clpool_context_cache_info(ctx, &info), CLPOOL_SUCCESS);
         ck_assert_int_eq(info.state, CLPOOL_CACHE_OFF_DRIVER_CACHES);
         ck_assert_str_eq(info.reason, "PoCL keeps compiled kernels in its own cache (POCL_KERNEL_CACHE); set "
                                       "CLPOOL_CACHE_DIR to use clpool's as well");

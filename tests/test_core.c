@@ -170,6 +170,18 @@ START_TEST(device_specs)
     char sub[4] = {info.device_name[0], info.device_name[1], info.device_name[2], 0};
     ck_assert_int_eq(clpool_context_create(sub, &ctx), CLPOOL_SUCCESS);
     clpool_context_release(ctx);
+    /* The name's end and more does not match: the comparison stops at the end of the names. */
+    char past[64];
+    const size_t len = strlen(info.device_name);
+    snprintf(past, sizeof past, "%s and more", info.device_name + (len > 3 ? len - 3 : 0));
+    char no_match[96];
+    snprintf(no_match, sizeof no_match, "no OpenCL device matches '%s'", past);
+    cu_assert_status("past the name's end", NULL, clpool_context_create(past, &ctx), CLPOOL_ERROR_NO_DEVICE, no_match);
+    /* An empty spec is no spec: CLPOOL_DEVICE, then the default device. */
+    setenv("CLPOOL_DEVICE", "0", 1);
+    ck_assert_int_eq(clpool_context_create("", &ctx), CLPOOL_SUCCESS);
+    clpool_context_release(ctx);
+    unsetenv("CLPOOL_DEVICE");
 
     ck_assert_int_eq(clpool_context_create("no-such-device-xyz", &ctx), CLPOOL_ERROR_NO_DEVICE);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "no OpenCL device matches 'no-such-device-xyz'"));
@@ -180,8 +192,9 @@ START_TEST(device_specs)
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "(platform:device) does not exist"));
     ck_assert_int_eq(clpool_context_create("0:999", &ctx), CLPOOL_ERROR_NO_DEVICE);
     ck_assert_ptr_nonnull(strstr(clpool_last_error(), "device '0:999' (platform:device) does not exist"));
-    /* Not a number, a pair or a name: an empty part, a sign, hex, past 32 bits, a head past 31 characters. */
-    static const char *const not_specs[] = {":0", "0:", "0:x", "-1", "0x1", "4294967296",
+    /* Not a number, a pair or a name: an empty part, a sign, a space, hex, past 32 bits, a head past 31
+       characters. */
+    static const char *const not_specs[] = {":0", "0:", "0:x", "-1", " 1", "+1", "0x1", "4294967296",
                                             "0123456789012345678901234567890123456789:0"};
     for (size_t i = 0; i < sizeof not_specs / sizeof not_specs[0]; ++i) {
         char want[96];
@@ -199,6 +212,9 @@ START_TEST(device_specs)
     ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
     clpool_context_release(ctx);
     unsetenv("CLPOOL_DEVICE");
+    unsetenv("CLPOOL_TIERED"); /* unset: tiers on */
+    ck_assert_int_eq(clpool_context_create(NULL, &ctx), CLPOOL_SUCCESS);
+    clpool_context_release(ctx);
     setenv("CLPOOL_TIERED", "0", 1); /* as the suites run (tests/CMakeLists.txt) */
     if (cache_env) setenv("CLPOOL_DEVICE_CACHE_BYTES", cache_bytes, 1);
     else unsetenv("CLPOOL_DEVICE_CACHE_BYTES");
@@ -411,7 +427,18 @@ START_TEST(kernel_dir_override_loads_sources_from_disk)
         clpool_context_release(ctx);
     }
     ck_assert_int_eq(rmdir(sub), 0);
-    ck_assert_int_eq(rmdir(dir), 0);
+    /* the prefix files there, the family's first own file missing */
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "cp '%s'/kernels/common.h '%s'/kernels/args.h '%s/'", CLPOOL_SOURCE_DIR,
+             CLPOOL_SOURCE_DIR, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ctx = cu_context_create();
+    char want[1200];
+    snprintf(want, sizeof want, "CLPOOL_KERNEL_DIR is set but %s/reduce_max.h cannot be read", dir);
+    cu_assert_status("the family's file missing", NULL, small_maxpool(ctx, out), CLPOOL_ERROR_BUILD_FAILED, want);
+    clpool_context_release(ctx);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
     setenv("CLPOOL_KERNEL_DIR", "", 1); /* empty: the embedded sources */
     ctx = cu_context_create();
     ck_assert_int_eq(small_maxpool(ctx, out), CLPOOL_SUCCESS);

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <clpool/clpool.h>
 
@@ -915,6 +917,81 @@ static void float64_refused_by_every_op(clpool_context *ctx, const char *desc)
     clReleaseMemObject(m);
 }
 
+/* Listing the devices: no platform (the ICD loader's CL_PLATFORM_NOT_FOUND_KHR), platforms without devices
+ * (CL_DEVICE_NOT_FOUND from each), or platforms whose devices cannot be listed (another error: the first one
+ * is the answer) each fail with their own status and message, for the count, the info and a context. */
+START_TEST(device_listing_failures_are_named)
+{
+    static const struct {
+        const char *what, *call;
+        cl_int error;
+        clpool_status status;
+        const char *message;
+    } cases[] = {
+        {"no platform", "clGetPlatformIDs", -1001 /* CL_PLATFORM_NOT_FOUND_KHR */, CLPOOL_ERROR_NO_DEVICE,
+         "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)"},
+        {"platforms without devices", "clGetDeviceIDs", CL_DEVICE_NOT_FOUND, CLPOOL_ERROR_NO_DEVICE,
+         "no OpenCL device found on "},
+        {"devices not listed", "clGetDeviceIDs", CL_OUT_OF_HOST_MEMORY, CLPOOL_ERROR_OPENCL,
+         "clGetDeviceIDs failed: CL_OUT_OF_HOST_MEMORY"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        ci_arm(cases[i].what, cases[i].call, -1, cases[i].error);
+        uint32_t count = 7;
+        const clpool_status counted = clpool_device_count(&count);
+        cu_assert_status(cases[i].what, NULL, counted, cases[i].status, cases[i].message);
+        ck_assert_uint_eq(count, 0);
+        clpool_device_info info;
+        cu_assert_status(cases[i].what, NULL, clpool_device_get_info(0, &info), cases[i].status, cases[i].message);
+        clpool_context *ctx = NULL;
+        cu_assert_status(cases[i].what, NULL, clpool_context_create(NULL, &ctx), cases[i].status, cases[i].message);
+        ck_assert_ptr_null(ctx);
+        ci_disarm();
+    }
+    ci_forget();
+}
+END_TEST
+
+/* A build that fails (a broken maxpool2d.cl through CLPOOL_KERNEL_DIR) whose log cannot be read, its size or
+ * its text (clGetProgramBuildInfo), still fails with the build's status and message, without the log. */
+START_TEST(unread_build_logs_keep_the_build_failure)
+{
+    char dir[1024], cmd[2300], path[1100];
+    snprintf(dir, sizeof dir, "%s/fault-sweep-broken-%d", cu_tmpdir(), (int)getpid());
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(cmd, sizeof cmd, "cp '%s'/kernels/*.h '%s'/kernels/*.cl '%s/'", CLPOOL_SOURCE_DIR, CLPOOL_SOURCE_DIR, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/maxpool2d.cl", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("__kernel void maxpool2d(__global float *x) { this is not OpenCL C; }\n", f);
+    fclose(f);
+    setenv("CLPOOL_KERNEL_DIR", dir, 1);
+    const int64_t k[1] = {2};
+    clpool_maxpool_params p;
+    clpool_maxpool_params_init(&p, 1, k);
+    const clpool_shape in = {3, {1, 1, 4}};
+    const float x[4] = {1, 5, 2, 3};
+    float y[3];
+    for (int at = 1; at <= 2; ++at) {
+        clpool_context *ctx = cu_context_create();
+        const char *what = at == 1 ? "the log's size unread" : "the log unread";
+        ci_arm(what, "clGetProgramBuildInfo", at, INJECTED);
+        const clpool_status st = clpool_maxpool_host(ctx, &p, CLPOOL_FLOAT32, &in, x, y, NULL);
+        ci_disarm();
+        ck_assert_str_eq(ci_failed_call() ? ci_failed_call() : "(none)", "clGetProgramBuildInfo");
+        cu_assert_status(what, NULL, st, CLPOOL_ERROR_BUILD_FAILED, "building kernels/maxpool2d.cl with '");
+        const char *log = strstr(clpool_last_error(), "build log:\n");
+        ck_assert_msg(log && log[strlen("build log:\n")] == '\0', "%s: a log after all: %s", what, clpool_last_error());
+        clpool_context_release(ctx);
+    }
+    unsetenv("CLPOOL_KERNEL_DIR");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    ci_forget();
+}
+END_TEST
+
 /* A device whose extensions cannot be read is taken to lack cl_khr_fp64: each clGetDeviceInfo of context
  * creation fails in turn; where the context is still made, float64 MaxPool is refused with the rule (the
  * extension queries; then by every op) or runs right, and float32 runs. */
@@ -970,6 +1047,8 @@ static Suite *fault_sweep_suite(void)
     t = cu_tcase(s, "contexts", 0);
     tcase_add_test(t, context_creation_and_program_build);
     tcase_add_test(t, unread_extensions_refuse_float64);
+    tcase_add_test(t, device_listing_failures_are_named);
+    tcase_add_test(t, unread_build_logs_keep_the_build_failure);
     t = cu_tcase(s, "contract", 0);
     tcase_add_test(t, failed_later_pass_contract);
     tcase_add_test(t, invalid_handles_named);
