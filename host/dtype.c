@@ -97,7 +97,7 @@ clpool_status clpool__check_shape(const clpool_shape *shape, const char *fn, con
             return clpool__fail(CLPOOL_ERROR_OVERFLOW, "%s: %s element count overflows int64", fn, what);
     }
     /* Byte sizes must fit too: 8 bytes per element is the widest dtype. */
-    if (n > INT64_MAX / 8 || (uint64_t)n > SIZE_MAX / 8)
+    if (n > INT64_MAX / 8 || (uint64_t)n > SIZE_MAX / 8) /* LCOV_EXCL_BR_LINE: SIZE_MAX binds below 64 bits */
         return clpool__fail(CLPOOL_ERROR_OVERFLOW, "%s: %s byte size overflows size_t", fn, what);
     if (elements) *elements = n;
     return CLPOOL_SUCCESS;

@@ -43,9 +43,8 @@ clpool_status clpool__fail(clpool_status status, const char *fmt, ...)
 
 void clpool__append_error(const char *text)
 {
-    size_t used = strlen(last_error);
-    if (used + 1 < sizeof last_error)
-        snprintf(last_error + used, sizeof last_error - used, "%s", text);
+    const size_t used = strlen(last_error); /* at most sizeof last_error - 1: room for the NUL at least */
+    snprintf(last_error + used, sizeof last_error - used, "%s", text);
 }
 
 const char *clpool__cl_error_name(cl_int err)

@@ -221,8 +221,7 @@ static int plane_path(const clpool__device_caps *caps, const clpool__pool_desc *
     if (k < PLANE_MIN_TAPS && (k < PLANE_MIN_TAPS_NARROW || d->esize >= 4)) return 0;
     const int64_t W = d->w.in[1], OH = d->w.out[0], OW = d->w.out[1], pad_w = d->w.pad_begin[1];
     const int64_t right = OW - 1 - pad_w + kw - 1 - (W - 1);
-    pg->gap = pad_w > right ? pad_w : right;
-    if (pg->gap < 0) pg->gap = 0;
+    pg->gap = pad_w > right ? pad_w : right; /* right is the end pad at stride 1: >= 0 */
     pg->elems = PLANE_BYTES / d->esize;
     const int64_t pitch = W + pg->gap, lanes = clpool__window_lanes(caps, d) * widest(caps, d);
     /* the lead gap and the rows, then a vector of rounding up and the tails the passes read and fill */

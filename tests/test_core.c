@@ -651,6 +651,11 @@ START_TEST(bad_shapes_are_refused_by_every_entry)
     clpool_maxpool_params unset;
     cu_assert_status("spatial rank 0", "clpool_maxpool_params_init", clpool_maxpool_params_init(&unset, 0, k2),
                      CLPOOL_ERROR_INVALID_ARGUMENT, "spatial_rank");
+    clpool_average_pool_params avg_unset;
+    cu_assert_status("AveragePool spatial rank 0", "clpool_average_pool_params_init",
+                     clpool_average_pool_params_init(&avg_unset, 0, k2), CLPOOL_ERROR_INVALID_ARGUMENT, "spatial_rank");
+    cu_assert_status("MaxPool NULL params", "clpool_maxpool_output_shape", clpool_maxpool_output_shape(&small, NULL, &out),
+                     CLPOOL_ERROR_INVALID_ARGUMENT, "params is NULL");
     cu_assert_status("negative input dim", "clpool_average_pool_output_shape",
                      clpool_average_pool_output_shape(&negative, &avg, &out), CLPOOL_ERROR_INVALID_SHAPE,
                      "input shape dim 2 is negative");

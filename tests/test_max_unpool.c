@@ -594,6 +594,10 @@ START_TEST(test_bad_inputs)
     cu_assert_status("overflow adding the kernel", fs, clpool_max_unpool_output_shape(&xs, &p, &os),
                      CLPOOL_ERROR_OVERFLOW, "the output size along spatial axis 0 overflows int64");
     p.window.strides[0] = 1;
+    p.window.pads[0] = p.window.pads[2] = INT64_MAX; /* 3 - pad fits; taking the end pad too does not */
+    cu_assert_status("overflow taking the pads", fs, clpool_max_unpool_output_shape(&xs, &p, &os),
+                     CLPOOL_ERROR_OVERFLOW, "the output size along spatial axis 0 overflows int64");
+    p.window.pads[0] = p.window.pads[2] = 0;
     p.has_output_shape = 2;
     cu_assert_status("has_output_shape", fs, clpool_max_unpool_output_shape(&xs, &p, &os),
                      CLPOOL_ERROR_INVALID_ARGUMENT, "has_output_shape = 2 must be 0 or 1");

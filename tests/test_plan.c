@@ -230,63 +230,63 @@ static const plan_case cases[] = {
      "3,20,4096 local 1 rows 1 gap 0 sweep 0"},
     /* the 2-D paths' limits */
     {"no cache size: 3x3/s2 beyond the assumed reach", &cpu512_no_cache, F32, 4, {1, 64, 160, 160}, {3, 3}, {2, 2},
-     {1, 1, 1, 1}, {0}, 0, 0, 
+     {1, 1, 1, 1}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=1 STREAM_STORES=0 items 1,2,64 "
      "local 1 rows 64 gap 0 sweep 16"},
     {"float16 3x3/s2 with Indices beyond the cache", &cpu512, F16, 4, {8, 64, 224, 224}, {3, 3}, {2, 2}, {1, 1, 1, 1},
-     {0}, 1, 0, 
+     {0}, 1, 0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=16 "
      "WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items 1,7,512 "
      "local 1 rows 16 gap 0 sweep 16"},
-    {"uint8 2x2/s1 beyond the cache", &cpu512, U8, 4, {8, 64, 224, 224}, {2, 2}, {1, 1}, {0}, {0}, 0, 0, 
+    {"uint8 2x2/s1 beyond the cache", &cpu512, U8, 4, {8, 64, 224, 224}, {2, 2}, {1, 1}, {0}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_UINT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=2 KW=2 SH=1 SW=1 VW=16 "
      "WIDEN=4 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=1 items 1,4,512 "
      "local 1 rows 64 gap 0 sweep 16"},
-    {"rows past int lanes", &cpu512, F32, 4, {1, 1, 2, (int64_t)1 << 31}, {1, 3}, {1, 2}, {0}, {0}, 0, 0, 
+    {"rows past int lanes", &cpu512, F32, 4, {1, 1, 2, (int64_t)1 << 31}, {1, 3}, {1, 2}, {0}, {0}, 0, 0,
      "nd: maxpool_nd.cl maxpool_nd_nb4 DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=2 "
      "items 16777216 local 0 rows 16"},
-    {"columns past int lanes", &cpu512, F32, 4, {1, 1, (int64_t)1 << 31, 2}, {3, 1}, {2, 1}, {0}, {0}, 0, 0, 
+    {"columns past int lanes", &cpu512, F32, 4, {1, 1, (int64_t)1 << 31, 2}, {3, 1}, {2, 1}, {0}, {0}, 0, 0,
      "nd: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 SW=1 "
      "items 67108864 local 0 rows 16"},
     {"column-major Indices past an int", &cpu512, F32, 4, {1, 1, (int64_t)1 << 27, 20}, {3, 3}, {2, 2}, {0}, {0}, 1,
-     1, 
+     1,
      "nd: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=1 NS=2 VW=16 NB_MAX=4 SW=2 "
      "items 4194304 local 0 rows 16"},
     {"stride-1 9x9 on rows too long for the plane", &cpu512, F32, 4, {1, 8, 64, 2000}, {9, 9}, {1, 1}, {0}, {0}, 0,
-     0, 
+     0,
      "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=9 KW=9 SH=1 SW=1 VW=16 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 125,1,8 "
      "local 1 rows 64 gap 0 sweep 0"},
     {"stride-1 13x13 int8 rows too long for the flat band", &cpu512, I8, 4, {1, 8, 64, 3000}, {13, 13}, {1, 1},
-     {6, 6, 6, 6}, {0}, 0, 0, 
+     {6, 6, 6, 6}, {0}, 0, 0,
      "2d: maxpool2d.cl maxpool2d DT_INT8 WITH_INDICES=0 STORAGE_ORDER=0 KH=13 KW=13 SH=1 SW=1 VW=16 "
      "WIDEN=4 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 47,1,8 local "
      "1 rows 64 gap 0 sweep 0"},
     /* the one-pass 3-D kernel's limits */
-    {"3-D stride 3 along W", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 2, 3}, {0}, {0}, 0, 0, 
+    {"3-D stride 3 along W", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 2, 3}, {0}, {0}, 0, 0,
      "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=3 "
      "VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items "
      "1,1,128 local 1 rows 64 gap 0 sweep 0 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 "
      "STORAGE_ORDER=0 KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 "
      "ODD_START=0 STREAM_STORES=0 items 9,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 71680, else nd"},
-    {"3-D stride 8 along H", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 8, 2}, {0}, {0}, 0, 0, 
+    {"3-D stride 8 along H", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 8, 2}, {0}, {0}, 0, 0,
      "3d_two_pass: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 "
      "SW=2 items 32 local 0 rows 16 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 "
      "KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 "
      "STREAM_STORES=0 items 4,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 28672, else nd"},
-    {"3-D 8 taps deep", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {8, 3, 3}, {2, 2, 2}, {0}, {0}, 0, 0, 
+    {"3-D 8 taps deep", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {8, 3, 3}, {2, 2, 2}, {0}, {0}, 0, 0,
      "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 "
      "VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items "
      "1,1,128 local 1 rows 64 gap 0 sweep 0 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 "
      "STORAGE_ORDER=0 KH=8 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 "
      "ODD_START=0 STREAM_STORES=0 items 13,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 100352, else nd"},
-    {"3-D dilation", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 2, 2}, {0}, {1, 1, 2}, 0, 0, 
+    {"3-D dilation", &cpu512, F32, 5, {1, 8, 16, 30, 30}, {3, 3, 3}, {2, 2, 2}, {0}, {1, 1, 2}, 0, 0,
      "3d_two_pass: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 NS=2 VW=16 NB_MAX=4 "
      "SW=2 items 112 local 0 rows 16 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 "
      "KH=3 KW=1 SH=2 SW=1 VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=0 ODD_START=0 "
      "STREAM_STORES=0 items 12,1,8 local 1 rows 64 gap 0 sweep 0 | scratch 93184, else nd"},
-    {"3-D planes past an int", &cpu512, F32, 5, {1, 1, 1024, 1024, 1024}, {3, 3, 3}, {2, 2, 2}, {0}, {0}, 0, 0, 
+    {"3-D planes past an int", &cpu512, F32, 5, {1, 1, 1024, 1024, 1024}, {3, 3, 3}, {2, 2, 2}, {0}, {0}, 0, 0,
      "3d_two_pass: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 "
      "VW=16 WIDEN=1 EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=1 items "
      "1,8,1024 local 1 rows 64 gap 0 sweep 32 | maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 "
@@ -529,6 +529,9 @@ START_TEST(view_plan_rules)
         {"max 3x3 on a GPU", &gpu, 0, 64, 3, 3, 0, 1,
           "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=1"
           " VW=8 NS=2 CB=1 items 3136 local 0 blocks 1 positions 1"},
+        {"avg 3x3 on a GPU: no row group", &gpu, 1, 64, 3, 3, 0, 1,
+          "channels_last: window_channels_last.cl window_channels_last DT_FLOAT32 OP=2 LP_KIND=0 VW=8 NS=2 "
+          "CB=1 ONE_GROUP=0 items 3136 local 0 blocks 1 positions 1"},
         {"max 3x3, 8 channels: fewer than the lanes", &cpu512, 0, 8, 3, 3, 0, 1,
           "first_tier: window_first_tier.cl window_first_tier DT_FLOAT32 OP=1 items 3136 local 0"},
         {"lp 2.5: general p", &cpu512, 3, 64, 3, 3, 0, 1,
@@ -750,9 +753,20 @@ static const sum_case sum_cases[] = {
      "sum_nd: sum_pool_nd.cl sum_pool_nd_nb4 DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
      "16777217 local 0 rows 8"},
     {"whole planes counting pads: the row kernel", &cpu512, 0, F32, 4, {1, 2, 5, 5}, {7, 7}, {1, 1}, {1, 1, 1, 1},
-     {0}, 1, 
+     {0}, 1,
      "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=7 KW=7 SH=1 SW=1 VW=8 "
      "OVERLAP_BLOCKS=1 items 2 local 0 rows 1"},
+    {"whole planes counting end pads: the row kernel", &cpu512, 0, F32, 4, {1, 2, 5, 5}, {6, 6}, {1, 1},
+     {0, 0, 1, 1}, {0}, 1,
+     "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=6 KW=6 SH=1 SW=1 VW=8 "
+     "OVERLAP_BLOCKS=1 items 2 local 0 rows 1"},
+    {"columns past int lanes", &cpu512, 0, F32, 4, {1, 1, (int64_t)1 << 31, 2}, {3, 1}, {1, 1}, {0}, {0}, 0,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
+     "268435456 local 0 rows 8"},
+    {"begin pads past int lanes", &cpu512, 0, F32, 4, {1, 1, 2, 8}, {1, 3}, {1, 1}, {0, (int64_t)1 << 30, 0, 0},
+     {0}, 1,
+     "sum_nd: sum_pool_nd.cl sum_pool_nd_nb4 DT_FLOAT32 OP=2 LP_KIND=0 NS=2 VW=16 NB_MAX=4 SW=1 items "
+     "16777217 local 0 rows 8"},
     {"Lp p=2.5: the first tier's kernel", &cpu512, 2.5, F32, 4, {8, 64, 56, 56}, {3, 3}, {2, 2}, {0}, {0}, 0,
      "first_tier: window_first_tier.cl window_first_tier DT_FLOAT32 OP=3 LP_KIND=0 items 373248 local 0"},
     {"whole planes counting no pads: the global pool", &cpu512, 0, F32, 4, {8, 512, 7, 7}, {7, 7}, {1, 1}, {0}, {0}, 1,
@@ -887,6 +901,9 @@ START_TEST(unpool_view_plan_matches_table)
     plan_text(&plan, text, sizeof text);
     ck_assert_msg(strcmp(text, c->expect) == 0, "%s:\n  got    %s\n  expect %s", c->name, text, c->expect);
     ck_assert_int_eq(plan.first_tier, 1);
+    /* a GPU: an element per work-item in either pass, the same walks */
+    clpool__max_unpool_plan_view(&gpu, &v, &plan);
+    for (int i = 0; i < plan.launches; ++i) ck_assert_int_eq(plan.launch[i].block.unpool_view.per_item, 1);
 }
 END_TEST
 
@@ -916,6 +933,21 @@ END_TEST
 
 /* Every path of the family table has its program's parts and kernels, ending in its family's file; paths
  * with the same parts share one array. */
+/* The dtype macros the options name (DT_UNKNOWN for a value that is no dtype) and the shapes messages print. */
+START_TEST(dtype_macros)
+{
+    ck_assert_str_eq(clpool__dtype_macro(CLPOOL_FLOAT32), "DT_FLOAT32");
+    ck_assert_str_eq(clpool__dtype_macro(CLPOOL_BFLOAT16), "DT_BFLOAT16");
+    ck_assert_str_eq(clpool__dtype_macro((clpool_dtype)99), "DT_UNKNOWN");
+    /* shapes in messages: ranks out of range clamped, the text cut at the buffer */
+    char buf[64];
+    const clpool_shape none = {-1, {0}}, deep = {13, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}};
+    ck_assert_str_eq(clpool__shape_str(&none, buf, sizeof buf), "[]");
+    ck_assert_str_eq(clpool__shape_str(&deep, buf, sizeof buf), "[1,2,3,4,5,6,7,8,9,10,11,12]");
+    ck_assert_str_eq(clpool__shape_str(&deep, buf, 6), "[1,2,");
+}
+END_TEST
+
 START_TEST(family_table_is_complete)
 {
     for (int p = CLPOOL__PATH_NONE + 1; p < CLPOOL__PATHS; ++p) {
@@ -1007,6 +1039,7 @@ int main(void)
                         (int)(sizeof unpool_view_cases / sizeof unpool_view_cases[0]));
     tcase_add_test(tc, family_table_is_complete);
     tcase_add_test(tc, cl_error_names);
+    tcase_add_test(tc, dtype_macros);
     tcase_add_test(tc, window_params_init);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

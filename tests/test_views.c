@@ -966,6 +966,9 @@ START_TEST(test_bad_views)
     v.rank = -1;
     cu_assert_status("output rank", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
                      "output view rank -1 is outside 0..12");
+    v.rank = 13;
+    cu_assert_status("output rank 13", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_ARGUMENT,
+                     "output view rank 13 is outside 0..12");
     v = out;
     v.dims[2] = -2;
     cu_assert_status("output dim", fn, CALL(&in, &v, NULL), CLPOOL_ERROR_INVALID_SHAPE, "output");
