@@ -45,16 +45,22 @@ def to_device(queue, x, rng):
     return view
 
 
+# MaxPool's windows (kernel, strides) by rank, two each: its kernels are built per window, so the random
+# cases share these few.
+MAX_WINDOWS = {1: (((3,), (2,)), ((2,), (1,))), 2: (((3, 3), (2, 2)), ((2, 3), (1, 2))),
+               3: (((2, 2, 2), (2, 2, 2)), ((3, 1, 2), (1, 2, 1)))}
+
+
 def maxpool_cases(seed, count):
-    """Random MaxPool cases (rank 1-3, strides, dilations, pads, ceil mode, auto_pad, storage order) that the
-    library's shape inference accepts."""
+    """Random MaxPool cases (rank 1-3, windows from MAX_WINDOWS, dilations, pads, ceil mode, auto_pad, storage
+    order) that the library's shape inference accepts."""
     rng = np.random.default_rng(seed)
     cases = []
     while len(cases) < count:
         r = int(rng.integers(1, 4))
         shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(rng.integers(1, 9)) for _ in range(r)]
-        kernel = [int(rng.integers(1, 4)) for _ in range(r)]
-        attrs = dict(strides=[int(rng.integers(1, 4)) for _ in range(r)],
+        kernel, strides = (list(v) for v in MAX_WINDOWS[r][len(cases) % 2])
+        attrs = dict(strides=strides,
                      dilations=[int(rng.integers(1, 3)) for _ in range(r)],
                      ceil_mode=int(rng.integers(0, 2)),
                      auto_pad=str(rng.choice(["NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])),
@@ -126,21 +132,26 @@ def test_global_pools(dtype_name, on_device, which, device, request):
                                        err_msg=f"case {i}: {shape} p={p}")
 
 
+# The 2-D and 3-D windows of sum_pool_cases (kernel, strides but the last): the row kernels are built per
+# window, so every dtype and op takes the one of its rank, as tests/test_sum_pool.c's float32 cases do.
+SUM_WINDOWS = {2: ((3, 2), (2,)), 3: ((2, 3, 3), (1, 1))}
+
+
 def sum_pool_cases(seed, count, lp):
     """Random AveragePool or LpPool cases that the library's shape inference accepts. Every 6 cases take in
     turn auto_pad NOTSET, SAME_UPPER, NOTSET, SAME_LOWER, NOTSET, VALID, count_include_pad 0, 0, 1, 1, 0, 0
     or p 1, 2, 3, 1.5, 1, 2, and rank 1, 2, 3, 1, 2, 3 (LpPool: 1, 2, 3, 1, 1, 2) with the last axis' stride
-    2, 1, 3 by rank: few programs (dtype, rank, last stride, op, p) to build, 3 per dtype for AveragePool, 4
-    for LpPool. Random: the shapes, kernels, the other strides, dilations, ceil mode, pads up to the kernel
-    (so that some windows lie wholly in the padding)."""
+    2, 1, 1 by rank, 2-D and 3-D windows from SUM_WINDOWS: few programs (dtype, rank, last stride, op, p) to
+    build. Random: the shapes, 1-D kernels, dilations, ceil mode, pads up to the kernel (so that some windows
+    lie wholly in the padding)."""
     rng = np.random.default_rng(seed)
     cases = []
     while len(cases) < count:
         j = len(cases) % 6
         r = ([1, 2, 3, 1, 1, 2] if lp else [1, 2, 3, 1, 2, 3])[j]
         shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(rng.integers(1, 9)) for _ in range(r)]
-        kernel = [int(rng.integers(1, 4)) for _ in range(r)]
-        attrs = dict(strides=[int(rng.integers(1, 4)) for _ in range(r - 1)] + [[2, 1, 3][r - 1]],
+        kernel = [int(rng.integers(1, 4)) for _ in range(r)] if r == 1 else list(SUM_WINDOWS[r][0])
+        attrs = dict(strides=(list(SUM_WINDOWS[r][1]) if r > 1 else []) + [[2, 1, 1][r - 1]],
                      dilations=[int(rng.integers(1, 3)) for _ in range(r)],
                      ceil_mode=int(rng.integers(0, 2)),
                      auto_pad=["NOTSET", "SAME_UPPER", "NOTSET", "SAME_LOWER", "NOTSET", "VALID"][j])

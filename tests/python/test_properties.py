@@ -64,6 +64,15 @@ def good_ints(lo, hi, length, optional=True):
     return st.one_of(st.none(), *choices) if optional else st.one_of(*choices)
 
 
+def good_uniform_ints(lo, hi, length):
+    """As good_ints (not optional), one value in every place, each place of its own integer type: the 2-D
+    programs are built per kernel and stride, so equal values along both axes halve the windows drawn."""
+    def typed(v):
+        return st.sampled_from([v, np.int64(v), np.int32(v), np.uint8(v), np.uint64(v)] + ([True] if v == 1 else []))
+    good = st.integers(lo, hi).flatmap(lambda v: st.lists(typed(v), min_size=length, max_size=length))
+    return st.one_of(good, good, good.map(tuple), good.map(lambda v: np.array([int(i) for i in v], np.int64)))
+
+
 def wild_ints(lo, hi, length):
     """Wrong lengths, ints of any size, mixed element types, scalars and strings."""
     return st.one_of(st.lists(items(lo, hi), max_size=2 * length + 1), st.lists(ANY_INT, min_size=length,
@@ -77,12 +86,12 @@ WILD = st.one_of(SCALAR, st.lists(SCALAR, max_size=3))
 # ctx= and wait_for= (no pyopencl events: the inputs are numpy arrays)
 CTX_WAIT_FOR = st.sampled_from([{"ctx": None}, {"wait_for": None}, {"wait_for": []}, {"ctx": CLOSED}, {"ctx": 3},
                                 {"ctx": "0"}, {"wait_for": 3}, {"wait_for": "ab"}, {"wait_for": [3]}])
-# name: (well-typed values, anything). Well-typed kernels and strides stay within 1..2: the 2-D programs are
-# built per kernel and stride (about half a second each on PoCL), and test_ops covers the values; this test
-# covers the types.
+# name: (well-typed values, anything). Well-typed kernels and strides stay within 1..2 and equal along both
+# axes: the 2-D programs are built per kernel and stride (about half a second each on PoCL), and test_ops
+# covers the values; this test covers the types.
 SPEC = {
-    "kernel_shape": (good_ints(1, 2, RANK, optional=False), wild_ints(1, 3, RANK)),
-    "strides": (good_ints(1, 2, RANK), wild_ints(1, 3, RANK)),
+    "kernel_shape": (good_uniform_ints(1, 2, RANK), wild_ints(1, 3, RANK)),
+    "strides": (st.one_of(st.none(), good_uniform_ints(1, 2, RANK)), wild_ints(1, 3, RANK)),
     "pads": (good_ints(0, 1, 2 * RANK), wild_ints(0, 2, 2 * RANK)),
     "dilations": (good_ints(1, 2, RANK), wild_ints(1, 2, RANK)),
     "ceil_mode": (GOOD_FLAG, WILD),
