@@ -6,11 +6,13 @@
  * ref_sum_pool; hand-checked divisors; the planned path of typical calls;
  * and every bad-input path's status and message.
  *
- * Only the dtype, the op, p's kind, the spatial rank and the last dim's
- * stride are compiled into a program (kernels/sum_pool_nd.cl), so each
- * (dtype, op) draws its rank and last stride from a small fixed set, shared
- * with test_kinds and test_tiers, and everything else at random: many cases,
- * few programs.
+ * The general kernel (kernels/sum_pool_nd.cl) compiles in the dtype, the
+ * op, p's kind, the spatial rank and the last dim's stride, so each (dtype,
+ * op) draws its rank and last stride from a small fixed set, shared with
+ * test_kinds and test_tiers; the row kernels (sum_pool_rows.cl) also compile
+ * in the window and the lanes, so 2-D and 3-D windows come from the
+ * suite-wide catalogue (windows.h), each with one lane width per kind.
+ * Everything else is drawn at random: many cases, few programs.
  *
  * Every run checks guarded images: [offset bytes of sentinel][tensor][CU_GUARD
  * sentinel bytes]; the input must be unchanged and the output's guards intact.
