@@ -68,6 +68,9 @@
  * height) their ring holds in registers. */
 #define SUM_ROWS_BAND 32
 #define SUM_RING_ROWS 16
+/* The sum pools' row kernels on CPU SIMD: column blocks per work-item, walked row by row, so a work-item reads
+ * whole rows as they lie in memory (one block each read rows in strided pieces, well below the copy speed). */
+#define SUM_ROWS_BLOCKS 4
 /* Elements the two-pass route's map loads may read past the Indices. */
 #define INDEX_MAP_TAIL 16
 
@@ -681,8 +684,9 @@ static int sum_rows_width(const clpool__device_caps *caps, const clpool__pool_de
     return caps->cpu_simd && vw == LANES_SIMD && d->w.out[d->w.ns - 1] <= LANES_OTHER ? LANES_OTHER : vw;
 }
 
-/* A work-item per VW outputs of a band of output rows (of one depth): SUM_ROWS_BAND on CPU SIMD, halved
- * while the device would idle; 1 elsewhere. */
+/* A work-item per band of output rows (of one depth) and SUM_ROWS_BLOCKS blocks of VW outputs (the last of a
+ * row fewer; one where output rows share input rows), walked row by row: SUM_ROWS_BAND rows on CPU SIMD,
+ * halved while the device would idle; one block of one row elsewhere. */
 static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_desc *d, clpool__launch *l)
 {
     const int vw = sum_rows_width(caps, d);
@@ -700,9 +704,12 @@ static void plan_sum_rows(const clpool__device_caps *caps, const clpool__pool_de
     clpool__options_define(&l->options, "SW", d->w.strides[ns - 1]);
     clpool__options_define(&l->options, "VW", vw);
     clpool__options_define(&l->options, "OVERLAP_BLOCKS", caps->cpu_simd);
+    /* windows whose output rows share input rows keep one block: the kernel's ring carries them */
+    const int64_t blocks = caps->cpu_simd && d->w.kernel_shape[ns - 2] <= d->w.strides[ns - 2] ? SUM_ROWS_BLOCKS : 1;
+    if (blocks > 1) clpool__options_define(&l->options, "NB_MAX", blocks);
     clpool__launch_buffer(l, d->input);
     clpool__launch_buffer(l, d->output);
-    const int64_t col_items = ceil_div(d->w.out[ns - 1], vw), oh = d->w.out[ns - 2];
+    const int64_t col_items = ceil_div(ceil_div(d->w.out[ns - 1], vw), blocks), oh = d->w.out[ns - 2];
     const int64_t slices = ns == 3 ? d->w.planes * d->w.out[0] : d->w.planes;
     int64_t rows = caps->cpu_simd ? (oh < SUM_ROWS_BAND ? oh : SUM_ROWS_BAND) : 1;
     while (rows > 1 && slices * col_items * ceil_div(oh, rows) < CLPOOL__ITEMS_PER_CU * (int64_t)caps->compute_units)

@@ -28,6 +28,9 @@
 #ifndef OVERLAP_BLOCKS
 #define OVERLAP_BLOCKS 0
 #endif
+#ifndef NB_MAX /* column blocks per work-item (-DNB_MAX where output rows share no input rows), else 1 */
+#define NB_MAX 1
+#endif
 #define WINDOW_ROWS (KD * KH)
 #if KW > CLPOOL__SUM_CHUNK
 #error "sum_pool_rows.cl: KW at most CLPOOL__SUM_CHUNK"
@@ -35,6 +38,12 @@
 #define GROUP_ROWS ((int)sum_group_rows(KW)) /* reduce_sum.h's rule; a constant */
 #define GROUPS ((WINDOW_ROWS + GROUP_ROWS - 1) / GROUP_ROWS)
 #define RING_SHARES (SH < KH) /* output rows share input rows */
+/* Column blocks per work-item. Output rows that share input rows carry them in the ring, one block's (a ring
+ * per block would not stay in registers). */
+#define ITEM_BLOCKS NB_MAX
+#if RING_SHARES && NB_MAX > 1
+#error "sum_pool_rows.cl: one column block per work-item where output rows share input rows"
+#endif
 #define DENSE_SPAN (SW * VW + KW - 1) /* elements an input row's dense sums read from the block's first column */
 
 /* Every SW-th lane of SW dense vectors: the outputs' window sums. */
@@ -172,86 +181,101 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
 #else
     const long D = 1, OD = 1, pad_d = 0, pad_d_end = 0;
 #endif
-    const long col_items = (OW + VW - 1) / VW, bands = (OH + g.rows - 1) / g.rows;
-    const long cb = gid % col_items, band = gid / col_items % bands, slice = gid / col_items / bands;
+    /* ITEM_BLOCKS neighbouring column blocks per work-item (the last work-item of a row fewer), walked row by
+     * row: the input is read along whole rows, as it lies in memory */
+    const long col_items = (OW + VW - 1) / VW, chunks = (col_items + ITEM_BLOCKS - 1) / ITEM_BLOCKS;
+    const long bands = (OH + g.rows - 1) / g.rows;
+    const long chunk = gid % chunks, band = gid / chunks % bands, slice = gid / chunks / bands;
     const long plane = slice / OD, od = slice - plane * OD;
-    /* -DOVERLAP_BLOCKS (CPUs): a row's last block ends at its end, overlapping its neighbour (same values,
-     * written twice), so every store is a whole vector */
-    const long ow0 = OVERLAP_BLOCKS && OW >= VW ? min(cb * VW, OW - VW) : cb * VW;
-    const long oh0 = band * g.rows, oh_end = min(oh0 + g.rows, OH);
-    const long col0 = ow0 * SW - g.w.pad_begin[DIM_W], pad_h = g.w.pad_begin[DIM_H];
-    const int lanes = (int)min((long)VW, OW - ow0);
-    const int inner = col0 >= 0 && col0 + DENSE_SPAN <= W, span = (lanes - 1) * SW + KW;
+    /* the work-item's blocks: a constant where it has one */
+    const int nb = ITEM_BLOCKS == 1 ? 1 : (int)min((long)ITEM_BLOCKS, col_items - chunk * ITEM_BLOCKS);
+    const long oh0 = band * g.rows, oh_end = min(oh0 + g.rows, OH), pad_h = g.w.pad_begin[DIM_H];
     __global const T *plane_in = in + g.in_offset + plane * g.w.in_plane;
     const long in_limit = g.in_limit - (g.in_offset + plane * g.w.in_plane);
     const long depth0 = od * SD - pad_d; /* the window's first depth */
+    const AT depth_count = (AT)window_taps_counted(depth0, D, pad_d_end, 1, KD, g.w.count_pad);
 
-    /* each lane's taps the divisor counts along the row (window_taps_counted in int lanes: a scalar loop
-     * was a fifth of the kernel's time on short planes), times the depth's */
-    const INTV(VW) cols = (int)col0 + LANE_IDS * SW;
-    const INTV(VW) zero = 0, taps = KW; /* vector-vector min/max: Oclgrind 21.10 miscomputes (vector, scalar) */
-    const INTV(VW) inside_w = max(min((int)W - cols, taps) - max(-cols, zero), zero);
-    const INTV(VW) padded_w = min(max((int)(W + g.w.pad_end[DIM_W]) - cols, zero), taps);
-    const ATV counts_w = CONVERT_ATV(g.w.count_pad ? padded_w : inside_w) *
-                         (AT)window_taps_counted(depth0, D, pad_d_end, 1, KD, g.w.count_pad);
+    /* each block's columns: its first output, first tap and live lanes; whether its dense lanes' taps lie
+     * inside the row; and each lane's taps the divisor counts along the row (window_taps_counted in int
+     * lanes: a scalar loop was a fifth of the kernel's time on short planes), times the depth's */
+    long ow0[ITEM_BLOCKS], col0[ITEM_BLOCKS];
+    int lanes[ITEM_BLOCKS], inner[ITEM_BLOCKS], span[ITEM_BLOCKS];
+    ATV counts_w[ITEM_BLOCKS];
+    for (int b = 0; b < nb; ++b) {
+        const long cb = chunk * ITEM_BLOCKS + b;
+        /* -DOVERLAP_BLOCKS (CPUs): a row's last block ends at its end, overlapping its neighbour (same
+         * values, written twice), so every store is a whole vector */
+        ow0[b] = OVERLAP_BLOCKS && OW >= VW ? min(cb * VW, OW - VW) : cb * VW;
+        col0[b] = ow0[b] * SW - g.w.pad_begin[DIM_W];
+        lanes[b] = (int)min((long)VW, OW - ow0[b]);
+        inner[b] = col0[b] >= 0 && col0[b] + DENSE_SPAN <= W;
+        span[b] = (lanes[b] - 1) * SW + KW;
+        const INTV(VW) cols = (int)col0[b] + LANE_IDS * SW;
+        const INTV(VW) zero = 0, taps = KW; /* vector-vector min/max: Oclgrind 21.10 miscomputes (vector, scalar) */
+        const INTV(VW) inside_w = max(min((int)W - cols, taps) - max(-cols, zero), zero);
+        const INTV(VW) padded_w = min(max((int)(W + g.w.pad_end[DIM_W]) - cols, zero), taps);
+        counts_w[b] = CONVERT_ATV(g.w.count_pad ? padded_w : inside_w) * depth_count;
+    }
 
-    const ATV counts_inner = counts_w * (AT)KH;
-    /* ring[kd][k]: the sums along input row oh * SH - pad_h + k of depth depth0 + kd (0 outside the input) */
+    /* ring[kd][k]: the block's sums along input row oh * SH - pad_h + k of depth depth0 + kd (0 outside the
+     * input); it carries rows to the next output row only where the work-item has one block */
     ATV ring[KD][KH];
-#pragma unroll
-    for (int kd = 0; kd < KD; ++kd)
-#pragma unroll
-        for (int k = 0; k < KH; ++k) ring[kd][k] = 0;
     for (long oh = oh0; oh < oh_end; ++oh) {
         const long row0 = oh * SH - pad_h;
-#pragma unroll
-        for (int kd = 0; kd < KD; ++kd) {
-            const long depth = depth0 + kd;
-#if SUM_3D /* a depth outside the input: its rows are 0 */
-            const long rows_h = DEPTH_INSIDE(depth) ? H : 0, slice_at = rows_h ? depth * H * W : 0;
-#else
-            const long rows_h = H, slice_at = 0;
-            (void)depth;
-#endif
-            __global const T *slice_in = plane_in + slice_at;
-            if (RING_SHARES && oh > oh0) { /* the rows shared with the previous output row move down the ring */
-#pragma unroll
-                for (int k = 0; k + SH < KH; ++k) ring[kd][k] = ring[kd][k + SH];
-#pragma unroll
-                for (int k = KH - SH; k < KH; ++k)
-                    ring[kd][k] = ring_row(slice_in, row0 + k, rows_h, W, col0, in_limit - slice_at, inner, span, p);
-            } else {
-#pragma unroll
-                for (int k = 0; k < KH; ++k)
-                    ring[kd][k] = ring_row(slice_in, row0 + k, rows_h, W, col0, in_limit - slice_at, inner, span, p);
-            }
-        }
-        /* groups of rows, plain; Kahan across groups that hold a row inside the input */
-        ATV sum = 0, comp = 0, plain = 0;
-#pragma unroll
-        for (int gi = 0; gi < GROUPS; ++gi) {
-            ATV s = 0;
-            int inside = 0;
-#pragma unroll
-            for (int k = 0; k < GROUP_ROWS; ++k) {
-                const int r = gi * GROUP_ROWS + k, kd = r / KH, kh = r - kd * KH;
-                if (r >= WINDOW_ROWS) break;
-                s += ring[kd][kh];
-                inside |= DEPTH_INSIDE(depth0 + kd) && row0 + kh >= 0 && row0 + kh < H;
-            }
-            if (GROUPS == 1) {
-                sum = s;
-            } else if (inside) {
-                plain += s;
-                lane_add(&sum, &comp, s, 0);
-            }
-        }
-        ATV r = sum - comp;
-        if (GROUPS > 1) r = select(plain, r, AT_MASK(isfinite(plain)));
         /* a window inside the rows counts all KH of them */
-        const ATV count = row0 >= 0 && row0 + KH <= H ? counts_inner
-                                                       : counts_w * (AT)window_taps_counted(row0, H, g.w.pad_end[DIM_H], 1, KH, g.w.count_pad);
-        finish_store(out + g.out_offset + (slice * OH + oh) * OW + ow0, r, count, p, lanes);
+        const AT rows_counted = row0 >= 0 && row0 + KH <= H
+                                    ? (AT)KH
+                                    : (AT)window_taps_counted(row0, H, g.w.pad_end[DIM_H], 1, KH, g.w.count_pad);
+        for (int b = 0; b < nb; ++b) {
+#pragma unroll
+            for (int kd = 0; kd < KD; ++kd) {
+                const long depth = depth0 + kd;
+#if SUM_3D /* a depth outside the input: its rows are 0 */
+                const long rows_h = DEPTH_INSIDE(depth) ? H : 0, slice_at = rows_h ? depth * H * W : 0;
+#else
+                const long rows_h = H, slice_at = 0;
+                (void)depth;
+#endif
+                __global const T *slice_in = plane_in + slice_at;
+                if (RING_SHARES && oh > oh0) { /* the rows shared with the previous output row move down the ring */
+#pragma unroll
+                    for (int k = 0; k + SH < KH; ++k) ring[kd][k] = ring[kd][k + SH];
+#pragma unroll
+                    for (int k = KH - SH; k < KH; ++k)
+                        ring[kd][k] = ring_row(slice_in, row0 + k, rows_h, W, col0[b], in_limit - slice_at, inner[b],
+                                                  span[b], p);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < KH; ++k)
+                        ring[kd][k] = ring_row(slice_in, row0 + k, rows_h, W, col0[b], in_limit - slice_at, inner[b],
+                                                  span[b], p);
+                }
+            }
+            /* groups of rows, plain; Kahan across groups that hold a row inside the input */
+            ATV sum = 0, comp = 0, plain = 0;
+#pragma unroll
+            for (int gi = 0; gi < GROUPS; ++gi) {
+                ATV s = 0;
+                int inside = 0;
+#pragma unroll
+                for (int k = 0; k < GROUP_ROWS; ++k) {
+                    const int r = gi * GROUP_ROWS + k, kd = r / KH, kh = r - kd * KH;
+                    if (r >= WINDOW_ROWS) break;
+                    s += ring[kd][kh];
+                    inside |= DEPTH_INSIDE(depth0 + kd) && row0 + kh >= 0 && row0 + kh < H;
+                }
+                if (GROUPS == 1) {
+                    sum = s;
+                } else if (inside) {
+                    plain += s;
+                    lane_add(&sum, &comp, s, 0);
+                }
+            }
+            ATV r = sum - comp;
+            if (GROUPS > 1) r = select(plain, r, AT_MASK(isfinite(plain)));
+            finish_store(out + g.out_offset + (slice * OH + oh) * OW + ow0[b], r, counts_w[b] * rows_counted, p,
+                         lanes[b]);
+        }
     }
 }
 

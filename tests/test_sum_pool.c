@@ -419,15 +419,19 @@ START_TEST(test_kinds)
 END_TEST
 
 /* sum_pool_2d's windows beyond the catalogue's: several groups of rows (5x5, 13x13, rows of 16 taps, one
- * group each), strides 3 and 4 along rows, taller and wider than the stride; random shapes, pads and data,
- * so some windows start in the padding and some rows have fewer outputs than lanes. */
+ * group each), strides 3 and 4 along rows, taller and wider than the stride; windows no taller than their
+ * row stride on rows of up to 80 outputs (several column blocks per work-item on CPU SIMD, the last
+ * work-item of a row with fewer); random shapes, pads and data, so some windows start in the padding and
+ * some rows have fewer outputs than lanes. */
 START_TEST(test_windows_2d)
 {
     static const struct {
         int64_t kernel[2], strides[2];
         int kind;
+        int64_t max_w;
     } windows[] = {
-        {{5, 5}, {3, 3}, 0}, {{13, 13}, {1, 1}, 0}, {{2, 16}, {1, 2}, 0}, {{4, 5}, {2, 4}, 0}, {{7, 3}, {3, 1}, 2},
+        {{5, 5}, {3, 3}, 0, 40}, {{13, 13}, {1, 1}, 0, 40}, {{2, 16}, {1, 2}, 0, 40}, {{4, 5}, {2, 4}, 0, 40},
+        {{7, 3}, {3, 1}, 2, 40}, {{2, 2}, {2, 2}, 0, 160}, {{3, 2}, {3, 1}, 3, 90},
     };
     ref_rng r;
     ref_rng_seed(&r, 0x5a3d2000u);
@@ -442,7 +446,7 @@ START_TEST(test_windows_2d)
                     c.w.kernel_shape[d] = windows[i].kernel[d];
                     c.w.strides[d] = windows[i].strides[d];
                     c.w.dilations[d] = 1;
-                    c.shape.dims[2 + d] = ref_rng_range(&r, 1, 40);
+                    c.shape.dims[2 + d] = ref_rng_range(&r, 1, d ? windows[i].max_w : 40);
                     if (c.w.auto_pad == CLPOOL_AUTO_PAD_NOTSET)
                         c.w.pads[d] = ref_rng_range(&r, 0, windows[i].kernel[d]), c.w.pads[d + 2] = ref_rng_range(&r, 0, 2);
                 }
