@@ -695,7 +695,8 @@ static const sum_case sum_cases[] = {
     {"Inception's 3x3/s1/p1", &cpu512, 0, F32, 4, {8, 192, 35, 35}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {0}, 0,
      "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT32 OP=2 LP_KIND=0 KH=3 KW=3 SH=1 SW=1 VW=16 "
      "OVERLAP_BLOCKS=1 items 9216 local 0 rows 32"},
-    {"DenseNet's 2x2/s2 float16: four column blocks per work-item", &cpu512, 0, F16, 4, {8, 256, 56, 56}, {2, 2}, {2, 2}, {0}, {0}, 0,
+    {"DenseNet's 2x2/s2 float16: four column blocks per work-item", &cpu512, 0, F16, 4, {8, 256, 56, 56}, {2, 2},
+     {2, 2}, {0}, {0}, 0,
      "sum_2d: sum_pool_rows.cl sum_pool_2d DT_FLOAT16 OP=2 LP_KIND=0 KH=2 KW=2 SH=2 SW=2 VW=16 "
      "OVERLAP_BLOCKS=1 NB_MAX=4 items 2048 local 0 rows 28"},
     {"5x5/s3: rows of at most 8 outputs take 8 lanes", &cpu512, 0, F32, 4, {8, 512, 17, 17}, {5, 5}, {3, 3}, {0}, {0}, 1,
