@@ -38,9 +38,8 @@
 #define GROUP_ROWS ((int)sum_group_rows(KW)) /* reduce_sum.h's rule; a constant */
 #define GROUPS ((WINDOW_ROWS + GROUP_ROWS - 1) / GROUP_ROWS)
 #define RING_SHARES (SH < KH) /* output rows share input rows */
-/* Column blocks per work-item. Output rows that share input rows carry them in the ring, one block's (a ring
- * per block would not stay in registers). */
-#define ITEM_BLOCKS NB_MAX
+/* Output rows that share input rows carry them in the ring, one block's (a ring per block would not stay in
+ * registers). */
 #if RING_SHARES && NB_MAX > 1
 #error "sum_pool_rows.cl: one column block per work-item where output rows share input rows"
 #endif
@@ -181,14 +180,14 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
 #else
     const long D = 1, OD = 1, pad_d = 0, pad_d_end = 0;
 #endif
-    /* ITEM_BLOCKS neighbouring column blocks per work-item (the last work-item of a row fewer), walked row by
+    /* NB_MAX neighbouring column blocks per work-item (the last work-item of a row fewer), walked row by
      * row: the input is read along whole rows, as it lies in memory */
-    const long col_items = (OW + VW - 1) / VW, chunks = (col_items + ITEM_BLOCKS - 1) / ITEM_BLOCKS;
+    const long col_items = (OW + VW - 1) / VW, chunks = (col_items + NB_MAX - 1) / NB_MAX;
     const long bands = (OH + g.rows - 1) / g.rows;
     const long chunk = gid % chunks, band = gid / chunks % bands, slice = gid / chunks / bands;
     const long plane = slice / OD, od = slice - plane * OD;
     /* the work-item's blocks: a constant where it has one */
-    const int nb = ITEM_BLOCKS == 1 ? 1 : (int)min((long)ITEM_BLOCKS, col_items - chunk * ITEM_BLOCKS);
+    const int nb = NB_MAX == 1 ? 1 : (int)min((long)NB_MAX, col_items - chunk * NB_MAX);
     const long oh0 = band * g.rows, oh_end = min(oh0 + g.rows, OH), pad_h = g.w.pad_begin[DIM_H];
     __global const T *plane_in = in + g.in_offset + plane * g.w.in_plane;
     const long in_limit = g.in_limit - (g.in_offset + plane * g.w.in_plane);
@@ -198,11 +197,11 @@ __attribute__((always_inline)) static inline void sum_rows(__global const T *in,
     /* each block's columns: its first output, first tap and live lanes; whether its dense lanes' taps lie
      * inside the row; and each lane's taps the divisor counts along the row (window_taps_counted in int
      * lanes: a scalar loop was a fifth of the kernel's time on short planes), times the depth's */
-    long ow0[ITEM_BLOCKS], col0[ITEM_BLOCKS];
-    int lanes[ITEM_BLOCKS], inner[ITEM_BLOCKS], span[ITEM_BLOCKS];
-    ATV counts_w[ITEM_BLOCKS];
+    long ow0[NB_MAX], col0[NB_MAX];
+    int lanes[NB_MAX], inner[NB_MAX], span[NB_MAX];
+    ATV counts_w[NB_MAX];
     for (int b = 0; b < nb; ++b) {
-        const long cb = chunk * ITEM_BLOCKS + b;
+        const long cb = chunk * NB_MAX + b;
         /* -DOVERLAP_BLOCKS (CPUs): a row's last block ends at its end, overlapping its neighbour (same
          * values, written twice), so every store is a whole vector */
         ow0[b] = OVERLAP_BLOCKS && OW >= VW ? min(cb * VW, OW - VW) : cb * VW;

@@ -305,20 +305,33 @@ static const plan_case cases[] = {
      "32 local 0 rows 1"},
 };
 
+/* A table case's shape, and its window over the defaults: strides and dilations where nonzero, the pads. */
+static clpool_shape case_shape(int32_t rank, const int64_t *dims)
+{
+    clpool_shape shape = {rank, {0}};
+    for (int32_t i = 0; i < rank; ++i) shape.dims[i] = dims[i];
+    return shape;
+}
+
+static void case_window(int32_t ns, const int64_t *strides, const int64_t *dilations, const int64_t *pads,
+                        int64_t *to_strides, int64_t *to_dilations, int64_t *to_pads)
+{
+    for (int32_t i = 0; i < ns; ++i) {
+        if (strides[i]) to_strides[i] = strides[i];
+        if (dilations[i]) to_dilations[i] = dilations[i];
+        to_pads[i] = pads[i];
+        to_pads[ns + i] = pads[ns + i];
+    }
+}
+
 START_TEST(plan_matches_table)
 {
     const plan_case *c = &cases[_i];
-    clpool_shape shape = {c->rank, {0}};
-    for (int32_t i = 0; i < c->rank; ++i) shape.dims[i] = c->dims[i];
+    const clpool_shape shape = case_shape(c->rank, c->dims);
     const int32_t ns = c->rank - 2;
     clpool_maxpool_params p;
     ck_assert_int_eq(clpool_maxpool_params_init(&p, ns, c->kernel), CLPOOL_SUCCESS);
-    for (int32_t i = 0; i < ns; ++i) {
-        if (c->strides[i]) p.strides[i] = c->strides[i];
-        if (c->dilations[i]) p.dilations[i] = c->dilations[i];
-        p.pads[i] = c->pads[i];
-        p.pads[ns + i] = c->pads[ns + i];
-    }
+    case_window(ns, c->strides, c->dilations, c->pads, p.strides, p.dilations, p.pads);
     p.storage_order = c->storage_order;
     clpool__pool_desc desc;
     ck_assert_int_eq(clpool__maxpool_describe(&shape, &p, c->dtype, c->indices, "test_plan", &desc), CLPOOL_SUCCESS);
@@ -336,8 +349,7 @@ END_TEST
 START_TEST(plan_is_a_pure_function)
 {
     const plan_case *c = &cases[_i];
-    clpool_shape shape = {c->rank, {0}};
-    for (int32_t i = 0; i < c->rank; ++i) shape.dims[i] = c->dims[i];
+    const clpool_shape shape = case_shape(c->rank, c->dims);
     clpool_maxpool_params p;
     ck_assert_int_eq(clpool_maxpool_params_init(&p, c->rank - 2, c->kernel), CLPOOL_SUCCESS);
     clpool__pool_desc desc;
@@ -778,20 +790,14 @@ static const sum_case sum_cases[] = {
 START_TEST(sum_plan_matches_table)
 {
     const sum_case *c = &sum_cases[_i];
-    clpool_shape shape = {c->rank, {0}};
-    for (int32_t i = 0; i < c->rank; ++i) shape.dims[i] = c->dims[i];
+    const clpool_shape shape = case_shape(c->rank, c->dims);
     const int32_t ns = c->rank - 2;
     clpool_average_pool_params avg;
     clpool_lp_pool_params lp;
     ck_assert_int_eq(clpool_average_pool_params_init(&avg, ns, c->kernel), CLPOOL_SUCCESS);
     ck_assert_int_eq(clpool_lp_pool_params_init(&lp, ns, c->kernel), CLPOOL_SUCCESS);
     clpool_window_params *w = c->p ? &lp.window : &avg.window;
-    for (int32_t i = 0; i < ns; ++i) {
-        if (c->strides[i]) w->strides[i] = c->strides[i];
-        if (c->dilations[i]) w->dilations[i] = c->dilations[i];
-        w->pads[i] = c->pads[i];
-        w->pads[ns + i] = c->pads[ns + i];
-    }
+    case_window(ns, c->strides, c->dilations, c->pads, w->strides, w->dilations, w->pads);
     avg.count_include_pad = c->count_include_pad;
     lp.p = c->p;
     clpool__pool_desc desc;
