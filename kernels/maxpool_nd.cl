@@ -130,6 +130,21 @@ static inline long spatial_index(const clpool__window_nd_geom *g, long at)
     return at;
 }
 
+/* The window rows of output row `out_row` (their spans from column col0), fetched PREFETCH_ROWS_AHEAD output
+ * rows ahead of their walk: fetched just before it, the walk's first load waited for memory (strides past the
+ * window leave the hardware prefetcher gaps). */
+#define PREFETCH_ROWS_AHEAD 2
+static inline void prefetch_window_rows(const clpool__window_nd_geom *g, __global const T *in, long out_row, long col0,
+                                        long span)
+{
+    long start[OUTER_SLOTS], lo[OUTER_SLOTS], hi[OUTER_SLOTS], j[OUTER_SLOTS];
+    const long nc = outer_taps(&g->w, out_row, start, lo, hi, j);
+    __global const T *plane = in + g->in_offset + nc * g->w.in_plane;
+    do
+        prefetch_bytes(plane + tap_row(&g->w, start, j) * g->w.in_dims[LAST] + col0, span);
+    while (next_tap_row(lo, hi, j));
+}
+
 /* Both general kernels' arguments: input, output, Indices (if wanted), geometry. */
 #if WITH_INDICES
 #define GENERAL_ARGS __global const T *in, __global T *out, __global long *indices, const clpool__window_nd_geom g
@@ -173,9 +188,10 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
         const long plane_at = g.in_offset + nc * g.w.in_plane;
         __global const T *plane = in + plane_at;
         const long first_row = tap_row(&g.w, start, j);
-        if (prefetch_rows) do
-                prefetch_bytes(plane + tap_row(&g.w, start, j) * W + col0, span);
-            while (next_tap_row(lo, hi, j));
+        if (prefetch_rows)
+            for (long r = out_row == first_out_row ? out_row : out_row + PREFETCH_ROWS_AHEAD;
+                 r <= out_row + PREFETCH_ROWS_AHEAD && r < end_row; ++r)
+                prefetch_window_rows(&g, in, r, col0, span);
         maxpool_best best;
         for (int exact = !VALUE_PATH;; exact = 1) {
 #pragma unroll
