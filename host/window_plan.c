@@ -570,27 +570,70 @@ static void view_2d(const clpool__pool_desc *d, int64_t planes, int64_t h, int64
         view->w.strides[i] = s >= 0 ? d->w.strides[s] : 1;
         view->w.dilations[i] = s >= 0 ? d->w.dilations[s] : 1;
         view->w.pad_begin[i] = s >= 0 ? d->w.pad_begin[s] : 0;
+        view->w.pad_end[i] = s >= 0 ? d->w.pad_end[s] : 0;
         view->w.out[i] = s >= 0 ? d->w.out[s] : view->w.in[i];
     }
 }
 
-/* The 2-D view of a call whose window is 2-D in all but name: 1-D pooling
- * as rows of height 1, and N-D pooling whose leading dims have windows of 1
- * (kernel 1, out == in) folded into the planes. The flat offsets, and so
- * the Indices, stay; column-major Indices over 3+ dims do not: no view. */
-static int view_as_2d(const clpool__pool_desc *d, clpool__pool_desc *view)
+/* Whether spatial dim i passes its input through: a window of one tap at each element. */
+static int passes_through(const clpool__pool_desc *d, int32_t i)
+{
+    return d->w.kernel_shape[i] == 1 && d->w.pad_begin[i] == 0 && d->w.out[i] == d->w.in[i] &&
+           (d->w.strides[i] == 1 || d->w.in[i] == 1);
+}
+
+/* The view of a call with fewer spatial dims, where its windows allow: leading dims that pass through
+ * fold into the planes and each run of neighbouring ones into one dim, rank 2 at least (1-D pooling as
+ * rows of height 1). The flat offsets, and so row-major Indices, stay; column-major Indices over 2+ dims
+ * do not: no view. Returns 0 where no dim folds. */
+static int view_folded(const clpool__pool_desc *d, clpool__pool_desc *view)
 {
     const int32_t ns = d->w.ns;
-    if (ns == 2 || (ns > 2 && d->indices && d->storage_order == 1)) return 0;
-    int64_t planes = d->w.planes;
-    for (int32_t i = 0; i < ns - 2; ++i) {
-        if (d->w.kernel_shape[i] != 1 || d->w.out[i] != d->w.in[i]) return 0;
-        planes *= d->w.in[i];
+    if (ns > 1 && d->indices && d->storage_order == 1) return 0;
+    /* the leading dims that fold: those ahead of the first window wider than a tap (where every window
+     * is a tap, all but the last two, so the rows stay) */
+    int32_t lead = 0;
+    while (lead < ns && passes_through(d, lead)) ++lead;
+    if (lead == ns) lead = ns > 2 ? ns - 2 : 0;
+    *view = *d;
+    int32_t n = 0;
+    for (int32_t i = 0; i < ns; ++i) {
+        const int pass = passes_through(d, i);
+        if (i < lead) {
+            view->w.planes *= d->w.in[i];
+            continue;
+        }
+        if (pass && n > 0 && passes_through(view, n - 1)) { /* the run so far grows */
+            view->w.in[n - 1] *= d->w.in[i];
+            view->w.out[n - 1] = view->w.in[n - 1];
+            continue;
+        }
+        view->w.in[n] = d->w.in[i];
+        view->w.out[n] = d->w.out[i];
+        view->w.kernel_shape[n] = d->w.kernel_shape[i];
+        view->w.strides[n] = pass ? 1 : d->w.strides[i];
+        view->w.dilations[n] = d->w.dilations[i];
+        view->w.pad_begin[n] = d->w.pad_begin[i];
+        view->w.pad_end[n] = d->w.pad_end[i];
+        ++n;
     }
-    if (ns == 1)
-        view_2d(d, planes, 1, d->w.in[0], (const int32_t[]){-1, 0}, view);
-    else
-        view_2d(d, planes, d->w.in[ns - 2], d->w.in[ns - 1], (const int32_t[]){ns - 2, ns - 1}, view);
+    if (n == ns && ns > 1) return 0;
+    /* rank 2 at least: dims of one element (a window of one tap) ahead */
+    const int32_t add = n < 2 ? 2 - n : 0;
+    for (int32_t i = n - 1; i >= 0; --i) {
+        view->w.in[i + add] = view->w.in[i];
+        view->w.out[i + add] = view->w.out[i];
+        view->w.kernel_shape[i + add] = view->w.kernel_shape[i];
+        view->w.strides[i + add] = view->w.strides[i];
+        view->w.dilations[i + add] = view->w.dilations[i];
+        view->w.pad_begin[i + add] = view->w.pad_begin[i];
+        view->w.pad_end[i + add] = view->w.pad_end[i];
+    }
+    for (int32_t i = 0; i < add; ++i) {
+        view->w.in[i] = view->w.out[i] = view->w.kernel_shape[i] = view->w.strides[i] = view->w.dilations[i] = 1;
+        view->w.pad_begin[i] = view->w.pad_end[i] = 0;
+    }
+    view->w.ns = n + add;
     return 1;
 }
 
@@ -644,17 +687,16 @@ void clpool__maxpool_plan_call(const clpool__device_caps *caps, const clpool__po
         return;
     }
     memset(plan, 0, sizeof *plan);
-    clpool__pool_desc view;
+    clpool__pool_desc folded;
+    const clpool__pool_desc *v = view_folded(d, &folded) ? &folded : d;
     plan->launches = 1;
-    if (view_as_2d(d, &view)) {
-        plan_one(caps, &view, &plan->launch[0]);
-    } else if (d->w.ns == 3 && fused_3d(caps, d)) {
-        plan_3d(caps, d, &plan->launch[0]);
-    } else if (d->w.ns == 3 && plan_two_passes(caps, d, plan)) {
+    if (v->w.ns == 3 && fused_3d(caps, v)) {
+        plan_3d(caps, v, &plan->launch[0]);
+    } else if (v->w.ns == 3 && plan_two_passes(caps, v, plan)) {
         plan->path = CLPOOL__PATH_MAXPOOL_3D_TWO_PASS;
         return;
     } else {
-        plan_one(caps, d, &plan->launch[0]);
+        plan_one(caps, v, &plan->launch[0]);
     }
     plan->path = plan->launch[0].path;
 }

@@ -1108,7 +1108,7 @@ END_TEST
 /*
  * Pooling the library runs through the 2-D kernels under 2-D views (1-D
  * pooling as rows of height 1; N-D windows of 1 in the leading dims folded
- * into the planes; 3-D windows in two passes, the last two dims, then the
+ * into the planes, and runs of them between wider ones merged into one dim; 3-D windows in two passes, the last two dims, then the
  * first, with row-major Indices mapped through the first pass's), and
  * look-alikes that keep the general kernel (column-major Indices over 3
  * dims): random attributes, Indices in both storage orders.
@@ -1119,13 +1119,15 @@ START_TEST(test_2d_views)
     static const struct {
         int32_t rank;
         int64_t dims[6];
-        int lead_window;   /* 0: windows of 1 on the leading dims (2 strided); 1: random */
+        int lead_window;   /* 0: windows of 1 on the leading dims (2 strided); 1: random; 3: windows on the first
+                              and last dims only; 4: on the first only (the dims passed through merge) */
         int storage_order; /* -1: random */
     } shapes[] = {
         {3, {2, 3, 37}, 0, -1},          {3, {1, 2, 300}, 0, -1},       {3, {3, 1, 1}, 0, -1},
         {5, {2, 2, 3, 9, 40}, 0, 0},     {5, {1, 3, 4, 30, 17}, 0, 0},  {6, {1, 2, 2, 3, 8, 20}, 0, 0},
         {5, {1, 2, 3, 10, 12}, 0, 1},    {5, {2, 1, 5, 7, 18}, 2, -1},  {5, {2, 3, 6, 9, 11}, 1, -1},
-        {5, {1, 2, 9, 20, 33}, 1, -1},
+        {5, {1, 2, 9, 20, 33}, 1, -1},   {5, {2, 1, 5, 6, 7}, 4, -1},   {6, {1, 2, 4, 3, 2, 9}, 3, 0},
+        {6, {1, 3, 5, 3, 4, 12}, 3, 0},
     };
     ref_rng r;
     ref_rng_seed(&r, 0x3301);
@@ -1149,7 +1151,7 @@ START_TEST(test_2d_views)
                 ref_rng_seed(&w, 0x3301 + 16 * (uint64_t)i + t);
                 for (int32_t d = 0; d < ns; ++d) {
                     const int64_t in = c.shape.dims[2 + d];
-                    const int window = d >= first || lead == 1;
+                    const int window = lead == 3 ? d == 0 || d == ns - 1 : lead == 4 ? d == 0 : d >= first || lead == 1;
                     p->kernel_shape[d] = window ? ref_rng_range(&w, 1, in < 5 ? in : 5) : 1;
                     p->strides[d] = window ? ref_rng_range(&w, 1, 2) : lead == 2 ? 2 : 1;
                     p->dilations[d] = 1;

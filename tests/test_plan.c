@@ -123,6 +123,26 @@ static const plan_case cases[] = {
      "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=1 STORAGE_ORDER=0 KH=3 KW=3 SH=2 SW=2 VW=8 "
      "WIDEN=1 EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 2,15,32 "
      "local 1 rows 1 gap 0 sweep 0"},
+    /* dims whose windows are one tap folded: leading ones into the planes, each run of neighbours into one */
+    {"4-D with two middle dims passed through: 3-D", &cpu512, F32, 6, {2, 16, 16, 16, 16, 16}, {3, 1, 1, 3}, {0},
+     {0}, {0}, 1, 0,
+     "3d: maxpool3d.cl maxpool3d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KD=3 KH=1 KW=3 SH=1 SW=1 items 32 local 1 "
+     "band_rows 256 bands 1"},
+    {"4-D with a leading dim passed through: 3-D", &cpu512, F32, 6, {1, 4, 5, 8, 8, 8}, {1, 2, 2, 2}, {1, 2, 2, 2},
+     {0}, {0}, 0, 0,
+     "3d: maxpool3d.cl maxpool3d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KD=2 KH=2 KW=2 SH=2 SW=2 items 20 local 1 "
+     "band_rows 4 bands 1"},
+    {"5x1x1 on a GPU: windows down a column", &gpu, F16, 5, {1, 4, 9, 6, 7}, {5, 1, 1}, {2, 1, 1}, {0}, {0}, 1, 0,
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT16 WITH_INDICES=1 STORAGE_ORDER=0 KH=5 KW=1 SH=2 SW=1 VW=8 WIDEN=1 "
+     "EXACT_ROWS=1 OVERLAP_BLOCKS=0 SWEEP_BLOCKS=0 ODD_START=0 STREAM_STORES=0 items 6,3,4 local 1 rows 1 gap 0 "
+     "sweep 0"},
+    {"1x1 windows: one row a plane", &cpu512, F32, 4, {2, 8, 10, 10}, {1, 1}, {0}, {0}, {0}, 0, 0,
+     "2d: maxpool2d.cl maxpool2d DT_FLOAT32 WITH_INDICES=0 STORAGE_ORDER=0 KH=1 KW=1 SH=1 SW=1 VW=16 WIDEN=1 "
+     "EXACT_ROWS=4 OVERLAP_BLOCKS=1 SWEEP_BLOCKS=64 ODD_START=0 STREAM_STORES=0 items 1,1,16 local 1 rows 64 gap 0 "
+     "sweep 16"},
+    {"4-D column-major Indices: not folded", &cpu512, F32, 6, {1, 2, 6, 6, 6, 6}, {3, 1, 1, 3}, {0}, {0}, {0}, 1, 1,
+     "nd: maxpool_nd.cl maxpool_nd DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=1 NS=4 VW=16 NB_MAX=4 SW=1 items 18 "
+     "local 0 rows 16"},
     /* 3-D */
     {"one-pass 3-D", &cpu512, F32, 5, {2, 64, 16, 56, 56}, {3, 3, 3}, {2, 2, 2}, {0}, {0}, 1, 0,
      "3d: maxpool3d.cl maxpool3d DT_FLOAT32 WITH_INDICES=1 STORAGE_ORDER=0 KD=3 KH=3 KW=3 SH=2 SW=2 "
