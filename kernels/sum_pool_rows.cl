@@ -71,6 +71,14 @@ static inline ATV pick(const ATV *d)
 #endif
 #define STAGED ((DENSE_SPAN + VW - 1) / VW)
 
+/* A whole vector of VW elements at p, in AT: float16 through vload_halfN (10-15 % faster here than TO_CTV's
+ * bit arithmetic). */
+#if defined(DT_FLOAT16)
+#define ROW_VECTOR(p) CLPOOL_XPASTE(vload_half, VW)(0, (__global const half *)(p))
+#else
+#define ROW_VECTOR(p) TO_CTV(VW, VLOADV(VW, (p)))
+#endif
+
 /* Lanes k .. k + VW - 1 of a and b end to end (k < VW; a constant once the loops unroll). */
 #if defined(__clang__)
 #define SHIFT_SRC(j, n, k, p) ((j) + (k))
@@ -98,6 +106,23 @@ static inline ATV shifted(ATV a, ATV b, int k)
 }
 #endif
 
+/* The window sums of the staged vectors v (every SW-th of the dense sums; lanes past `span` elements 0). */
+__attribute__((always_inline)) static inline ATV dense_sums(const ATV *v, int span)
+{
+    ATV d[SW];
+#pragma unroll
+    for (int m = 0; m < SW; ++m) {
+        d[m] = 0;
+        if (m * VW >= span) continue;
+#pragma unroll
+        for (int kw = 0; kw < KW; ++kw) {
+            const int at = m * VW + kw;
+            d[m] += shifted(v[at / VW], v[at / VW + 1], at % VW);
+        }
+    }
+    return pick(d);
+}
+
 /* The window sums along the input row at row_at (inside the input) of the block whose first tap is
  * column col0: each window's taps inside the row summed plainly in tap order (reduce_sum.h), taps in the
  * padding adding 0. `inner`: every dense lane's taps are inside the row; the live lanes use `span`
@@ -106,10 +131,10 @@ static inline ATV shifted(ATV a, ATV b, int k)
 __attribute__((always_inline)) static inline ATV row_sums(__global const T *in, long row_at, long col0, long W,
                                                           long in_limit, int inner, int span, const AT p)
 {
-    ATV d[SW];
     const long from = row_at + col0;
 #if DIRECT_TAPS
     if (inner) {
+        ATV d[SW];
 #pragma unroll
         for (int m = 0; m < SW; ++m) {
             d[m] = 0;
@@ -122,42 +147,30 @@ __attribute__((always_inline)) static inline ATV row_sums(__global const T *in, 
     /* the row's elements from col0, converted, contributed and masked once */
     ATV v[STAGED + 1];
     const int whole = from >= 0 && from + STAGED * VW <= in_limit; /* else clamped loads near the buffer's ends */
+    if (inner && whole) { /* every staged vector loads whole and lies inside the row: no test per vector */
+#pragma unroll
+        for (int q = 0; q < STAGED; ++q) v[q] = contribution_v(ROW_VECTOR(in + from + q * VW), p);
+        v[STAGED] = 0;
+        return dense_sums(v, SW * VW);
+    }
     const INTV(VW) lane = LANE_IDS;
 #pragma unroll
     for (int q = 0; q <= STAGED; ++q) {
         v[q] = 0;
         if (q == STAGED || q * VW >= span) continue;
-        TV(VW) raw;
         if (whole) {
-            raw = VLOADV(VW, in + from + q * VW);
+            v[q] = contribution_v(ROW_VECTOR(in + from + q * VW), p);
         } else {
             T e[VW];
             for (int l = 0; l < VW; ++l) e[l] = in[clamp(from + q * VW + l, 0L, in_limit - 1)];
-            raw = VLOADV(VW, e);
+            v[q] = contribution_v(TO_CTV(VW, VLOADV(VW, e)), p);
         }
-#if defined(DT_FLOAT16) /* whole vectors through vload_halfN: 10-15 % faster here than TO_CTV's bit arithmetic */
-        v[q] = contribution_v(whole ? CLPOOL_XPASTE(vload_half, VW)(0, (__global const half *)(in + from + q * VW))
-                                    : TO_CTV(VW, raw),
-                              p);
-#else
-        v[q] = contribution_v(TO_CTV(VW, raw), p);
-#endif
         if (!inner) {
             const INTV(VW) col = lane + (int)(col0 + q * VW);
             v[q] = select((ATV)0, v[q], AT_MASK((col >= 0) & (col < (int)W)));
         }
     }
-#pragma unroll
-    for (int m = 0; m < SW; ++m) {
-        d[m] = 0;
-        if (m * VW >= span) continue;
-#pragma unroll
-        for (int kw = 0; kw < KW; ++kw) {
-            const int at = m * VW + kw;
-            d[m] += shifted(v[at / VW], v[at / VW + 1], at % VW);
-        }
-    }
-    return pick(d);
+    return dense_sums(v, span);
 }
 
 /* A ring entry: row_sums of input row `row`, 0 outside the input. */
