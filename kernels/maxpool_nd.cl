@@ -91,7 +91,7 @@ static inline void take_tap(maxpool_best *best, int b, TV(VW) v, MASKV(VW) insid
     if (!exact) {
         const TV(VW) u = select(best->bits[b], v, inside); /* padding lanes offer the best itself */
         best->bits[b] = MAX_KEEP_FIRST(best->bits[b], u);
-        best->watch[b] += u - u;
+        best->watch[b] += select((TV(VW))0, v - v, inside);
         return;
     }
 #else
@@ -196,6 +196,14 @@ __attribute__((always_inline)) static inline void maxpool_blocks(GENERAL_ARGS, c
         for (int exact = !VALUE_PATH;; exact = 1) {
 #pragma unroll
             for (int b = 0; b < NB; ++b) {
+#if VALUE_PATH
+                /* the value path starts from -inf: its first tap inside replaces it (or is it), as from that tap */
+                if (!exact) {
+                    best.bits[b] = (TV(VW))(-INFINITY);
+                    best.watch[b] = 0;
+                    continue;
+                }
+#endif
                 best.bits[b] = GATHER(plane + first_row * W, first_col + b * VW);
 #if SEPARATE_KEYS
                 best.key[b] = KEYV(VW, best.bits[b]);
