@@ -42,9 +42,10 @@
 #endif
 #define ALL_LANES ((MASKV(VW))(-1))
 
-/* float32/float64 without Indices first try the value path: a plain max
- * per tap (x86's maxps keeps the first of equal values and a NaN already
- * taken) and, beside it, watch += v - v, which turns NaN at a NaN or an
+/* float32/float64 without Indices first try the value path: from -inf (which
+ * a lane's first tap inside replaces, or equals), a plain max per tap (x86's
+ * maxps keeps the first of equal values and a NaN already taken) and, beside
+ * it, watch += v - v in the lanes inside, which turns NaN at a NaN or an
  * infinity. Where the watch stays clean the maxima are exact; otherwise the
  * work-item starts over on the exact path (strict compares, the NaN rule).
  * The exact path's three compares per tap had kept x86's one compare port
