@@ -149,7 +149,12 @@ clpool_status clpool__window_size(const clpool_shape *input, const clpool_window
                                 (int)i);
         if (p->auto_pad == CLPOOL_AUTO_PAD_SAME_UPPER || p->auto_pad == CLPOOL_AUTO_PAD_SAME_LOWER) {
             out = in / s + (in % s != 0);
-            int64_t total = out > 0 ? (out - 1) * s + e - in : 0;
+            /* the last window's end, (out - 1) * s <= in: the padded input, which must stay in range too */
+            int64_t reach = 0;
+            if (out > 0 && __builtin_add_overflow((out - 1) * s, e, &reach))
+                return clpool__fail(CLPOOL_ERROR_OVERFLOW, "%s: kernel/dilation/pads along spatial axis %d overflow int64",
+                                    fn, (int)i);
+            int64_t total = out > 0 ? reach - in : 0;
             if (total < 0) total = 0;
             const int64_t small = total / 2;
             pb = p->auto_pad == CLPOOL_AUTO_PAD_SAME_UPPER ? small : total - small;

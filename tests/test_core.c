@@ -677,6 +677,19 @@ START_TEST(bad_shapes_are_refused_by_every_entry)
                          clpool_maxpool_output_shape(&row, &w, &out), CLPOOL_ERROR_OVERFLOW,
                          "kernel/dilation/pads along spatial axis 0 overflow int64");
     }
+    /* auto_pad SAME: the last window's end past int64 though the input and the kernel fit (found by fuzz_attrs;
+       N = 0 keeps the input's byte size in range) */
+    const clpool_shape far = {3, {0, 1, INT64_C(6890306701660822648)}};
+    const int64_t wide_k = INT64_C(3445173350830411324);
+    for (int upper = 0; upper < 2; ++upper) {
+        clpool_maxpool_params w;
+        ck_assert_int_eq(clpool_maxpool_params_init(&w, 1, &wide_k), CLPOOL_SUCCESS);
+        w.auto_pad = upper ? CLPOOL_AUTO_PAD_SAME_UPPER : CLPOOL_AUTO_PAD_SAME_LOWER;
+        w.strides[0] = 2;
+        cu_assert_status("SAME padding past int64", "clpool_maxpool_output_shape",
+                         clpool_maxpool_output_shape(&far, &w, &out), CLPOOL_ERROR_OVERFLOW,
+                         "kernel/dilation/pads along spatial axis 0 overflow int64");
+    }
     /* a spatial dim of 0 whose pads hold the window: outputs, but no input to read */
     const clpool_shape hollow = {3, {1, 1, 0}};
     clpool_maxpool_params padded;
