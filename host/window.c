@@ -195,6 +195,59 @@ clpool_status clpool__window_size(const clpool_shape *input, const clpool_window
     return clpool__check_shape(&out, fn, "output shape", NULL);
 }
 
+void clpool__window_copy_dim(clpool__window *w, int32_t to, const clpool__window *from, int32_t i)
+{
+    w->in[to] = from->in[i];
+    w->out[to] = from->out[i];
+    w->kernel_shape[to] = from->kernel_shape[i];
+    w->strides[to] = from->strides[i];
+    w->dilations[to] = from->dilations[i];
+    w->pad_begin[to] = from->pad_begin[i];
+    w->pad_end[to] = from->pad_end[i];
+}
+
+void clpool__window_tap_dim(clpool__window *w, int32_t to, int64_t n)
+{
+    w->in[to] = w->out[to] = n;
+    w->kernel_shape[to] = w->strides[to] = w->dilations[to] = 1;
+    w->pad_begin[to] = w->pad_end[to] = 0;
+}
+
+/* Whether spatial dim i passes its input through: a window of one tap at each element. */
+static int passes_through(const clpool__window *w, int32_t i)
+{
+    return w->kernel_shape[i] == 1 && w->pad_begin[i] == 0 && w->out[i] == w->in[i] &&
+           (w->strides[i] == 1 || w->in[i] == 1);
+}
+
+int clpool__window_fold(const clpool__window *w, clpool__window *out)
+{
+    const int32_t ns = w->ns;
+    /* the leading dims that fold: those ahead of the first window wider than a tap */
+    int32_t lead = 0;
+    while (lead < ns && passes_through(w, lead)) ++lead;
+    if (lead == ns) lead = ns > 2 ? ns - 2 : 0;
+    clpool__window kept = *w; /* the dims that stay, a run of one-tap windows as one */
+    kept.ns = 0;
+    for (int32_t i = 0; i < ns; ++i) {
+        const int pass = passes_through(w, i);
+        if (i < lead)
+            kept.planes *= w->in[i];
+        else if (pass && kept.ns > 0 && passes_through(&kept, kept.ns - 1))
+            kept.in[kept.ns - 1] = kept.out[kept.ns - 1] *= w->in[i];
+        else if (pass)
+            clpool__window_tap_dim(&kept, kept.ns++, w->in[i]);
+        else
+            clpool__window_copy_dim(&kept, kept.ns++, w, i);
+    }
+    if (kept.ns == ns && ns > 1) return 0;
+    *out = kept;
+    out->ns = 0;
+    while (out->ns + kept.ns < 2) clpool__window_tap_dim(out, out->ns++, 1); /* rank 2: dims of one element ahead */
+    for (int32_t i = 0; i < kept.ns; ++i) clpool__window_copy_dim(out, out->ns++, &kept, i);
+    return 1;
+}
+
 void clpool__window_output_shape(const clpool_shape *input, const clpool__window *w, clpool_shape *output)
 {
     memset(output, 0, sizeof *output);

@@ -1,7 +1,8 @@
 /*
  * The window layer every windowed op shares (MaxPool, and AveragePool,
  * LpPool and MaxUnpool on the same rules): attribute validation, auto_pad,
- * ceil_mode, dilations and output sizing, with each op's own rules as flags.
+ * ceil_mode, dilations and output sizing, with each op's own rules as flags,
+ * and the views the planners take of resolved windows (one-tap dims folded).
  */
 #ifndef CLPOOL_WINDOW_H
 #define CLPOOL_WINDOW_H
@@ -39,6 +40,16 @@ clpool_status clpool__window_size(const clpool_shape *input, const clpool_window
 
 /* The output shape: N x C x the windows' output dims. */
 void clpool__window_output_shape(const clpool_shape *input, const clpool__window *w, clpool_shape *output);
+
+/* Dim `to` of `w`: dim `i` of `from` (every per-dim field), or a window of one tap over n elements. */
+void clpool__window_copy_dim(clpool__window *w, int32_t to, const clpool__window *from, int32_t i);
+void clpool__window_tap_dim(clpool__window *w, int32_t to, int64_t n);
+
+/* The windows with fewer spatial dims, where they allow: dims whose windows are one tap fold away, leading
+ * ones into the planes (all but the last two where every window is a tap) and each run of neighbouring
+ * ones into one dim; rank 2 at least (1-D pooling as rows of height 1). Every element keeps its flat
+ * offset. Returns 0 (*out untouched) where nothing folds. */
+int clpool__window_fold(const clpool__window *w, clpool__window *out);
 
 /* Elements of the windows' input and output (planes x spatial). */
 int64_t clpool__window_in_elements(const clpool__window *w);

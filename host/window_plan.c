@@ -554,87 +554,28 @@ static void plan_3d(const clpool__device_caps *caps, const clpool__pool_desc *d,
 
 /* ------------------------------------------------------------ views */
 
-/* A view of d: `planes` planes of h x w pooled by the windows of d's spatial
- * dims `dims` (two indices; -1: a window of 1, the dim passes through). */
-static void view_2d(const clpool__pool_desc *d, int64_t planes, int64_t h, int64_t w, const int32_t dims[2],
+/* A 2-D view of d: `planes` planes pooled by the windows of d's spatial dims `dims` (two indices; -1: a
+ * window of one tap over `taps` elements). */
+static void view_2d(const clpool__pool_desc *d, int64_t planes, const int32_t dims[2], int64_t taps,
                     clpool__pool_desc *view)
 {
     *view = *d;
     view->w.ns = 2;
     view->w.planes = planes;
-    view->w.in[0] = h;
-    view->w.in[1] = w;
-    for (int32_t i = 0; i < 2; ++i) {
-        const int32_t s = dims[i];
-        view->w.kernel_shape[i] = s >= 0 ? d->w.kernel_shape[s] : 1;
-        view->w.strides[i] = s >= 0 ? d->w.strides[s] : 1;
-        view->w.dilations[i] = s >= 0 ? d->w.dilations[s] : 1;
-        view->w.pad_begin[i] = s >= 0 ? d->w.pad_begin[s] : 0;
-        view->w.pad_end[i] = s >= 0 ? d->w.pad_end[s] : 0;
-        view->w.out[i] = s >= 0 ? d->w.out[s] : view->w.in[i];
-    }
+    for (int32_t i = 0; i < 2; ++i)
+        if (dims[i] >= 0)
+            clpool__window_copy_dim(&view->w, i, &d->w, dims[i]);
+        else
+            clpool__window_tap_dim(&view->w, i, taps);
 }
 
-/* Whether spatial dim i passes its input through: a window of one tap at each element. */
-static int passes_through(const clpool__pool_desc *d, int32_t i)
-{
-    return d->w.kernel_shape[i] == 1 && d->w.pad_begin[i] == 0 && d->w.out[i] == d->w.in[i] &&
-           (d->w.strides[i] == 1 || d->w.in[i] == 1);
-}
-
-/* The view of a call with fewer spatial dims, where its windows allow: leading dims that pass through
- * fold into the planes and each run of neighbouring ones into one dim, rank 2 at least (1-D pooling as
- * rows of height 1). The flat offsets, and so row-major Indices, stay; column-major Indices over 2+ dims
- * do not: no view. Returns 0 where no dim folds. */
+/* d with its one-tap dims folded away (clpool__window_fold); column-major Indices over 2+ dims count
+ * their offsets by the dims as they are: no view. Returns 0 where no dim folds. */
 static int view_folded(const clpool__pool_desc *d, clpool__pool_desc *view)
 {
-    const int32_t ns = d->w.ns;
-    if (ns > 1 && d->indices && d->storage_order == 1) return 0;
-    /* the leading dims that fold: those ahead of the first window wider than a tap (where every window
-     * is a tap, all but the last two, so the rows stay) */
-    int32_t lead = 0;
-    while (lead < ns && passes_through(d, lead)) ++lead;
-    if (lead == ns) lead = ns > 2 ? ns - 2 : 0;
+    if (d->w.ns > 1 && d->indices && d->storage_order == 1) return 0;
     *view = *d;
-    int32_t n = 0;
-    for (int32_t i = 0; i < ns; ++i) {
-        const int pass = passes_through(d, i);
-        if (i < lead) {
-            view->w.planes *= d->w.in[i];
-            continue;
-        }
-        if (pass && n > 0 && passes_through(view, n - 1)) { /* the run so far grows */
-            view->w.in[n - 1] *= d->w.in[i];
-            view->w.out[n - 1] = view->w.in[n - 1];
-            continue;
-        }
-        view->w.in[n] = d->w.in[i];
-        view->w.out[n] = d->w.out[i];
-        view->w.kernel_shape[n] = d->w.kernel_shape[i];
-        view->w.strides[n] = pass ? 1 : d->w.strides[i];
-        view->w.dilations[n] = d->w.dilations[i];
-        view->w.pad_begin[n] = d->w.pad_begin[i];
-        view->w.pad_end[n] = d->w.pad_end[i];
-        ++n;
-    }
-    if (n == ns && ns > 1) return 0;
-    /* rank 2 at least: dims of one element (a window of one tap) ahead */
-    const int32_t add = n < 2 ? 2 - n : 0;
-    for (int32_t i = n - 1; i >= 0; --i) {
-        view->w.in[i + add] = view->w.in[i];
-        view->w.out[i + add] = view->w.out[i];
-        view->w.kernel_shape[i + add] = view->w.kernel_shape[i];
-        view->w.strides[i + add] = view->w.strides[i];
-        view->w.dilations[i + add] = view->w.dilations[i];
-        view->w.pad_begin[i + add] = view->w.pad_begin[i];
-        view->w.pad_end[i + add] = view->w.pad_end[i];
-    }
-    for (int32_t i = 0; i < add; ++i) {
-        view->w.in[i] = view->w.out[i] = view->w.kernel_shape[i] = view->w.strides[i] = view->w.dilations[i] = 1;
-        view->w.pad_begin[i] = view->w.pad_end[i] = 0;
-    }
-    view->w.ns = n + add;
-    return 1;
+    return clpool__window_fold(&d->w, &view->w);
 }
 
 /*
@@ -650,8 +591,8 @@ static int plan_two_passes(const clpool__device_caps *caps, const clpool__pool_d
     const int64_t planes = d->w.planes, D = d->w.in[0];
     const int64_t across_out = planes * D * d->w.out[1] * d->w.out[2];
     clpool__pool_desc across, down;
-    view_2d(d, planes * D, d->w.in[1], d->w.in[2], (const int32_t[]){1, 2}, &across);
-    view_2d(d, planes, D, d->w.out[1] * d->w.out[2], (const int32_t[]){0, -1}, &down);
+    view_2d(d, planes * D, (const int32_t[]){1, 2}, 0, &across);
+    view_2d(d, planes, (const int32_t[]){0, -1}, d->w.out[1] * d->w.out[2], &down);
     if (d->indices && (d->storage_order != 0 || !use_2d_kernels(caps, &down))) return 0;
     /* scratch: [the first pass's Indices, if any][its values][the map loads' overrun] */
     const int64_t index_bytes = d->indices ? across_out * 8 : 0;
