@@ -223,6 +223,9 @@ static int passes_through(const clpool__window *w, int32_t i)
 int clpool__window_fold(const clpool__window *w, clpool__window *out)
 {
     const int32_t ns = w->ns;
+    int folds = ns == 1; /* (calls ask on every enqueue: most have no one-tap dim, so no copy then) */
+    for (int32_t i = 0; i < ns && !folds; ++i) folds = passes_through(w, i);
+    if (!folds) return 0;
     /* the leading dims that fold: those ahead of the first window wider than a tap */
     int32_t lead = 0;
     while (lead < ns && passes_through(w, lead)) ++lead;

@@ -573,9 +573,11 @@ static void view_2d(const clpool__pool_desc *d, int64_t planes, const int32_t di
  * their offsets by the dims as they are: no view. Returns 0 where no dim folds. */
 static int view_folded(const clpool__pool_desc *d, clpool__pool_desc *view)
 {
-    if (d->w.ns > 1 && d->indices && d->storage_order == 1) return 0;
+    clpool__window w;
+    if ((d->w.ns > 1 && d->indices && d->storage_order == 1) || !clpool__window_fold(&d->w, &w)) return 0;
     *view = *d;
-    return clpool__window_fold(&d->w, &view->w);
+    view->w = w;
+    return 1;
 }
 
 /*
