@@ -149,6 +149,12 @@ clpool_status clpool__plan_run_tiered(clpool_context *ctx, cl_command_queue q, c
                                       clpool__tier_job *job, cl_uint num_wait, const cl_event *wait, cl_event *event,
                                       const char *fn);
 
+/* Build `plan`'s programs and kernels, then run it once on zeroed buffers of `bytes` (by role: the sizes of
+ * the asking call's, so its offsets and strides stay inside) on *queue (made at the first use) and wait for
+ * it: the driver generates the launches' code for their local sizes here. 1 when the programs built; the run
+ * is best effort, skipped for buffers above 256 MiB in all or once *stopping is set. */
+int clpool__plan_warm(clpool_context *ctx, cl_command_queue *queue, const clpool__plan *plan, const size_t *bytes,
+                      const int *stopping);
 /* Enqueue one launch with `mems` (indexed by clpool__role) as its buffers. */
 clpool_status clpool__launch_run(clpool_context *ctx, cl_command_queue q, const clpool__launch *l, const cl_mem *mems,
                                  cl_uint num_wait, const cl_event *wait, cl_event *event);

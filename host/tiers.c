@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "plan.h"
+#include "builder.h"
 
 /* A queued build: the plan of the call that asked, the sizes of its buffers by role, and the end of that
  * call's first tier, which the build waits for: on PoCL compiles take one process-wide lock, so a build
@@ -33,10 +33,6 @@ struct clpool__tier_jobs {
     cl_command_queue queue; /* the thread's own, made at its first plan run */
 };
 
-/* The plan's buffers' private copies cost at most this much; a larger call's build skips the run (its code
- * generation then happens at its first specialised call). */
-#define WARM_RUN_MAX_BYTES (4 * CLPOOL__FIRST_TIER_MAX_BYTES)
-
 /* Set the tier of every launch of `plan`; caller holds ctx->lock. */
 static void set_tiers(clpool_context *ctx, const clpool__plan *plan, clpool__tier state)
 {
@@ -44,33 +40,43 @@ static void set_tiers(clpool_context *ctx, const clpool__plan *plan, clpool__tie
         clpool__kernel_tier(ctx, plan->launch[i].parts, &plan->launch[i].options, plan->launch[i].kernel, 1, state);
 }
 
-/* Build the job's programs and kernels, then run its plan once on zeroed buffers the size of the caller's
- * (the same offsets and strides therefore stay inside them) and wait for it. 1 when the programs built; the
- * run is best effort. */
-static int run_job(clpool_context *ctx, clpool__tier_jobs *jobs, const tier_job *job)
+/* The plan's buffers' private copies cost at most this much; a larger call's build skips the run (its code
+ * generation then happens at its first specialised call). */
+#define WARM_RUN_MAX_BYTES (4 * CLPOOL__FIRST_TIER_MAX_BYTES)
+
+int clpool__plan_warm(clpool_context *ctx, cl_command_queue *queue, const clpool__plan *plan, const size_t *bytes,
+                      const int *stopping)
 {
     static const char *fn = "the background build";
-    for (int i = 0; i < job->plan.launches; ++i) {
+    for (int i = 0; i < plan->launches; ++i) {
         clpool__kernel k = {0};
-        const clpool__launch *l = &job->plan.launch[i];
+        const clpool__launch *l = &plan->launch[i];
         if (clpool__kernel_get(ctx, l->parts, &l->options, l->kernel, &k) != CLPOOL_SUCCESS) return 0;
         clpool__kernel_put(ctx, &k);
     }
     uint64_t total = 0;
-    for (int r = 0; r < CLPOOL__ROLES; ++r) total += job->bytes[r];
-    if (total > WARM_RUN_MAX_BYTES || __atomic_load_n(&jobs->stopping, __ATOMIC_RELAXED)) return 1;
+    for (int r = 0; r < CLPOOL__ROLES; ++r) total += bytes[r];
+    if (total > WARM_RUN_MAX_BYTES || __atomic_load_n(stopping, __ATOMIC_RELAXED)) return 1;
     cl_int err = CL_SUCCESS;
-    if (!jobs->queue && !(jobs->queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err))) return 1;
+    if (!*queue && !(*queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err))) return 1;
     cl_mem mems[CLPOOL__ROLES] = {0};
     const cl_uchar zero = 0;
     for (int r = 0; r < CLPOOL__ROLES && err == CL_SUCCESS; ++r)
-        if (job->bytes[r] > 0 && (mems[r] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, job->bytes[r], NULL, &err)))
-            err = clEnqueueFillBuffer(jobs->queue, mems[r], &zero, 1, 0, job->bytes[r], 0, NULL, NULL);
-    if (err == CL_SUCCESS) clpool__plan_run(ctx, jobs->queue, &job->plan, mems, 0, NULL, NULL, fn);
-    clFinish(jobs->queue); /* the run (or the fills) before the buffers go */
+        if (bytes[r] > 0 && (mems[r] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes[r], NULL, &err)))
+            err = clEnqueueFillBuffer(*queue, mems[r], &zero, 1, 0, bytes[r], 0, NULL, NULL);
+    if (err == CL_SUCCESS) clpool__plan_run(ctx, *queue, plan, mems, 0, NULL, NULL, fn);
+    clFinish(*queue); /* the run (or the fills) before the buffers go */
     for (int r = 0; r < CLPOOL__ROLES; ++r) /* not the plan's scratch, a lease plan_run gave back */
-        if (mems[r] && job->bytes[r] > 0) clReleaseMemObject(mems[r]);
+        if (mems[r] && bytes[r] > 0) clReleaseMemObject(mems[r]);
     return 1;
+}
+
+/* The job's plan, first in the helper's process where there is one (its code generation then holds no lock
+ * of this one's), then here: from PoCL's kernel cache after the helper, so the lock is held for moments. */
+static int run_job(clpool_context *ctx, clpool__tier_jobs *jobs, const tier_job *job)
+{
+    clpool__builder_run(ctx, &job->plan, job->bytes, &jobs->stopping);
+    return clpool__plan_warm(ctx, &jobs->queue, &job->plan, job->bytes, &jobs->stopping);
 }
 
 static void job_free(tier_job *job)

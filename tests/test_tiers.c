@@ -8,11 +8,14 @@
  * ctest runs the other suites with CLPOOL_TIERED=0; each test here sets it.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_util.h"
@@ -739,6 +742,137 @@ START_TEST(background_build_faults)
 }
 END_TEST
 
+/* ------------------------------------------------------------ the helper process */
+
+static int on_pocl(clpool_context *ctx)
+{
+    clpool_device_info info;
+    ck_assert_int_eq(clpool_context_device_info(ctx, &info), CLPOOL_SUCCESS);
+    return strstr(info.platform_name, "Portable Computing Language") != NULL;
+}
+
+/* A CLPOOL_BUILDER script in the test's directory running `body` (sh) with the helper's arguments; its path. */
+static const char *builder_script(const char *name, const char *body)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s-%d.sh", cu_tmpdir(), name, (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    ck_assert_int_eq(chmod(path, 0700), 0);
+    return path;
+}
+
+static long file_long(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1) v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+/* A key's first call, its build awaited, then a call that must take the specialised kernel; both exact. */
+static void tier_up_checked(const char *desc)
+{
+    clpool_context *ctx = tiered_context("1");
+    mp_case c;
+    unsigned char *y0, *y;
+    int64_t *i0, *idx;
+    const int64_t n_out = catalogue_case(0xb01d, 0, &c, &y0, &y, &i0, &idx);
+    ck_assert_str_eq(mp_run_checked(ctx, &c, y0, i0, desc), GENERIC);
+    cu_assert_ok(clpool_context_wait_builds(ctx), "clpool_context_wait_builds", desc);
+    ASSERT_SPECIALISED(mp_run_checked(ctx, &c, y, idx, desc), desc);
+    ck_assert_msg(memcmp(y, y0, c.out_bytes) == 0 && (!c.indices || memcmp(idx, i0, (size_t)n_out * 8) == 0),
+                  "%s: the tiers differ", desc);
+    free(y0), free(y), free(i0), free(idx), free(c.x);
+    clpool_context_release(ctx);
+}
+
+/* On PoCL the background build runs first in the helper process (clpool-builder, beside the library),
+ * which builds and runs the plan and exits 0; elsewhere no helper is started. */
+START_TEST(helper_process_builds_first)
+{
+    const char *real = getenv("CLPOOL_TEST_BUILDER");
+    ck_assert_msg(real && *real, "CLPOOL_TEST_BUILDER (the clpool-builder to wrap) is not set");
+    char log[4096], body[9000];
+    snprintf(log, sizeof log, "%s/builder-%d.log", cu_tmpdir(), (int)getpid());
+    unlink(log);
+    snprintf(body, sizeof body, "\"%s\" \"$@\"; echo $? >> \"%s\"", real, log);
+    setenv("CLPOOL_BUILDER", builder_script("builder-wrap", body), 1);
+    clpool_context *ctx = tiered_context("1");
+    const int pocl = on_pocl(ctx);
+    clpool_context_release(ctx);
+    tier_up_checked("through the helper");
+    unsetenv("CLPOOL_BUILDER");
+    if (pocl)
+        ck_assert_msg(file_long(log) == 0, "the helper's exit status was %ld (-1: it did not run)", file_long(log));
+    else
+        ck_assert_msg(access(log, F_OK) != 0, "a helper ran on a platform other than PoCL");
+    unlink(log);
+}
+END_TEST
+
+/* A helper that is off, missing, fails, does nothing, or whose children the program does not wait for
+ * (SIGCHLD ignored): the build thread builds the plan itself, and the key still tiers up exactly. */
+START_TEST(helper_failures_fall_back)
+{
+    const char *const builders[] = {"off", "/nonexistent/clpool-builder", "/bin/false",
+                                    builder_script("builder-nothing", "exit 0"), NULL};
+    for (int i = 0; i < 5; ++i) {
+        char desc[4200];
+        if (builders[i]) setenv("CLPOOL_BUILDER", builders[i], 1);
+        else signal(SIGCHLD, SIG_IGN);
+        snprintf(desc, sizeof desc, "CLPOOL_BUILDER=%s", builders[i] ? builders[i] : "(default), SIGCHLD ignored");
+        tier_up_checked(desc);
+        unsetenv("CLPOOL_BUILDER");
+        signal(SIGCHLD, SIG_DFL);
+    }
+    char long_path[5000];
+    memset(long_path, 'x', sizeof long_path - 1);
+    long_path[sizeof long_path - 1] = '\0';
+    setenv("CLPOOL_BUILDER", long_path, 1);
+    tier_up_checked("a CLPOOL_BUILDER path longer than PATH_MAX");
+    unsetenv("CLPOOL_BUILDER");
+}
+END_TEST
+
+/* Released while the helper runs: the helper is killed and reaped, so no process outlives the context. */
+START_TEST(release_kills_the_helper)
+{
+    char pid_file[4096], body[3 * 4096 + 100];
+    snprintf(pid_file, sizeof pid_file, "%s/builder-%d.pid", cu_tmpdir(), (int)getpid());
+    unlink(pid_file);
+    snprintf(body, sizeof body, "echo $$ > \"%s.tmp\" && mv \"%s.tmp\" \"%s\" && exec sleep 60", pid_file, pid_file,
+             pid_file);
+    setenv("CLPOOL_BUILDER", builder_script("builder-sleep", body), 1);
+    clpool_context *ctx = tiered_context("1");
+    const int pocl = on_pocl(ctx);
+    mp_case c;
+    unsigned char *y0, *y;
+    int64_t *i0, *idx;
+    catalogue_case(0xb01d, 0, &c, &y0, &y, &i0, &idx);
+    mp_run_checked(ctx, &c, y0, i0, "the helper sleeps");
+    for (int waited = 0; pocl && access(pid_file, F_OK) != 0 && waited < 20000; waited += 10) sleep_ms(10);
+    const long pid = file_long(pid_file);
+    const time_t before = time(NULL);
+    clpool_context_release(ctx);
+    const double release_s = difftime(time(NULL), before);
+    unsetenv("CLPOOL_BUILDER");
+    if (pocl) {
+        ck_assert_msg(pid > 0, "the helper did not start within 20 s");
+        ck_assert_msg(kill((pid_t)pid, 0) != 0 && errno == ESRCH, "the helper (pid %ld) outlived the context", pid);
+        /* not waited out: the helper would have slept 60 s */
+        ck_assert_msg(release_s < 30, "the release waited %.0f s for the helper", release_s);
+    }
+    unlink(pid_file);
+    free(y0), free(y), free(i0), free(idx), free(c.x);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tiers");
@@ -757,5 +891,8 @@ int main(void)
     tcase_add_test(tc, release_with_builds_in_flight);
     tcase_add_test(tc, builds_after_a_failed_call_and_for_large_buffers);
     tcase_add_test(tc, background_build_faults);
+    tcase_add_test(tc, helper_process_builds_first);
+    tcase_add_test(tc, helper_failures_fall_back);
+    tcase_add_test(tc, release_kills_the_helper);
     return cu_run_suite(s, CK_NORMAL);
 }

@@ -68,7 +68,7 @@ static const startup_case cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 #define CALLS 20   /* calls of one key per child */
-#define PACE_MS 50 /* between the paced child's calls: 20 of them span a build */
+#define PACE_MS 150 /* between the paced child's calls: 20 of them span a build (build left shows whether) */
 
 
 /* ------------------------------------------------------------ the child side */
@@ -169,6 +169,9 @@ static int startup_child(const char *name, const char *device, int pace_ms)
             ok = run_op(c, ctx, x, x2, y, idx) == CLPOOL_SUCCESS;
             printf("%.3f\n", cli_now_ms() - a);
         }
+        /* the paced child: how long its builds still took after its last call (0: the calls spanned them) */
+        const double b = cli_now_ms();
+        if (ok && ctx && pace_ms > 0) printf("b%.3f\n", clpool_context_wait_builds(ctx) == CLPOOL_SUCCESS ? cli_now_ms() - b : -1.0);
         if (!ok) fprintf(stderr, "clpool bench: %s: %s\n", name, clpool_last_error());
         else rc = 0;
         clpool_context_release(ctx);
@@ -189,7 +192,8 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
  * and the largest and median of its later calls (0 where it makes none), and the process's wall time, in
  * ms; -1 on failure. */
 static int spawn_case(const char *self, const char *name, const char *device, const char *dir, int pace_ms,
-                      double *first_ms, double *later_max, double *later_median, double *process_ms)
+                      double *first_ms, double *later_max, double *later_median, double *process_ms,
+                      double *build_left)
 {
     int fds[2];
     if (pipe(fds) != 0) return -1;
@@ -237,6 +241,8 @@ static int spawn_case(const char *self, const char *name, const char *device, co
     for (int i = 0; i < n; ++i)
         if (later[i] > *later_max) *later_max = later[i];
     *later_median = n ? cli_median(later, n) : 0;
+    const char *b = strchr(out, 'b');
+    *build_left = b ? strtod(b + 1, NULL) : 0;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 && parsed ? 0 : -1;
 }
 
@@ -268,8 +274,8 @@ int cli_bench_startup(const char *spec, int repeat, int csv)
     }
     self[len] = '\0';
     /* Per round and case: cold first result, its process, warm first result, the cold child's later calls
-     * back to back (median, largest) and the paced child's largest. */
-    enum { COLD, PROCESS, WARM, LATER_MEDIAN, LATER_MAX, PACED_MAX, FIGURES };
+     * back to back (median, largest) and the paced child's largest, and its build's ms after its calls. */
+    enum { COLD, PROCESS, WARM, LATER_MEDIAN, LATER_MAX, PACED_MAX, BUILD_LEFT, FIGURES };
     double(*fig)[N_CASES][FIGURES] = calloc((size_t)repeat, sizeof *fig);
     int rc = fig ? 0 : 1;
     /* Round r runs every case once, each followed by the floor, so that every
@@ -292,13 +298,13 @@ int cli_bench_startup(const char *spec, int repeat, int csv)
                         break;
                     }
                     const int ok = run == 0   ? spawn_case(self, c->name, device, dir, -1, &f[COLD], &unused, &unused,
-                                                           &f[PROCESS])
+                                                           &f[PROCESS], &unused)
                                    : run == 1 ? spawn_case(self, c->name, device, dir, -1, &f[WARM], &unused, &unused,
-                                                           &unused)
+                                                           &unused, &unused)
                                    : run == 2 ? spawn_case(self, c->name, device, dir, 0, &unused, &f[LATER_MAX],
-                                                           &f[LATER_MEDIAN], &unused)
+                                                           &f[LATER_MEDIAN], &unused, &unused)
                                               : spawn_case(self, c->name, device, dir, PACE_MS, &unused,
-                                                           &f[PACED_MAX], &unused, &unused);
+                                                           &f[PACED_MAX], &unused, &unused, &f[BUILD_LEFT]);
                     if (ok != 0) {
                         fprintf(stderr, "clpool bench: start-up case %s failed\n", c->name);
                         rc = 1;
@@ -316,11 +322,11 @@ int cli_bench_startup(const char *spec, int repeat, int csv)
         const double floor_ms = cli_median(floors, n_floors), floor_wall = cli_median(floor_walls, n_floors);
         if (csv)
             printf("startup_case,cold_first_result_ms,ratio_to_floor,cold_process_ms,warm_first_result_ms,"
-                   "later_median_ms,later_max_ms,paced_max_ms\n");
+                   "later_median_ms,later_max_ms,paced_max_ms,build_left_ms\n");
         else
-            printf("%-34s %10s %7s %10s %10s %11s %11s %11s\n", "case (float32)", "cold first", "x floor", "process",
-                   "warm first", "2-20 median", "2-20 max", "paced max");
-        if (csv) printf("%s,%.1f,1.00,%.1f,,,,\n", cases[0].name, floor_ms, floor_wall);
+            printf("%-34s %10s %7s %10s %10s %11s %11s %11s %10s\n", "case (float32)", "cold first", "x floor",
+                   "process", "warm first", "2-20 median", "2-20 max", "paced max", "build left");
+        if (csv) printf("%s,%.1f,1.00,%.1f,,,,,\n", cases[0].name, floor_ms, floor_wall);
         else printf("%-34s %10.1f %7.2f %10.1f\n", cases[0].name, floor_ms, 1.0, floor_wall);
         for (size_t i = 1; i < N_CASES; ++i) {
             double m[FIGURES], v[512];
@@ -330,15 +336,17 @@ int cli_bench_startup(const char *spec, int repeat, int csv)
                 m[k] = cli_median(v, n);
             }
             if (csv)
-                printf("%s,%.1f,%.2f,%.1f,%.1f,%.2f,%.2f,%.2f\n", cases[i].name, m[COLD], m[COLD] / floor_ms,
-                       m[PROCESS], m[WARM], m[LATER_MEDIAN], m[LATER_MAX], m[PACED_MAX]);
+                printf("%s,%.1f,%.2f,%.1f,%.1f,%.2f,%.2f,%.2f,%.1f\n", cases[i].name, m[COLD], m[COLD] / floor_ms,
+                       m[PROCESS], m[WARM], m[LATER_MEDIAN], m[LATER_MAX], m[PACED_MAX], m[BUILD_LEFT]);
             else
-                printf("%-34s %10.1f %7.2f %10.1f %10.1f %11.2f %11.2f %11.2f\n", cases[i].name, m[COLD],
-                       m[COLD] / floor_ms, m[PROCESS], m[WARM], m[LATER_MEDIAN], m[LATER_MAX], m[PACED_MAX]);
+                printf("%-34s %10.1f %7.2f %10.1f %10.1f %11.2f %11.2f %11.2f %10.1f\n", cases[i].name, m[COLD],
+                       m[COLD] / floor_ms, m[PROCESS], m[WARM], m[LATER_MEDIAN], m[LATER_MAX], m[PACED_MAX],
+                       m[BUILD_LEFT]);
         }
         if (!csv)
             printf("ms, medians of %d rounds; calls 2-20 of each key: back to back (median, largest), and one every "
-                   "%d ms (largest)\n",
+                   "%d ms (largest; build left: what the key's background build still took after them, 0 where "
+                   "they spanned it)\n",
                    repeat, PACE_MS);
     }
     free(fig), free(floors), free(floor_walls);
