@@ -2,7 +2,7 @@
 # Install the build into a fresh prefix, then build and run an outside
 # consumer through pkg-config and through find_package(clpool), shared and
 # static; check that the shared library exports only clpool_* symbols and
-# that the tool and its man page are installed.
+# that the tool, its man page and the background build's helper are installed.
 #   tests/check_install.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$1
@@ -35,6 +35,8 @@ if [ -n "$bad" ]; then
   exit 1
 fi
 [ -x "$prefix/bin/clpool" ] || { echo "clpool is not installed in $prefix/bin" >&2; exit 1; }
+# the background build's helper, where the library looks for it (host/builder.c)
+[ -x "$libdir/clpool/clpool-builder" ] || { echo "clpool-builder is not installed in $libdir/clpool" >&2; exit 1; }
 cmp -s "$prefix/share/man/man1/clpool.1" "$(dirname "$0")/../tools/clpool.1" ||
   { echo "share/man/man1/clpool.1 is missing or differs from tools/clpool.1" >&2; exit 1; }
-echo "install check OK: pkg-config + find_package, shared + static, only clpool_* exported, clpool + clpool.1"
+echo "install check OK: pkg-config + find_package, shared + static, only clpool_* exported, clpool + clpool.1, clpool-builder"

@@ -1,9 +1,12 @@
 """Every op and dtype against the numpy references on random cases (fixed seeds), through numpy arrays and
 through pyopencl arrays that sit at a byte offset inside a larger buffer."""
+import os
+
 import numpy as np
 import pytest
 
 import clpool
+from clpool import _lib
 import reference
 from conftest import FLOAT_DTYPES, MAX_DTYPES, MAXPOOL_DTYPES, dtype_params, expect_fp64_unsupported, np_dtype
 
@@ -682,6 +685,29 @@ def test_background_builds(monkeypatch):
         again = clpool.max_pool(x, [3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ctx=ctx)
         np.testing.assert_array_equal(first, again)
         clpool.average_pool(x, [2, 2], ctx=ctx)  # closed with a build queued: the context waits for none
+
+
+def test_background_builds_run_the_packaged_helper(monkeypatch, tmp_path):
+    """The package ships clpool-builder beside its library. On PoCL a background build runs it first (here
+    through a wrapper noting its exit status) and the key tiers up; elsewhere no helper starts."""
+    helper = os.path.join(os.path.dirname(_lib._library_path()), "clpool-builder")
+    assert os.access(helper, os.X_OK), f"{helper} is missing"
+    status, wrapper = tmp_path / "status", tmp_path / "builder.sh"
+    wrapper.write_text(f'#!/bin/sh\n"{helper}" "$@"; echo $? >> "{status}"\n')
+    wrapper.chmod(0o700)
+    monkeypatch.setenv("CLPOOL_TIERED", "1")
+    monkeypatch.setenv("CLPOOL_BUILDER", str(wrapper))
+    x = np.random.default_rng(8).integers(-4, 4, size=(2, 3, 15, 13)).astype(np.float32)
+    with clpool.Context() as ctx:
+        first = clpool.max_pool(x, [3, 3], strides=[2, 2], ctx=ctx)
+        ctx.wait_builds()
+        np.testing.assert_array_equal(clpool.max_pool(x, [3, 3], strides=[2, 2], ctx=ctx), first)
+        pocl = "Portable Computing Language" in ctx.device.platform
+    np.testing.assert_array_equal(first, reference.maxpool(x, [3, 3], strides=[2, 2])[0])
+    if pocl:
+        assert status.read_text().split() == ["0"]
+    else:
+        assert not status.exists()
 
 
 @pytest.mark.portability
