@@ -4,8 +4,9 @@
  * thread, which builds them and runs the plan once on buffers of its own, so
  * that the driver's code generation (PoCL compiles a kernel for its local
  * size at its first run) happens there too. Calls keep to the first tier
- * until the build is done and none builds a program (on PoCL one made during
- * that code generation still waits for the driver's lock).
+ * until the build is done and none builds a program. On PoCL, whose code
+ * generation holds a lock every launch takes, the helper process builds and
+ * runs the plan first (builder.c), so the thread's own run loads the results.
  */
 #include <errno.h>
 #include <stdlib.h>
