@@ -105,10 +105,11 @@ static int library_path(char *path, size_t size)
            (n <= 0 || strcmp(exe, path) != 0);
 }
 
-/* The helper to run: $CLPOOL_BUILDER ("off": none), else the first of helper_places beside the library. */
+/* The helper to run: $CLPOOL_BUILDER ("off": none; not read in a set-user-ID program), else the first of
+ * helper_places beside the library. */
 static int helper_path(const char *library, char *path, size_t size)
 {
-    const char *env = getenv("CLPOOL_BUILDER");
+    const char *env = secure_getenv("CLPOOL_BUILDER");
     if (env && *env) {
         if (strcmp(env, "off") == 0 || strlen(env) >= size) return 0;
         strcpy(path, env);
@@ -131,6 +132,10 @@ static int spawn(const char *helper, const char *library, int in, pid_t *pid)
     const int ok = posix_spawn_file_actions_adddup2(&fa, in, 0) == 0 && /* LCOV_EXCL_BR_LINE: allocation failure */
                    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) == 0 && /* LCOV_EXCL_BR_LINE: alloc */
                    posix_spawn_file_actions_adddup2(&fa, 1, 2) == 0 && /* LCOV_EXCL_BR_LINE: allocation failure */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+                   /* none of the program's other descriptors: a pipe it waits to see closed stays its own */
+                   posix_spawn_file_actions_addclosefrom_np(&fa, 3) == 0 && /* LCOV_EXCL_BR_LINE: allocation */
+#endif
                    posix_spawn(pid, helper, &fa, NULL, argv, environ) == 0;
     posix_spawn_file_actions_destroy(&fa);
     return ok;

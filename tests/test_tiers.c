@@ -795,26 +795,41 @@ static void tier_up_checked(const char *desc)
 }
 
 /* On PoCL the background build runs first in the helper process (clpool-builder, beside the library),
- * which builds and runs the plan and exits 0; elsewhere no helper is started. */
+ * which builds and runs the plan and exits 0, holding none of the program's descriptors (a pipe left
+ * open, not close-on-exec); elsewhere no helper is started. */
 START_TEST(helper_process_builds_first)
 {
     const char *real = getenv("CLPOOL_TEST_BUILDER");
     ck_assert_msg(real && *real, "CLPOOL_TEST_BUILDER (the clpool-builder to wrap) is not set");
-    char log[4096], body[9000];
+    char log[4096], fd_list[4096], body[13000];
     snprintf(log, sizeof log, "%s/builder-%d.log", cu_tmpdir(), (int)getpid());
-    unlink(log);
-    snprintf(body, sizeof body, "\"%s\" \"$@\"; echo $? >> \"%s\"", real, log);
+    snprintf(fd_list, sizeof fd_list, "%s/builder-%d.fds", cu_tmpdir(), (int)getpid());
+    unlink(log), unlink(fd_list);
+    snprintf(body, sizeof body, "for f in /proc/$$/fd/*; do readlink \"$f\"; done > \"%s\"\n\"%s\" \"$@\"; echo $? >> \"%s\"",
+             fd_list, real, log);
     setenv("CLPOOL_BUILDER", builder_script("builder-wrap", body), 1);
+    int pipe_fds[2];
+    struct stat pipe_st;
+    ck_assert_int_eq(pipe(pipe_fds), 0);
+    ck_assert_int_eq(fstat(pipe_fds[1], &pipe_st), 0);
     clpool_context *ctx = tiered_context("1");
     const int pocl = on_pocl(ctx);
     clpool_context_release(ctx);
     tier_up_checked("through the helper");
     unsetenv("CLPOOL_BUILDER");
-    if (pocl)
+    close(pipe_fds[0]), close(pipe_fds[1]);
+    if (pocl) {
         ck_assert_msg(file_long(log) == 0, "the helper's exit status was %ld (-1: it did not run)", file_long(log));
-    else
+        char want[64], line[4096];
+        snprintf(want, sizeof want, "pipe:[%lu]", (unsigned long)pipe_st.st_ino);
+        FILE *f = fopen(fd_list, "r");
+        ck_assert_ptr_nonnull(f);
+        while (fgets(line, sizeof line, f)) ck_assert_msg(!strstr(line, want), "the helper holds the program's %s", want);
+        fclose(f);
+    } else {
         ck_assert_msg(access(log, F_OK) != 0, "a helper ran on a platform other than PoCL");
-    unlink(log);
+    }
+    unlink(log), unlink(fd_list);
 }
 END_TEST
 
