@@ -851,6 +851,17 @@ START_TEST(helper_failures_fall_back)
         unsetenv("CLPOOL_BUILDER");
         signal(SIGCHLD, SIG_DFL);
     }
+    /* PoCL's kernel cache off: the helper's results would be lost, so none starts */
+    char mark[4096], body[4200];
+    snprintf(mark, sizeof mark, "%s/builder-%d.ran", cu_tmpdir(), (int)getpid());
+    unlink(mark);
+    snprintf(body, sizeof body, "touch \"%s\"", mark);
+    setenv("CLPOOL_BUILDER", builder_script("builder-mark", body), 1);
+    setenv("POCL_KERNEL_CACHE", "0", 1);
+    tier_up_checked("POCL_KERNEL_CACHE=0");
+    unsetenv("POCL_KERNEL_CACHE");
+    unsetenv("CLPOOL_BUILDER");
+    ck_assert_msg(access(mark, F_OK) != 0, "a helper ran with PoCL's kernel cache off");
     char long_path[5000];
     memset(long_path, 'x', sizeof long_path - 1);
     long_path[sizeof long_path - 1] = '\0';
