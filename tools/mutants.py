@@ -136,6 +136,9 @@ def check(names):
         files = touched(patch)
         problem = "no '# catches:' or '# why:' line, or no file" if not (header(patch, "catches") and
                                                                         header(patch, "why") and files) else ""
+        # one suite per line: a second "SUITE:" on it would be taken for a test name of the first
+        if not problem and any(":" in word for c in header(patch, "catches") for word in c.split()[1:]):
+            problem = "a '# catches:' line names two suites (one line each)"
         if not problem:
             scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"clpool-mutant-check-{name}-"))
             try:

@@ -704,8 +704,9 @@ def test_background_builds_run_the_packaged_helper(monkeypatch, tmp_path):
         np.testing.assert_array_equal(clpool.max_pool(x, [3, 3], strides=[2, 2], ctx=ctx), first)
         pocl = "Portable Computing Language" in ctx.device.platform
     np.testing.assert_array_equal(first, reference.maxpool(x, [3, 3], strides=[2, 2])[0])
-    if pocl:
-        assert status.read_text().split() == ["0"]
+    if pocl:  # one run per key built (the calls' buffers may make two keys); each must have served its build
+        runs = status.read_text().split()
+        assert runs and set(runs) == {"0"}, runs
     else:
         assert not status.exists()
 
