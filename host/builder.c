@@ -109,7 +109,11 @@ static int library_path(char *path, size_t size)
  * helper_places beside the library. */
 static int helper_path(const char *library, char *path, size_t size)
 {
+#if defined(__GLIBC__)
     const char *env = secure_getenv("CLPOOL_BUILDER");
+#else
+    const char *env = getenv("CLPOOL_BUILDER");
+#endif
     if (env && *env) {
         if (strcmp(env, "off") == 0 || strlen(env) >= size) return 0;
         strcpy(path, env);
