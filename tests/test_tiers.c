@@ -715,6 +715,8 @@ START_TEST(background_build_faults)
     int64_t *i1, *i2;
     const int64_t n_out = catalogue_case(0xfa17, 1, &c, &y1, &y2, &i1, &i2);
     printf("note: background build failure points:");
+    /* the thread's own calls only: the helper process's failures are helper_failures_fall_back's */
+    setenv("CLPOOL_BUILDER", "off", 1);
     int n = 1;
     for (; n <= 64; ++n) {
         char phase[64];
@@ -739,6 +741,7 @@ START_TEST(background_build_faults)
         if (!failed) break;
     }
     printf("\n");
+    unsetenv("CLPOOL_BUILDER");
     ck_assert_msg(n > 3 && n <= 64, "the sweep ended at call %d", n);
     free(y1), free(y2), free(i1), free(i2), free(c.x);
 }
