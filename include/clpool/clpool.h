@@ -247,7 +247,8 @@ CLPOOL_API clpool_status clpool_context_create_from_cl(cl_context context, cl_de
 /**
  * Release a context (NULL is a no-op). Finish your queues first: it waits for
  * none of your commands. A background build under way (see
- * clpool_context_wait_builds) ends first; queued ones are dropped.
+ * clpool_context_wait_builds) ends first (its helper process is killed);
+ * queued ones are dropped.
  */
 CLPOOL_API void clpool_context_release(clpool_context *ctx);
 
@@ -281,7 +282,11 @@ CLPOOL_API clpool_status clpool_context_warm_up(clpool_context *ctx, clpool_dtyp
  * programs for a thread of the context, which builds them and runs the op
  * once on buffers of its own (so that the driver's code generation happens
  * there too); calls use the first tier until that is done, and the
- * specialised programs after. Nothing needs this call; it serves callers that
+ * specialised programs after. On PoCL the thread first has the helper process
+ * clpool-builder (beside the library, or in its clpool/ directory; env
+ * CLPOOL_BUILDER: another path, or "off") build and run them, so that no call
+ * waits for PoCL's code generation, which holds a lock every launch in the
+ * process takes. Nothing needs this call; it serves callers that
  * want every later call on the specialised path (a server after its warm-up
  * requests, a benchmark). Returns at once where nothing is queued.
  * Thread-safe.

@@ -242,7 +242,9 @@ class Context:
         """Wait until the specialised programs this context builds in the background are ready.
 
         A key's first call runs its op's first tier and queues its own programs for the context's build
-        thread; later calls use the first tier until they are built. Nothing needs this call; it serves
+        thread; later calls use the first tier until they are built. On PoCL the package's helper process,
+        ``clpool-builder``, builds them first, so no call waits for PoCL's compiler (``CLPOOL_BUILDER=off``
+        builds in this process). Nothing needs this call; it serves
         callers that want every later call on the specialised path (a server after its warm-up requests,
         a benchmark).
 
