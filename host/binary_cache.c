@@ -79,9 +79,7 @@ static void cache_off(clpool__cache *c, clpool_cache_state state, const char *fm
     c->dir_fd = -1;
 }
 
-/* PoCL with its kernel cache on (its default): the driver already keeps what
- * this cache would, and a binary query there compiles the program again. */
-static int pocl_kernel_cache_on(const clpool_context *ctx)
+int clpool__pocl_kernel_cache_on(const clpool_context *ctx)
 {
     const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
     if (!strstr(ctx->info.platform_name, "Portable Computing Language")) return 0; /* LCOV_EXCL_LINE: PoCL alone */
@@ -113,7 +111,7 @@ void clpool__cache_open(clpool_context *ctx)
                   (int)sizeof c->directory - 65);
         return;
     }
-    if (!(env && *env) && pocl_kernel_cache_on(ctx)) {
+    if (!(env && *env) && clpool__pocl_kernel_cache_on(ctx)) {
         cache_off(c, CLPOOL_CACHE_OFF_DRIVER_CACHES,
                   "PoCL keeps compiled kernels in its own cache (POCL_KERNEL_CACHE); set CLPOOL_CACHE_DIR to use "
                   "clpool's as well");

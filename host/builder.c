@@ -167,11 +167,8 @@ int clpool__builder_run(const clpool_context *ctx, const clpool__plan *plan, con
                         const int *stopping)
 {
     char library[PATH_MAX], helper[PATH_MAX];
-    /* PoCL, with its kernel cache on (POCL_KERNEL_CACHE=0: the helper's results would be lost) */
-    const char *kernel_cache = getenv("POCL_KERNEL_CACHE");
-    const int pocl = strstr(ctx->info.platform_name, "Portable Computing Language") != NULL &&
-                     !(kernel_cache && strcmp(kernel_cache, "0") == 0);
-    if (!pocl || !library_path(library, sizeof library) || /* LCOV_EXCL_BR_LINE: the sanitizer run's is PoCL */
+    /* PoCL's kernel cache keeps the helper's results (POCL_KERNEL_CACHE=0: they would be lost) */
+    if (!clpool__pocl_kernel_cache_on(ctx) || !library_path(library, sizeof library) ||
         !helper_path(library, helper, sizeof helper))
         return 0;
     request *req = calloc(1, sizeof *req);

@@ -166,6 +166,10 @@ extern const size_t clpool__source_count;
 
 /* 64-bit FNV-1a continuing from h (start with 0xcbf29ce484222325). */
 uint64_t clpool__fnv1a(uint64_t h, const void *data, size_t len);
+/* PoCL with its kernel cache on (its default): the driver keeps compiled kernels itself, so clpool's binary
+ * cache stays off by default there (a binary query compiles the program again) and the background build's
+ * helper process can hand its results over. */
+int clpool__pocl_kernel_cache_on(const clpool_context *ctx);
 /* Choose and check the context's cache directory (creating it 0700 if
  * missing) and fill ctx->cache; never fails, an unusable one turns it off. */
 void clpool__cache_open(clpool_context *ctx);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* --------------------------------------------------- fixture and suites */
 
@@ -132,6 +134,18 @@ int cu_run_suite(Suite *s, enum print_output mode)
 }
 
 const char *cu_tmpdir(void) { return getenv("CLPOOL_TEST_TMP") ? getenv("CLPOOL_TEST_TMP") : "."; }
+
+const char *cu_write_script(const char *name, const char *body)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s-%d.sh", cu_tmpdir(), name, (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    ck_assert_int_eq(chmod(path, 0700), 0);
+    return path;
+}
 
 /* ------------------------------------------------------------ test data */
 

@@ -74,6 +74,9 @@ void cu_add_test(TCase *tc, const TTest *tt, int start, int end);
 
 /** Directory for scratch files: $CLPOOL_TEST_TMP (set by ctest to the build tree), or "." when run by hand. */
 const char *cu_tmpdir(void);
+/** An executable sh script `body` in cu_tmpdir(), named after `name` and the process; its path (valid until
+ * the next call). For CLPOOL_BUILDER's stand-ins. */
+const char *cu_write_script(const char *name, const char *body);
 
 /** 1 if the fixture's device has cl_khr_fp64 (float64 cases cannot run without it). */
 int cu_device_has_fp64(void);

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <clpool/clpool.h>
@@ -1782,14 +1781,10 @@ END_TEST
  * builds stay in its own process, and no helper is started (a CLPOOL_BUILDER script would leave a file). */
 START_TEST(test_static_library_starts_no_helper)
 {
-    char mark[4096], script[4096];
+    char mark[4096], body[4200], script[4096];
     snprintf(mark, sizeof mark, "%s/static-helper-%d.ran", cu_tmpdir(), (int)getpid());
-    snprintf(script, sizeof script, "%s/static-helper-%d.sh", cu_tmpdir(), (int)getpid());
-    FILE *f = fopen(script, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "#!/bin/sh\ntouch \"%s\"\n", mark);
-    fclose(f);
-    ck_assert_int_eq(chmod(script, 0700), 0);
+    snprintf(body, sizeof body, "touch \"%s\"", mark);
+    snprintf(script, sizeof script, "%s", cu_write_script("static-helper", body));
     unlink(mark);
     setenv("CLPOOL_BUILDER", script, 1);
     clpool_context *ctx = cu_context_create();

@@ -756,19 +756,6 @@ static int on_pocl(clpool_context *ctx)
     return strstr(info.platform_name, "Portable Computing Language") != NULL;
 }
 
-/* A CLPOOL_BUILDER script in the test's directory running `body` (sh) with the helper's arguments; its path. */
-static const char *builder_script(const char *name, const char *body)
-{
-    static char path[4096];
-    snprintf(path, sizeof path, "%s/%s-%d.sh", cu_tmpdir(), name, (int)getpid());
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fprintf(f, "#!/bin/sh\n%s\n", body);
-    fclose(f);
-    ck_assert_int_eq(chmod(path, 0700), 0);
-    return path;
-}
-
 static long file_long(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -810,7 +797,7 @@ START_TEST(helper_process_builds_first)
     unlink(log), unlink(fd_list);
     snprintf(body, sizeof body, "for f in /proc/$$/fd/*; do readlink \"$f\"; done > \"%s\"\n\"%s\" \"$@\"; echo $? >> \"%s\"",
              fd_list, real, log);
-    setenv("CLPOOL_BUILDER", builder_script("builder-wrap", body), 1);
+    setenv("CLPOOL_BUILDER", cu_write_script("builder-wrap", body), 1);
     int pipe_fds[2];
     struct stat pipe_st;
     ck_assert_int_eq(pipe(pipe_fds), 0);
@@ -842,9 +829,9 @@ END_TEST
 START_TEST(helper_failures_fall_back)
 {
     char crash[4096];
-    snprintf(crash, sizeof crash, "%s", builder_script("builder-crash", "kill -KILL $$"));
+    snprintf(crash, sizeof crash, "%s", cu_write_script("builder-crash", "kill -KILL $$"));
     const char *const builders[] = {"off", "/nonexistent/clpool-builder", "/bin/false", crash,
-                                    builder_script("builder-nothing", "exit 0"), ""};
+                                    cu_write_script("builder-nothing", "exit 0"), ""};
     for (int i = 0; i < 6; ++i) {
         char desc[4200];
         setenv("CLPOOL_BUILDER", builders[i], 1);
@@ -859,7 +846,7 @@ START_TEST(helper_failures_fall_back)
     snprintf(mark, sizeof mark, "%s/builder-%d.ran", cu_tmpdir(), (int)getpid());
     unlink(mark);
     snprintf(body, sizeof body, "touch \"%s\"", mark);
-    setenv("CLPOOL_BUILDER", builder_script("builder-mark", body), 1);
+    setenv("CLPOOL_BUILDER", cu_write_script("builder-mark", body), 1);
     setenv("POCL_KERNEL_CACHE", "0", 1);
     tier_up_checked("POCL_KERNEL_CACHE=0");
     unsetenv("POCL_KERNEL_CACHE");
@@ -882,7 +869,7 @@ START_TEST(release_kills_the_helper)
     unlink(pid_file);
     snprintf(body, sizeof body, "echo $$ > \"%s.tmp\" && mv \"%s.tmp\" \"%s\" && exec sleep 60", pid_file, pid_file,
              pid_file);
-    setenv("CLPOOL_BUILDER", builder_script("builder-sleep", body), 1);
+    setenv("CLPOOL_BUILDER", cu_write_script("builder-sleep", body), 1);
     clpool_context *ctx = tiered_context("1");
     const int pocl = on_pocl(ctx);
     mp_case c;
@@ -942,7 +929,7 @@ START_TEST(helper_rejects_what_is_not_a_request)
     snprintf(bad, sizeof bad, "%s/builder-%d.bad", cu_tmpdir(), (int)getpid());
     snprintf(body, sizeof body, "cat > \"%s\"; printf %%s \"$1\" > \"%s\"; exec \"%s\" \"$@\" < \"%s\"", saved, lib_file,
              real, saved);
-    setenv("CLPOOL_BUILDER", builder_script("builder-save", body), 1);
+    setenv("CLPOOL_BUILDER", cu_write_script("builder-save", body), 1);
     tier_up_checked("a request saved");
     unsetenv("CLPOOL_BUILDER");
     FILE *f = fopen(lib_file, "r");
